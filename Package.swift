@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "alarmd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "AlarmKit", targets: ["AlarmKit"]),
+        .library(name: "AlarmEngine", targets: ["AlarmEngine"]),
+        .library(name: "AlarmTime", targets: ["AlarmTime"]),
+        .library(name: "AlarmSimulator", targets: ["AlarmSimulator"]),
+        .executable(name: "alarmctl", targets: ["alarmctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Linux interfaces Swift's Glibc module leaves out (timerfd, CLOCK_BOOTTIME helpers).
+        .target(name: "CLinuxSupport"),
+        .target(
+            name: "AlarmTime",
+            dependencies: ["CLinuxSupport"]
+        ),
+        .target(name: "AlarmKit"),
+        .target(
+            name: "AlarmEngine",
+            dependencies: [
+                "AlarmKit",
+                "AlarmTime",
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "AlarmSimulator",
+            dependencies: ["AlarmTime"]
+        ),
+        .executableTarget(
+            name: "alarmctl",
+            dependencies: [
+                "AlarmTime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime"]),
+        .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKit"]),
+        .testTarget(
+            name: "AlarmEngineTests",
+            dependencies: ["AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator"]
+        ),
+        .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,19 @@
+/// What an ``AlarmManager`` talks to: the engine in this process, or `alarmd` over its socket.
+///
+/// A backend serves one client: every call acts on that client's alarms only.
+public protocol AlarmBackend: Sendable {
+    /// The client's current authorization.
+    func authorizationState() async -> AlarmManager.AuthorizationState
+    /// A new stream that yields the current authorization at once and then every change.
+    func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState>
+    /// Asks the device's owner, if the client's state is `.notDetermined`; returns the decision.
+    func requestAuthorization() async throws -> AlarmManager.AuthorizationState
+    /// Schedules an alarm; returns it once the change is durable.
+    func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm
+    /// Performs a state change on one of the client's alarms; returns once it is durable.
+    func perform(_ action: AlarmAction, id: Alarm.ID) async throws
+    /// The client's alarms.
+    func alarms() async throws -> [Alarm]
+    /// A new stream that yields the client's whole list at once and after every change.
+    func alarmUpdates() -> AsyncStream<[Alarm]>
+}

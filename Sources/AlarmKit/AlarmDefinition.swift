@@ -1,0 +1,138 @@
+import FoundationEssentials
+
+/// An ``AlarmManager/AlarmConfiguration`` with its metadata type erased: what a backend receives,
+/// what the engine stores and what travels over the control socket.
+public struct AlarmDefinition: Codable, Hashable, Sendable {
+    public var schedule: Alarm.Schedule?
+    public var countdownDuration: Alarm.CountdownDuration?
+    public var presentation: AlarmPresentation
+    public var tintColor: Color
+    /// The client's metadata as JSON, returned to it unchanged.
+    public var metadata: Data?
+    public var stopIntent: AlarmIntent?
+    public var secondaryIntent: AlarmIntent?
+    public var sound: AlertSound
+
+    public init(
+        schedule: Alarm.Schedule?,
+        countdownDuration: Alarm.CountdownDuration?,
+        presentation: AlarmPresentation,
+        tintColor: Color = .white,
+        metadata: Data? = nil,
+        stopIntent: AlarmIntent? = nil,
+        secondaryIntent: AlarmIntent? = nil,
+        sound: AlertSound = .default
+    ) {
+        self.schedule = schedule
+        self.countdownDuration = countdownDuration
+        self.presentation = presentation
+        self.tintColor = tintColor
+        self.metadata = metadata
+        self.stopIntent = stopIntent
+        self.secondaryIntent = secondaryIntent
+        self.sound = sound
+    }
+
+    /// Erases a configuration's metadata type.
+    ///
+    /// - Throws: ``AlarmOperationError/invalidConfiguration(_:)`` if the metadata cannot be encoded.
+    public init<Metadata>(_ configuration: AlarmManager.AlarmConfiguration<Metadata>) throws(AlarmOperationError) {
+        var encodedMetadata: Data?
+        if let metadata = configuration.attributes.metadata {
+            do {
+                encodedMetadata = try JSONEncoder().encode(metadata)
+            } catch {
+                throw .invalidConfiguration("metadata cannot be encoded as JSON: \(error)")
+            }
+        }
+        self.init(
+            schedule: configuration.schedule,
+            countdownDuration: configuration.countdownDuration,
+            presentation: configuration.attributes.presentation,
+            tintColor: configuration.attributes.tintColor,
+            metadata: encodedMetadata,
+            stopIntent: configuration.stopIntent,
+            secondaryIntent: configuration.secondaryIntent,
+            sound: configuration.sound
+        )
+    }
+
+    /// The countdown before each alert, if any.
+    public var preAlert: TimeInterval? { countdownDuration?.preAlert }
+
+    /// The snooze or repeat countdown: `postAlert`, else `preAlert`, else `nil` (no snooze).
+    public var postAlertCountdown: TimeInterval? { countdownDuration?.postAlert ?? countdownDuration?.preAlert }
+
+    /// Whether the alarm comes back after it has alerted (a weekly schedule).
+    public var repeats: Bool {
+        if case .relative(let relative) = schedule, case .weekly = relative.repeats { return true }
+        return false
+    }
+}
+
+extension AlarmDefinition {
+    /// The longest countdown accepted: a year.
+    public static let maximumCountdown: TimeInterval = 366 * 24 * 3600
+    /// The longest title or button text accepted, in characters.
+    public static let maximumTextLength = 200
+    /// The largest metadata accepted, in bytes of JSON.
+    public static let maximumMetadataSize = 16 * 1024
+
+    /// Checks everything that does not depend on the clock.
+    ///
+    /// - Throws: ``AlarmOperationError/invalidConfiguration(_:)`` naming the bad field.
+    public func validate() throws(AlarmOperationError) {
+        if schedule == nil && preAlert == nil {
+            throw .invalidConfiguration("an alarm needs a schedule or countdownDuration.preAlert (a timer)")
+        }
+        try Self.checkDuration(countdownDuration?.preAlert, named: "countdownDuration.preAlert")
+        try Self.checkDuration(countdownDuration?.postAlert, named: "countdownDuration.postAlert")
+        switch schedule {
+        case .fixed(let date):
+            guard date.timeIntervalSinceReferenceDate.isFinite else {
+                throw .invalidConfiguration("schedule.fixed is not a finite date")
+            }
+        case .relative(let relative):
+            guard (0...23).contains(relative.time.hour) else {
+                throw .invalidConfiguration("schedule hour \(relative.time.hour) is not in 0...23")
+            }
+            guard (0...59).contains(relative.time.minute) else {
+                throw .invalidConfiguration("schedule minute \(relative.time.minute) is not in 0...59")
+            }
+            if case .weekly(let days) = relative.repeats, days.isEmpty {
+                throw .invalidConfiguration("schedule repeats weekly on no day")
+            }
+        case nil:
+            break
+        }
+        try checkTexts()
+        if let metadata, metadata.count > Self.maximumMetadataSize {
+            throw .invalidConfiguration("metadata is \(metadata.count) bytes; at most \(Self.maximumMetadataSize)")
+        }
+        if case .named(let name) = sound {
+            guard !name.isEmpty, !name.contains("/"), name != ".", name != "..", name.utf8.count <= 255 else {
+                throw .invalidConfiguration("sound name \"\(name)\" is not a plain file name")
+            }
+        }
+    }
+
+    private static func checkDuration(_ duration: TimeInterval?, named name: String) throws(AlarmOperationError) {
+        guard let duration else { return }
+        guard duration.isFinite, duration > 0, duration <= maximumCountdown else {
+            throw .invalidConfiguration("\(name) is \(duration) s; it must be more than 0 and at most \(Int(maximumCountdown)) s")
+        }
+    }
+
+    private func checkTexts() throws(AlarmOperationError) {
+        var texts: [(String, String)] = [
+            ("presentation.alert.title", presentation.alert.title),
+            ("presentation.alert.stopButton.text", presentation.alert.stopButton.text),
+        ]
+        if let button = presentation.alert.secondaryButton { texts.append(("presentation.alert.secondaryButton.text", button.text)) }
+        if let countdown = presentation.countdown { texts.append(("presentation.countdown.title", countdown.title)) }
+        if let paused = presentation.paused { texts.append(("presentation.paused.title", paused.title)) }
+        for (field, text) in texts where text.count > Self.maximumTextLength {
+            throw .invalidConfiguration("\(field) has \(text.count) characters; at most \(Self.maximumTextLength)")
+        }
+    }
+}

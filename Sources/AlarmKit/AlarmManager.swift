@@ -1,0 +1,101 @@
+/// Schedules and changes the alarms of one client, as AlarmKit's `AlarmManager` does.
+///
+/// Where the appliance diverges from Apple's API:
+/// - There is no `shared` singleton: a manager is made over a backend, either the engine in this
+///   process (`AlarmRuntime.manager(for:)` in `AlarmEngine`) or a connection to `alarmd`.
+/// - Every call is `async`, because the engine is an actor or a socket away; ``alarms`` is an
+///   `async throws` getter.
+///
+/// ```swift
+/// let manager = runtime.manager(for: .owner)
+/// let alarm = try await manager.schedule(
+///     id: Alarm.ID(),
+///     configuration: .alarm(
+///         schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.monday]))),
+///         attributes: AlarmAttributes<NoAlarmMetadata>(
+///             presentation: AlarmPresentation(alert: .init(title: "Wake up")), tintColor: .orange)))
+/// ```
+public final class AlarmManager: Sendable {
+    /// Whether a client may set alarms.
+    public enum AuthorizationState: String, Codable, Hashable, Sendable, CaseIterable {
+        case notDetermined, denied, authorized
+    }
+
+    private let backend: any AlarmBackend
+
+    public init(backend: any AlarmBackend) {
+        self.backend = backend
+    }
+
+    /// The client's authorization.
+    public var authorizationState: AuthorizationState {
+        get async { await backend.authorizationState() }
+    }
+
+    /// The current authorization at once, then every change. Each access returns a new sequence.
+    public var authorizationUpdates: some AsyncSequence<AuthorizationState, Never> {
+        backend.authorizationUpdates()
+    }
+
+    /// Asks the device's owner whether this client may set alarms (only when not yet determined).
+    ///
+    /// - Returns: the resulting state; `.denied` is a result, not an error.
+    public func requestAuthorization() async throws -> AuthorizationState {
+        try await backend.requestAuthorization()
+    }
+
+    /// Schedules an alarm or a timer under `id`.
+    ///
+    /// The first call of a client whose authorization is `.notDetermined` asks for it first.
+    /// Returns once the alarm is durable: a power cut after this returns does not lose it.
+    /// - Throws: ``AlarmOperationError`` (not authorized, invalid configuration, duplicate id,
+    ///   storage failure) or ``AlarmError/maximumLimitReached``.
+    @discardableResult
+    public func schedule<Metadata>(
+        id: Alarm.ID,
+        configuration: AlarmConfiguration<Metadata>
+    ) async throws -> Alarm {
+        let definition = try AlarmDefinition(configuration)
+        try definition.validate()
+        return try await backend.schedule(id: id, definition: definition)
+    }
+
+    /// Deletes the alarm, whatever its state or schedule.
+    public func cancel(id: Alarm.ID) async throws {
+        try await backend.perform(.cancel, id: id)
+    }
+
+    /// Stops an alerting, counting-down or paused alarm. A one-shot alarm is deleted; a repeating
+    /// one goes back to `.scheduled` for its next occurrence.
+    /// - Throws: ``AlarmOperationError/invalidTransition(_:action:from:)`` while `.scheduled`.
+    public func stop(id: Alarm.ID) async throws {
+        try await backend.perform(.stop, id: id)
+    }
+
+    /// Snoozes (or repeats) an alerting alarm: `.countdown` for `postAlert ?? preAlert`.
+    /// - Throws: if the alarm is not alerting, or has no countdown duration.
+    public func countdown(id: Alarm.ID) async throws {
+        try await backend.perform(.countdown, id: id)
+    }
+
+    /// Pauses a counting-down alarm. Paused time does not count.
+    public func pause(id: Alarm.ID) async throws {
+        try await backend.perform(.pause, id: id)
+    }
+
+    /// Resumes a paused alarm's countdown where it stopped.
+    public func resume(id: Alarm.ID) async throws {
+        try await backend.perform(.resume, id: id)
+    }
+
+    /// The client's alarms.
+    public var alarms: [Alarm] {
+        get async throws { try await backend.alarms() }
+    }
+
+    /// The client's whole list at once, then after every change; an alarm missing from a list no
+    /// longer exists. Each access returns a new sequence, and every sequence gets every change.
+    public var alarmUpdates: some AsyncSequence<[Alarm], Never> {
+        backend.alarmUpdates()
+    }
+}

@@ -1,0 +1,1 @@
+// Simulator sources follow.

@@ -1,0 +1,1 @@
+// Filled by the time zone work.

@@ -1,0 +1,72 @@
+#define _GNU_SOURCE
+#include "CLinuxSupport.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+int alarmd_wait_realtime(int64_t sec, int64_t nsec, int cancel_fd) {
+    int timer = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (timer < 0) return -errno;
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)sec;
+    spec.it_value.tv_nsec = (long)nsec;
+    // An it_value of zero would disarm the timer: a deadline at the epoch is already past anyway.
+    if (spec.it_value.tv_sec <= 0 && spec.it_value.tv_nsec <= 0) spec.it_value.tv_nsec = 1;
+    if (timerfd_settime(timer, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL) < 0) {
+        int saved = errno;
+        close(timer);
+        return -saved;
+    }
+    struct pollfd fds[2] = {
+        {.fd = timer, .events = POLLIN},
+        {.fd = cancel_fd, .events = POLLIN},
+    };
+    int result;
+    for (;;) {
+        int ready = poll(fds, cancel_fd >= 0 ? 2 : 1, -1);
+        if (ready < 0) {
+            if (errno == EINTR) continue;
+            result = -errno;
+            break;
+        }
+        if (cancel_fd >= 0 && (fds[1].revents & POLLIN)) {
+            result = ALARMD_WAIT_CANCELLED;
+            break;
+        }
+        if (fds[0].revents & POLLIN) {
+            uint64_t expirations;
+            // The kernel reports a clock set as ECANCELED from read(2).
+            if (read(timer, &expirations, sizeof expirations) < 0) {
+                if (errno == ECANCELED) { result = ALARMD_WAIT_CLOCK_SET; break; }
+                if (errno == EAGAIN || errno == EINTR) continue;
+                result = -errno;
+                break;
+            }
+            result = ALARMD_WAIT_DEADLINE;
+            break;
+        }
+    }
+    close(timer);
+    return result;
+}
+
+int alarmd_eventfd_create(void) {
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    return fd < 0 ? -errno : fd;
+}
+
+int alarmd_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    return write(fd, &one, sizeof one) < 0 ? -errno : 0;
+}
+
+int64_t alarmd_boottime_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
