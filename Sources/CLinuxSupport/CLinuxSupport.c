@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,4 +70,10 @@ int64_t alarmd_boottime_nanoseconds(void) {
     struct timespec now;
     clock_gettime(CLOCK_BOOTTIME, &now);
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+int alarmd_clock_is_synchronized(void) {
+    struct timex status = {0};
+    int state = adjtimex(&status);
+    return state >= 0 && state != TIME_ERROR && !(status.status & STA_UNSYNC);
 }

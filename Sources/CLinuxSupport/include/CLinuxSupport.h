@@ -27,4 +27,8 @@ int alarmd_eventfd_signal(int fd);
 /// CLOCK_BOOTTIME in nanoseconds: monotonic, and it keeps counting while the system is suspended.
 int64_t alarmd_boottime_nanoseconds(void);
 
+/// Whether the kernel considers the system clock synchronised (adjtimex: not TIME_ERROR and
+/// STA_UNSYNC clear), as NTP daemons such as systemd-timesyncd and chrony leave it.
+int alarmd_clock_is_synchronized(void);
+
 #endif

@@ -1,0 +1,132 @@
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+
+/// One alarm as the engine keeps it: the client's definition and where it is in its life.
+///
+/// This is also the unit of the durable store, so its shape is part of the store format.
+public struct AlarmRecord: Codable, Hashable, Sendable {
+    public var id: Alarm.ID
+    public var owner: ClientID
+    public var definition: AlarmDefinition
+    public var phase: AlarmPhase
+    /// When the client scheduled it; orders the client's list.
+    public var createdAt: Date
+
+    public init(id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, phase: AlarmPhase, createdAt: Date) {
+        self.id = id
+        self.owner = owner
+        self.definition = definition
+        self.phase = phase
+        self.createdAt = createdAt
+    }
+
+    /// The AlarmKit view of the record.
+    public var alarm: Alarm {
+        Alarm(id: id, schedule: definition.schedule, countdownDuration: definition.countdownDuration, state: phase.state)
+    }
+}
+
+/// Which firing of a scheduled alarm an alert or countdown belongs to.
+///
+/// A relative alarm's occurrence is a local calendar day: its instant is resolved in the zone in
+/// force, so it follows zone changes, and a day that has rung never rings again.
+public enum Occurrence: Codable, Hashable, Sendable {
+    /// The single instant of a `.fixed` schedule.
+    case fixed(Date)
+    /// The local day of a `.relative` schedule.
+    case day(CivilDate)
+}
+
+/// Where an alarm is in its life, with what the engine needs to carry on after a restart.
+public enum AlarmPhase: Codable, Hashable, Sendable {
+    /// Waiting for `occurrence`. `nil` means not yet determined: a relative alarm set while the
+    /// clock is untrusted gets its day once the clock is known good.
+    case scheduled(Occurrence?)
+    case countdown(CountdownPhase)
+    case paused(PausedPhase)
+    case alerting(AlertingPhase)
+
+    /// The occurrence this phase belongs to, if any.
+    public var occurrence: Occurrence? {
+        switch self {
+        case .scheduled(let occurrence): occurrence
+        case .countdown(let countdown): countdown.occurrence
+        case .paused(let paused): paused.occurrence
+        case .alerting(let alerting): alerting.occurrence
+        }
+    }
+
+    public var state: Alarm.State {
+        switch self {
+        case .scheduled: .scheduled
+        case .countdown: .countdown
+        case .paused: .paused
+        case .alerting: .alerting
+        }
+    }
+}
+
+/// A running countdown: a timer, the pre-alert countdown of a scheduled alarm, or a snooze.
+public struct CountdownPhase: Codable, Hashable, Sendable {
+    /// What the countdown is for.
+    public enum Kind: String, Codable, Hashable, Sendable {
+        /// A timer: it measures elapsed time.
+        case timer
+        /// The countdown before a scheduled occurrence: it ends at the occurrence's wall time.
+        case preAlert
+        /// A snooze or repeat after an alert: it measures elapsed time.
+        case postAlert
+    }
+
+    public var kind: Kind
+    /// When the countdown last started or resumed, on the wall clock.
+    public var startDate: Date
+    /// Seconds counted before `startDate`.
+    public var previouslyElapsed: TimeInterval
+    /// The whole countdown, in seconds.
+    public var total: TimeInterval
+    /// The occurrence the alert at the end belongs to; `nil` for a timer.
+    public var occurrence: Occurrence?
+
+    public var fireDate: Date { startDate.addingTimeInterval(total - previouslyElapsed) }
+}
+
+/// A paused countdown.
+public struct PausedPhase: Codable, Hashable, Sendable {
+    public var kind: CountdownPhase.Kind
+    public var previouslyElapsed: TimeInterval
+    public var total: TimeInterval
+    public var occurrence: Occurrence?
+}
+
+/// An alert in progress.
+public struct AlertingPhase: Codable, Hashable, Sendable {
+    /// When it started ringing; auto-silence counts from here.
+    public var since: Date
+    /// When it was due (the occurrence's instant or the end of the countdown).
+    public var dueDate: Date
+    /// The local wall time the alert is for, shown on the display.
+    public var time: Alarm.Schedule.Relative.Time
+    public var occurrence: Occurrence?
+}
+
+/// An alarm that did not ring, or rang unanswered: kept for the display until acknowledged.
+public struct MissedAlarm: Codable, Hashable, Sendable {
+    public enum Reason: String, Codable, Hashable, Sendable {
+        /// Its time passed more than the grace period ago (device off, clock jump).
+        case tooLate
+        /// It rang for the auto-silence time and nobody answered.
+        case unanswered
+    }
+
+    public var alarmID: Alarm.ID
+    public var owner: ClientID
+    public var title: String
+    /// When it was due; for several missed occurrences, the latest.
+    public var dueDate: Date
+    public var reason: Reason
+    /// How many occurrences this record stands for (a device off for three days misses three).
+    public var occurrences: Int
+    public var recordedAt: Date
+}

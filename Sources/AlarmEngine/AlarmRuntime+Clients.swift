@@ -1,0 +1,128 @@
+import AlarmKit
+import FoundationEssentials
+
+extension AlarmRuntime {
+    /// A client's alarms.
+    public func alarms(for client: ClientID) -> [Alarm] {
+        scheduler.alarms(of: client)
+    }
+
+    /// The client's whole list now, then after every change.
+    public nonisolated func alarmUpdates(for client: ClientID) -> AsyncStream<[Alarm]> {
+        alarmLists.subscribe(client)
+    }
+
+    /// Schedules an alarm for `client`, asking for authorization first if it is not determined.
+    /// Returns once the alarm is durable.
+    public func schedule(id: Alarm.ID, definition: AlarmDefinition, client: ClientID) async throws -> Alarm {
+        let authorization = try await requestAuthorization(for: client)
+        guard authorization == .authorized else { throw AlarmOperationError.notAuthorized(authorization) }
+        catchUp()
+        let checkpoint = scheduler.checkpoint(for: id)
+        let (alarm, outcome) = try scheduler.schedule(id: id, owner: client, definition: definition, now: clock.now)
+        try commitClientChange(outcome, undo: checkpoint)
+        return alarm
+    }
+
+    /// Performs `action` on one of `client`'s alarms. Returns once the change is durable.
+    public func perform(_ action: AlarmAction, id: Alarm.ID, client: ClientID) throws {
+        catchUp()
+        let checkpoint = scheduler.checkpoint(for: id)
+        let outcome = try scheduler.perform(action, id: id, owner: client, now: clock.now)
+        try commitClientChange(outcome, undo: checkpoint)
+    }
+
+    /// Performs `action` on any alarm, for the device's own buttons.
+    public func performOnDevice(_ action: AlarmAction, id: Alarm.ID) throws {
+        guard let owner = scheduler.record(for: id)?.owner else { throw AlarmOperationError.notFound(id) }
+        try perform(action, id: id, client: owner)
+    }
+
+    /// Applies what became due since the last wake before a client's change, so the change acts
+    /// on the alarm as it is now (a timer that just ended can no longer be paused).
+    private func catchUp() {
+        let outcome = scheduler.evaluate(now: clock.now)
+        guard outcome.hasChanges else { return }
+        saveTimeDrivenChanges()
+        publish(outcome)
+    }
+
+    // MARK: - For the appliance
+
+    /// The alerting alarms, the one to present first at the front.
+    public var alertingOrder: [Alarm.ID] { scheduler.alertingOrder }
+
+    /// What to show for an alarm now.
+    public func presentationState(for id: Alarm.ID) -> AlarmPresentationState? {
+        scheduler.presentationState(for: id)
+    }
+
+    /// An alarm's full record: presentation, sound, tint.
+    public func record(for id: Alarm.ID) -> AlarmRecord? {
+        scheduler.record(for: id)
+    }
+
+    /// Missed alarms waiting to be seen.
+    public var missedAlarms: [MissedAlarm] { scheduler.missedAlarms }
+
+    /// Whether scheduled alarms can ring (the wall clock is believed).
+    public var isClockTrusted: Bool { scheduler.isClockTrusted }
+
+    /// The next instant the engine will act.
+    public var nextDeadline: Date? { scheduler.nextDeadline }
+
+    /// Forgets the missed alarms once a person has seen them.
+    public func acknowledgeMissedAlarms() {
+        let outcome = scheduler.acknowledgeMissedAlarms()
+        guard outcome.hasChanges else { return }
+        saveTimeDrivenChanges()
+        publish(outcome)
+    }
+
+    // MARK: - Authorization
+
+    /// A client's authorization.
+    public func authorizationState(for client: ClientID) -> AlarmManager.AuthorizationState {
+        authorizations[client] ?? .notDetermined
+    }
+
+    /// The client's authorization now, then every change.
+    public nonisolated func authorizationUpdates(for client: ClientID) -> AsyncStream<AlarmManager.AuthorizationState> {
+        authorizationStates.subscribe(client)
+    }
+
+    /// Asks the owner about `client` if its state is `.notDetermined`; concurrent requests of one
+    /// client share one prompt. A decision is durable before it is returned.
+    public func requestAuthorization(for client: ClientID) async throws -> AlarmManager.AuthorizationState {
+        let current = authorizationState(for: client)
+        guard current == .notDetermined else { return current }
+        let prompt: Task<AlarmManager.AuthorizationState, Never>
+        if let pending = pendingPrompts[client] {
+            prompt = pending
+        } else {
+            prompt = Task { [authorizer] in await authorizer.requestAuthorization(for: client) }
+            pendingPrompts[client] = prompt
+        }
+        let decision = await prompt.value
+        pendingPrompts[client] = nil
+        // Another request of the same client may have recorded the decision meanwhile.
+        if authorizationState(for: client) == .notDetermined, decision != .notDetermined {
+            try setAuthorization(decision, for: client)
+        }
+        return authorizationState(for: client)
+    }
+
+    /// Records a decision about a client (also for an administrator revoking one).
+    public func setAuthorization(_ state: AlarmManager.AuthorizationState, for client: ClientID) throws {
+        let previous = authorizations[client]
+        authorizations[client] = state
+        do {
+            try store.save(storedState)
+        } catch {
+            authorizations[client] = previous
+            throw AlarmOperationError.storageFailure("\(error)")
+        }
+        logger.info("Client authorization set", metadata: ["client": "\(client)", "authorization": "\(state.rawValue)"])
+        authorizationStates.publish(state, for: client)
+    }
+}

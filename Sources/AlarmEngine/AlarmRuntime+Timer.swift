@@ -1,0 +1,126 @@
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+import Logging
+
+extension AlarmRuntime {
+    /// Sleeps until the next deadline, handles it, and sleeps again; re-armed by ``rearmTimer()``.
+    func runTimer() async {
+        while !Task.isCancelled {
+            let deadline = wakeDeadline()
+            armedDeadline = deadline
+            let sleep = Task { [clock] in try await clock.sleep(until: deadline) }
+            sleepTask = sleep
+            let wake = await withTaskCancellationHandler {
+                try? await sleep.value
+            } onCancel: {
+                sleep.cancel()
+            }
+            sleepTask = nil
+            armedDeadline = nil
+            if Task.isCancelled { return }
+            // nil: the sleep was cut short to re-arm; evaluating is harmless and cheap.
+            handleWake(wake ?? .deadlineReached)
+        }
+    }
+
+    /// Cuts the current sleep short if the next deadline is now earlier than the armed one.
+    func rearmTimer() {
+        guard let armed = armedDeadline else { return }
+        if wakeDeadline() < armed {
+            sleepTask?.cancel()
+        }
+    }
+
+    private func wakeDeadline() -> Date {
+        var deadline = scheduler.nextDeadline ?? SystemWallClock.latestArmableDeadline
+        if !scheduler.isClockTrusted, let interval = clockTrust.recheckInterval {
+            deadline = min(deadline, clock.now.addingTimeInterval(interval))
+        }
+        return deadline
+    }
+
+    /// Brings everything up to the clock: trust, jumps and due deadlines.
+    func handleWake(_ wake: WallClockWake) {
+        let now = clock.now
+        let offset = Self.offset(now: now, monotonic: clock.monotonicNow)
+        let jump = offset - clockOffset
+        clockOffset = offset
+        var outcome = SchedulerOutcome()
+        let trusted = clockTrust.isTrusted(now: now)
+        if trusted != scheduler.isClockTrusted {
+            logger.notice(trusted ? "Wall clock now trusted" : "Wall clock no longer trusted", metadata: ["clock.now": "\(now)"])
+            outcome.merge(scheduler.setClockTrusted(trusted, now: now))
+        }
+        // A set clock is reported by the timer; a jump between two sleeps shows in the offset.
+        if wake == .clockChanged || abs(jump) > 1 {
+            logger.notice("Wall clock set; re-evaluating every alarm", metadata: ["clock.jump": "\(jump)"])
+            outcome.merge(scheduler.clockChanged(jump: jump, now: now))
+        } else {
+            outcome.merge(scheduler.evaluate(now: now))
+        }
+        if outcome.hasChanges || hasUnsavedChanges {
+            saveTimeDrivenChanges()
+        }
+        publish(outcome)
+    }
+
+    /// Follows the device's time zone.
+    func watchTimeZone() async {
+        for await _ in timeZones.changes() {
+            timeZoneMayHaveChanged()
+        }
+    }
+
+    func timeZoneMayHaveChanged() {
+        let zone: TimeZoneRules
+        do {
+            zone = try timeZones.currentZone()
+        } catch {
+            logger.error("Time zone unreadable; keeping the previous one", metadata: ["timezone.error": "\(error)"])
+            return
+        }
+        guard zone != scheduler.timeZone else { return }
+        logger.notice("Time zone changed; re-evaluating relative alarms", metadata: [
+            "timezone.from": "\(scheduler.timeZone.identifier)", "timezone.to": "\(zone.identifier)",
+        ])
+        let outcome = scheduler.timeZoneChanged(to: zone, now: clock.now)
+        if outcome.hasChanges || hasUnsavedChanges {
+            saveTimeDrivenChanges()
+        }
+        publish(outcome)
+    }
+
+    /// One line per event a person would notice; decisions at debug level.
+    static func log(_ events: [SchedulerEvent], to logger: Logger) {
+        for event in events {
+            switch event {
+            case .scheduled(let id, let owner):
+                logger.info("Alarm scheduled", metadata: ["alarm.id": "\(id)", "client": "\(owner)"])
+            case .countdownStarted(let id, let fireDate):
+                logger.info("Alarm counting down", metadata: ["alarm.id": "\(id)", "alarm.fireDate": "\(fireDate)"])
+            case .paused(let id):
+                logger.info("Alarm paused", metadata: ["alarm.id": "\(id)"])
+            case .resumed(let id, let fireDate):
+                logger.info("Alarm resumed", metadata: ["alarm.id": "\(id)", "alarm.fireDate": "\(fireDate)"])
+            case .alertStarted(let id, let lateBy):
+                logger.info("Alarm alerting", metadata: ["alarm.id": "\(id)", "alarm.lateBy": "\(Int(lateBy))"])
+            case .stopped(let id):
+                logger.info("Alarm stopped", metadata: ["alarm.id": "\(id)"])
+            case .autoSilenced(let id):
+                logger.notice("Alarm silenced after ringing unanswered", metadata: ["alarm.id": "\(id)"])
+            case .missed(let missed):
+                logger.warning("Alarm missed", metadata: [
+                    "alarm.id": "\(missed.alarmID)", "alarm.reason": "\(missed.reason.rawValue)",
+                    "alarm.dueDate": "\(missed.dueDate)", "alarm.occurrences": "\(missed.occurrences)",
+                ])
+            case .rescheduled(let id, let next):
+                logger.debug("Alarm moved to its next occurrence", metadata: [
+                    "alarm.id": "\(id)", "alarm.dueDate": "\(next.map { "\($0)" } ?? "when the clock is trusted")",
+                ])
+            case .removed(let id, _):
+                logger.debug("Alarm removed", metadata: ["alarm.id": "\(id)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+import Logging
+
+/// The engine's imperative shell: owns the ``AlarmScheduler``, the durable ``AlarmStore``, the
+/// authorization registry and the one timer, and serves clients through ``AlarmManager``s.
+///
+/// Every client change is applied, written durably, and only then acknowledged; if it cannot be
+/// written it is rolled back and refused. The timer sleeps until the scheduler's next deadline
+/// and is re-armed on every change; a clock jump or a time-zone change re-evaluates every alarm
+/// at once.
+///
+/// ```swift
+/// let runtime = try AlarmRuntime(configuration: .init(storeDirectory: "/var/lib/alarmd"),
+///                                clock: SystemWallClock(), timeZones: SystemTimeZoneProvider(),
+///                                authorizer: FixedAuthorization(.authorized), logger: logger)
+/// async let engine: Void = runtime.run()        // until cancelled
+/// let manager = runtime.manager(for: .currentUser)
+/// ```
+public actor AlarmRuntime {
+    /// Settings the runtime starts with.
+    public struct Configuration: Sendable {
+        public var policy: EnginePolicy
+        public var clockTrust: ClockTrustPolicy
+        /// Where the store lives (`/var/lib/alarmd` on the device).
+        public var storeDirectory: String
+
+        public init(policy: EnginePolicy = .default, clockTrust: ClockTrustPolicy = .default, storeDirectory: String) {
+            self.policy = policy
+            self.clockTrust = clockTrust
+            self.storeDirectory = storeDirectory
+        }
+    }
+
+    var scheduler: AlarmScheduler
+    var authorizations: [ClientID: AlarmManager.AuthorizationState]
+    let store: AlarmStore
+    let clock: any WallClock
+    let timeZones: any TimeZoneProvider
+    let clockTrust: ClockTrustPolicy
+    let authorizer: any AuthorizationPrompter
+    let logger: Logger
+
+    let alarmLists = Broadcaster<ClientID, [Alarm]>(replaysLatest: true, initialValue: [])
+    let authorizationStates = Broadcaster<ClientID, AlarmManager.AuthorizationState>(
+        replaysLatest: true, initialValue: .notDetermined)
+    let eventBroadcast = Broadcaster<Int, SchedulerEvent>(replaysLatest: false)
+
+    var pendingPrompts: [ClientID: Task<AlarmManager.AuthorizationState, Never>] = [:]
+    /// Wall time minus monotonic time at the last look: a change in it is a clock jump.
+    var clockOffset: TimeInterval
+    var armedDeadline: Date?
+    var sleepTask: Task<WallClockWake, any Error>?
+    /// A time-driven change could not be saved; the next wake retries.
+    var hasUnsavedChanges = false
+
+    /// Loads the store and resumes every alarm in wall time: countdowns count as if the process
+    /// had never stopped, paused ones stay paused, alerts resume within auto-silence, and missed
+    /// ones follow the grace policy.
+    ///
+    /// - Throws: ``EngineConfigurationError`` for a bad policy, ``StoreError`` if the store
+    ///   directory is unusable. A bad store *file* does not throw: it is kept aside and logged.
+    public init(
+        configuration: Configuration,
+        clock: any WallClock,
+        timeZones: any TimeZoneProvider,
+        authorizer: any AuthorizationPrompter,
+        logger: Logger
+    ) throws {
+        try configuration.policy.validate()
+        self.store = AlarmStore(directory: configuration.storeDirectory, logger: logger)
+        self.clock = clock
+        self.timeZones = timeZones
+        self.clockTrust = configuration.clockTrust
+        self.authorizer = authorizer
+        self.logger = logger
+
+        let loaded = try store.load()
+        let zone: TimeZoneRules
+        do {
+            zone = try timeZones.currentZone()
+        } catch {
+            logger.error("Time zone unreadable; using UTC until it is fixed", metadata: ["timezone.error": "\(error)"])
+            zone = .utc
+        }
+        let now = clock.now
+        let trusted = configuration.clockTrust.isTrusted(now: now)
+        var scheduler = AlarmScheduler(
+            policy: configuration.policy, timeZone: zone, clockTrusted: trusted,
+            snapshot: loaded.state?.scheduler ?? SchedulerSnapshot())
+        let authorizations = Dictionary(
+            (loaded.state?.authorizations ?? []).map { ($0.client, $0.state) }, uniquingKeysWith: { _, last in last })
+        logger.info("Alarm engine started", metadata: [
+            "alarms.count": "\(scheduler.alarmCount)", "timezone": "\(zone.identifier)",
+            "clock.trusted": "\(trusted)", "store.directory": "\(configuration.storeDirectory)",
+        ])
+        if !trusted {
+            logger.warning("Wall clock not trusted yet; scheduled alarms wait for it", metadata: ["clock.now": "\(now)"])
+        }
+        let outcome = scheduler.evaluate(now: now)
+        Self.log(outcome.events, to: logger)
+        self.scheduler = scheduler
+        self.authorizations = authorizations
+        self.clockOffset = Self.offset(now: now, monotonic: clock.monotonicNow)
+        if outcome.hasChanges || !loaded.problems.isEmpty {
+            do {
+                try store.save(StoredState(
+                    scheduler: scheduler.snapshot,
+                    authorizations: authorizations.map { AuthorizationRecord(client: $0.key, state: $0.value) },
+                    savedAt: now))
+            } catch {
+                hasUnsavedChanges = true
+                logger.error("Alarm store could not be saved; retrying at the next change", metadata: ["store.error": "\(error)"])
+            }
+        }
+        for owner in Set(scheduler.records.values.map(\.owner)) {
+            alarmLists.publish(scheduler.alarms(of: owner), for: owner)
+        }
+        for (client, state) in authorizations {
+            authorizationStates.publish(state, for: client)
+        }
+    }
+
+    /// Runs the timer and the time-zone watch until the task is cancelled.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.runTimer() }
+            group.addTask { await self.watchTimeZone() }
+        }
+        alarmLists.finishAll()
+        authorizationStates.finishAll()
+        eventBroadcast.finishAll()
+        logger.info("Alarm engine stopped")
+    }
+
+    /// An ``AlarmManager`` acting for `client` on this engine.
+    public nonisolated func manager(for client: ClientID) -> AlarmManager {
+        AlarmManager(backend: InProcessAlarmBackend(runtime: self, client: client))
+    }
+
+    /// Everything that happens to any alarm, as it happens (not replayed to new subscribers).
+    public nonisolated func events() -> AsyncStream<SchedulerEvent> {
+        eventBroadcast.subscribe(0)
+    }
+
+    // MARK: - Saving and publishing
+
+    /// The state as it goes to disk.
+    var storedState: StoredState {
+        StoredState(
+            scheduler: scheduler.snapshot,
+            authorizations: authorizations.map { AuthorizationRecord(client: $0.key, state: $0.value) }
+                .sorted { $0.client < $1.client },
+            savedAt: clock.now)
+    }
+
+    func log(_ events: [SchedulerEvent]) {
+        Self.log(events, to: logger)
+    }
+
+    /// Saves after a change that happened with time (an alert, a miss): it has happened whether or
+    /// not it can be saved, so a failure is logged and retried on the next wake.
+    func saveTimeDrivenChanges() {
+        do {
+            try store.save(storedState)
+            hasUnsavedChanges = false
+        } catch {
+            hasUnsavedChanges = true
+            logger.error("Alarm store could not be saved; retrying at the next change", metadata: ["store.error": "\(error)"])
+        }
+    }
+
+    /// Makes a client's change durable, or undoes it and refuses it.
+    func commitClientChange(_ outcome: SchedulerOutcome, undo checkpoint: AlarmScheduler.Checkpoint) throws {
+        do {
+            try store.save(storedState)
+            hasUnsavedChanges = false
+        } catch {
+            scheduler.rollBack(to: checkpoint)
+            logger.error("Alarm change refused: the store could not be saved", metadata: ["store.error": "\(error)"])
+            throw AlarmOperationError.storageFailure("\(error)")
+        }
+        publish(outcome)
+    }
+
+    /// Sends changed lists and events to subscribers, logs the events and re-arms the timer.
+    func publish(_ outcome: SchedulerOutcome) {
+        for owner in outcome.changedOwners {
+            alarmLists.publish(scheduler.alarms(of: owner), for: owner)
+        }
+        log(outcome.events)
+        for event in outcome.events {
+            eventBroadcast.publish(event, for: 0)
+        }
+        rearmTimer()
+    }
+
+    static func offset(now: Date, monotonic: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = monotonic.components
+        return now.timeIntervalSince1970 - (Double(seconds) + Double(attoseconds) * 1e-18)
+    }
+}

@@ -1,0 +1,134 @@
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+
+extension AlarmScheduler {
+    /// Adds an alarm for `owner`.
+    ///
+    /// - Returns: the alarm as it is after `now` has been applied (a timer is already counting
+    ///   down; a fixed alarm up to the grace period in the past is already alerting).
+    /// - Throws: ``AlarmOperationError/invalidConfiguration(_:)``, ``AlarmOperationError/duplicateID(_:)``
+    ///   or ``AlarmManager/AlarmError/maximumLimitReached``; nothing changes then.
+    public mutating func schedule(
+        id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, now: Date
+    ) throws -> (Alarm, SchedulerOutcome) {
+        try definition.validate()
+        guard records[id] == nil else { throw AlarmOperationError.duplicateID(id) }
+        guard records.count < policy.maximumAlarms else { throw AlarmManager.AlarmError.maximumLimitReached }
+        let phase: AlarmPhase
+        switch definition.schedule {
+        case nil:
+            // validate() guarantees a timer has a preAlert.
+            let duration = definition.preAlert ?? 0
+            phase = .countdown(CountdownPhase(
+                kind: .timer, startDate: now, previouslyElapsed: 0, total: duration, occurrence: nil))
+        case .fixed(let date):
+            if isClockTrusted, now.timeIntervalSince(date) > policy.missedAlarmGrace {
+                throw AlarmOperationError.invalidConfiguration(
+                    "schedule.fixed \(ISO8601.format(date, in: timeZone)) is more than the grace period in the past")
+            }
+            phase = .scheduled(.fixed(date))
+        case .relative:
+            phase = .scheduled(firstOccurrence(of: definition, now: now))
+        }
+        store(AlarmRecord(id: id, owner: owner, definition: definition, phase: phase, createdAt: now))
+        var outcome = SchedulerOutcome()
+        outcome.events.append(.scheduled(id, owner: owner))
+        if case .countdown(let countdown) = phase {
+            outcome.events.append(.countdownStarted(id, fireDate: countdown.fireDate))
+        }
+        outcome.changedOwners.insert(owner)
+        settle(id, now: now, into: &outcome)
+        // A fixed alarm due long ago was refused above, so the alarm still exists here.
+        return (records[id]?.alarm ?? Alarm(id: id, schedule: definition.schedule,
+                                             countdownDuration: definition.countdownDuration, state: .scheduled),
+                outcome)
+    }
+
+    /// Performs `action` on one of `owner`'s alarms, after bringing it up to `now`.
+    ///
+    /// - `cancel`: deletes it, in any state.
+    /// - `stop`: alerting, counting down or paused; one-shots are deleted, repeating alarms move on.
+    /// - `countdown`: alerting only; snoozes for `postAlert ?? preAlert`.
+    /// - `pause`: counting down only. `resume`: paused only.
+    /// - Throws: ``AlarmOperationError/notFound(_:)`` (also for another client's alarm),
+    ///   ``AlarmOperationError/invalidTransition(_:action:from:)``,
+    ///   ``AlarmOperationError/noCountdownDuration(_:)``; nothing changes then.
+    public mutating func perform(
+        _ action: AlarmAction, id: Alarm.ID, owner: ClientID, now: Date
+    ) throws(AlarmOperationError) -> SchedulerOutcome {
+        guard records[id]?.owner == owner else { throw .notFound(id) }
+        var outcome = SchedulerOutcome()
+        settle(id, now: now, into: &outcome)
+        guard var record = records[id] else { throw .notFound(id) }
+        let refused = AlarmOperationError.invalidTransition(id, action: action, from: record.phase.state)
+
+        switch (action, record.phase) {
+        case (.cancel, _):
+            remove(id)
+            outcome.events.append(.removed(id, owner: owner))
+            outcome.changedOwners.insert(owner)
+            return outcome
+
+        case (.stop, .alerting), (.stop, .countdown), (.stop, .paused):
+            outcome.events.append(.stopped(id))
+            outcome.changedOwners.insert(owner)
+            guard moveOn(&record, after: record.phase.occurrence, now: now, into: &outcome) else { return outcome }
+
+        case (.countdown, .alerting(let alerting)):
+            guard let duration = record.definition.postAlertCountdown else { throw .noCountdownDuration(id) }
+            record.phase = .countdown(CountdownPhase(
+                kind: .postAlert, startDate: now, previouslyElapsed: 0, total: duration, occurrence: alerting.occurrence))
+            outcome.events.append(.countdownStarted(id, fireDate: now.addingTimeInterval(duration)))
+
+        case (.pause, .countdown(let countdown)):
+            let elapsed = countdown.previouslyElapsed + now.timeIntervalSince(countdown.startDate)
+            record.phase = .paused(PausedPhase(
+                kind: countdown.kind, previouslyElapsed: min(max(elapsed, 0), countdown.total),
+                total: countdown.total, occurrence: countdown.occurrence))
+            outcome.events.append(.paused(id))
+
+        case (.resume, .paused(let paused)):
+            // Once paused, a pre-alert countdown no longer ends at its occurrence's wall time: like a
+            // timer, it counts the time that remains.
+            let countdown = CountdownPhase(
+                kind: paused.kind == .preAlert ? .timer : paused.kind, startDate: now,
+                previouslyElapsed: paused.previouslyElapsed, total: paused.total, occurrence: paused.occurrence)
+            record.phase = .countdown(countdown)
+            outcome.events.append(.resumed(id, fireDate: countdown.fireDate))
+
+        default:
+            throw refused
+        }
+        outcome.changedOwners.insert(owner)
+        store(record)
+        settle(id, now: now, into: &outcome)
+        return outcome
+    }
+
+    // MARK: - Undo, for changes that could not be made durable
+
+    /// What ``rollBack(to:)`` needs to undo one client operation on `id`.
+    public struct Checkpoint: Sendable {
+        fileprivate let id: Alarm.ID
+        fileprivate let record: AlarmRecord?
+        fileprivate let missedAlarms: [MissedAlarm]
+    }
+
+    /// Captures one alarm before an operation on it.
+    public func checkpoint(for id: Alarm.ID) -> Checkpoint {
+        Checkpoint(id: id, record: records[id], missedAlarms: missedAlarms)
+    }
+
+    /// Undoes an operation whose result could not be stored, so a refused change leaves no trace.
+    ///
+    /// - Important: only valid right after the operation, with nothing else in between.
+    public mutating func rollBack(to checkpoint: Checkpoint) {
+        if let record = checkpoint.record {
+            store(record)
+        } else {
+            remove(checkpoint.id)
+        }
+        missedAlarms = checkpoint.missedAlarms
+    }
+}

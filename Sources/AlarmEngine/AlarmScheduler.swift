@@ -1,0 +1,186 @@
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+
+/// The engine's functional core: every alarm, its state machine and its next deadline.
+///
+/// A value type with no clock, no I/O and no logging. Every input carries `now`; every call returns
+/// what happened as a ``SchedulerOutcome``, which the runtime logs, persists and publishes. Calling
+/// ``evaluate(now:)`` early, late or twice is harmless: it only does what is due at `now`, once.
+///
+/// ```swift
+/// var scheduler = AlarmScheduler(policy: .default, timeZone: berlin, clockTrusted: true)
+/// let (alarm, _) = try scheduler.schedule(id: id, owner: owner, definition: wakeUp, now: now)
+/// let deadline = scheduler.nextDeadline          // arm one timer for this
+/// let outcome = scheduler.evaluate(now: deadline!) // .alertStarted when it is reached
+/// ```
+public struct AlarmScheduler: Sendable {
+    public internal(set) var policy: EnginePolicy
+    /// The zone relative alarms are resolved in.
+    public internal(set) var timeZone: TimeZoneRules
+    /// While `false`, no scheduled alarm starts: the wall clock may be bogus. Countdowns, which
+    /// measure elapsed time, keep running.
+    public internal(set) var isClockTrusted: Bool
+    /// Alarms that did not ring or rang unanswered, oldest first, until acknowledged.
+    public internal(set) var missedAlarms: [MissedAlarm] = []
+
+    var records: [Alarm.ID: AlarmRecord] = [:]
+    private var alarmsByOwner: [ClientID: Set<Alarm.ID>] = [:]
+    private var alertingIDs: Set<Alarm.ID> = []
+    var deadlines = DeadlineIndex()
+
+    /// Restores the scheduler from a snapshot, without evaluating anything: call
+    /// ``evaluate(now:)`` next, which resumes every alarm in wall time.
+    public init(
+        policy: EnginePolicy,
+        timeZone: TimeZoneRules,
+        clockTrusted: Bool,
+        snapshot: SchedulerSnapshot = SchedulerSnapshot()
+    ) {
+        self.policy = policy
+        self.timeZone = timeZone
+        self.isClockTrusted = clockTrusted
+        self.missedAlarms = snapshot.missedAlarms
+        for record in snapshot.alarms {
+            store(record)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The earliest instant at which ``evaluate(now:)`` has something to do.
+    public var nextDeadline: Date? { deadlines.earliest?.deadline }
+
+    /// How many alarms exist, all clients together.
+    public var alarmCount: Int { records.count }
+
+    /// One alarm's full record.
+    public func record(for id: Alarm.ID) -> AlarmRecord? { records[id] }
+
+    /// A client's alarms, oldest first.
+    public func alarms(of owner: ClientID) -> [Alarm] {
+        guard let ids = alarmsByOwner[owner] else { return [] }
+        return ids.compactMap { records[$0] }.sorted(by: Self.creationOrder).map(\.alarm)
+    }
+
+    /// The alerting alarms, the one to present first at the front: the newest alert first.
+    public var alertingOrder: [Alarm.ID] {
+        alertingIDs.compactMap { records[$0] }.sorted { lhs, rhs in
+            guard case .alerting(let left) = lhs.phase, case .alerting(let right) = rhs.phase else { return false }
+            if left.since != right.since { return left.since > right.since }
+            if left.dueDate != right.dueDate { return left.dueDate > right.dueDate }
+            return lhs.id.uuidString < rhs.id.uuidString
+        }.map(\.id)
+    }
+
+    /// What the device shows for an alarm now; `nil` while it is merely scheduled.
+    public func presentationState(for id: Alarm.ID) -> AlarmPresentationState? {
+        guard let record = records[id] else { return nil }
+        switch record.phase {
+        case .scheduled:
+            return nil
+        case .alerting(let alerting):
+            return AlarmPresentationState(alarmID: id, mode: .alert(.init(time: alerting.time)))
+        case .countdown(let countdown):
+            return AlarmPresentationState(alarmID: id, mode: .countdown(.init(
+                totalCountdownDuration: countdown.total,
+                previouslyElapsedDuration: countdown.previouslyElapsed,
+                startDate: countdown.startDate,
+                fireDate: countdown.fireDate)))
+        case .paused(let paused):
+            return AlarmPresentationState(alarmID: id, mode: .paused(.init(
+                totalCountdownDuration: paused.total,
+                previouslyElapsedDuration: paused.previouslyElapsed)))
+        }
+    }
+
+    /// Everything needed to rebuild the scheduler, in a stable order.
+    public var snapshot: SchedulerSnapshot {
+        SchedulerSnapshot(alarms: records.values.sorted(by: Self.creationOrder), missedAlarms: missedAlarms)
+    }
+
+    static func creationOrder(_ lhs: AlarmRecord, _ rhs: AlarmRecord) -> Bool {
+        if lhs.createdAt != rhs.createdAt { return lhs.createdAt < rhs.createdAt }
+        return lhs.id.uuidString < rhs.id.uuidString
+    }
+
+    // MARK: - Storage and indexes
+
+    /// Inserts or replaces a record and updates every index. The only writer of `records`.
+    mutating func store(_ record: AlarmRecord) {
+        let id = record.id
+        if let previous = records[id], previous.owner != record.owner {
+            alarmsByOwner[previous.owner]?.remove(id)
+        }
+        records[id] = record
+        alarmsByOwner[record.owner, default: []].insert(id)
+        if case .alerting = record.phase {
+            alertingIDs.insert(id)
+        } else {
+            alertingIDs.remove(id)
+        }
+        deadlines.set(deadline(of: record), for: id)
+    }
+
+    /// Deletes a record from every index.
+    mutating func remove(_ id: Alarm.ID) {
+        guard let record = records.removeValue(forKey: id) else { return }
+        alarmsByOwner[record.owner]?.remove(id)
+        if alarmsByOwner[record.owner]?.isEmpty == true { alarmsByOwner[record.owner] = nil }
+        alertingIDs.remove(id)
+        deadlines.set(nil, for: id)
+    }
+
+    /// Recomputes every deadline, after the zone, the trust in the clock or the clock itself changed.
+    mutating func reindexAll() {
+        deadlines.removeAll()
+        for record in records.values {
+            deadlines.set(deadline(of: record), for: record.id)
+        }
+    }
+
+    /// When ``evaluate(now:)`` next has work for this alarm.
+    private func deadline(of record: AlarmRecord) -> Date? {
+        switch record.phase {
+        case .scheduled(nil), .paused:
+            return nil
+        case .scheduled(let occurrence?):
+            guard isClockTrusted else { return nil }
+            let due = dueDate(of: occurrence, for: record.definition)
+            return due.addingTimeInterval(-(record.definition.preAlert ?? 0))
+        case .countdown(let countdown):
+            return countdown.fireDate
+        case .alerting(let alerting):
+            return policy.autoSilence > 0 ? alerting.since.addingTimeInterval(policy.autoSilence) : nil
+        }
+    }
+
+    /// The instant an occurrence is due, resolved in the current zone with the DST policy.
+    func dueDate(of occurrence: Occurrence, for definition: AlarmDefinition) -> Date {
+        switch occurrence {
+        case .fixed(let date):
+            return date
+        case .day(let day):
+            return timeZone.instant(for: LocalDateTime(date: day, time: Self.civilTime(of: definition)))
+        }
+    }
+
+    /// The wall time of a relative schedule (midnight for anything else, which never asks).
+    static func civilTime(of definition: AlarmDefinition) -> CivilTime {
+        guard case .relative(let relative) = definition.schedule,
+              let time = CivilTime(hour: relative.time.hour, minute: relative.time.minute)
+        else { return CivilTime(hour: 0, minute: 0)! }
+        return time
+    }
+}
+
+/// The scheduler's durable state: every alarm and the missed-alarm records.
+public struct SchedulerSnapshot: Codable, Hashable, Sendable {
+    public var alarms: [AlarmRecord]
+    public var missedAlarms: [MissedAlarm]
+
+    public init(alarms: [AlarmRecord] = [], missedAlarms: [MissedAlarm] = []) {
+        self.alarms = alarms
+        self.missedAlarms = missedAlarms
+    }
+}

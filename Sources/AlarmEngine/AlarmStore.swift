@@ -1,0 +1,146 @@
+import FoundationEssentials
+import Logging
+
+/// The engine's durable state on disk.
+///
+/// Format (version 1): one header line `alarmd-store 1 <crc32 hex> <length>\n`, then `length`
+/// bytes of JSON (``StoredState``). The checksum tells a damaged file from a good one.
+///
+/// Every save replaces the primary file atomically (temporary file, fsync, rename, directory
+/// fsync) and then the backup the same way, with the same bytes, before it returns. A file that
+/// cannot be read, is damaged or has an unknown version is never overwritten: it is renamed aside
+/// (`alarms.store.bad-<reason>-<seconds>`) with a log line, and the other copy is used. So neither
+/// a crash at any point nor one damaged copy loses an acknowledged change, and a bad file never
+/// crash-loops the daemon.
+public struct AlarmStore: Sendable {
+    /// The file format version this build writes and reads.
+    public static let formatVersion = 1
+    static let magic = "alarmd-store"
+
+    public let directory: String
+    private let logger: Logger
+
+    public init(directory: String, logger: Logger) {
+        self.directory = directory
+        self.logger = logger
+    }
+
+    public var primaryPath: String { directory + "/alarms.store" }
+    public var backupPath: String { directory + "/alarms.store.backup" }
+
+    /// What loading found.
+    public struct Loaded: Sendable {
+        /// The state to resume from; `nil` on a first start (or when every copy was bad).
+        public var state: StoredState?
+        /// Files that were bad and moved aside, for the log and the display.
+        public var problems: [String]
+    }
+
+    /// Loads the newest good copy. Never throws for a bad file: it is moved aside and logged.
+    ///
+    /// - Throws: ``StoreError`` only if the directory cannot be created, or a bad file cannot be
+    ///   moved aside (then saving would destroy it, so the engine must not start on this store).
+    public func load() throws(StoreError) -> Loaded {
+        try DurableFile.makeDirectory(directory)
+        var problems: [String] = []
+        let primary = try readCopy(primaryPath, problems: &problems)
+        if let primary {
+            if case .none = try readCopy(backupPath, problems: &problems) {
+                logger.debug("Store backup missing or bad; the next save rewrites it", metadata: ["store.path": "\(backupPath)"])
+            }
+            return Loaded(state: primary, problems: problems)
+        }
+        let backup = try readCopy(backupPath, problems: &problems)
+        if backup != nil {
+            logger.warning("Store primary copy unusable; resuming from the backup", metadata: ["store.path": "\(backupPath)"])
+        } else if !problems.isEmpty {
+            logger.critical("Every store copy was bad; starting with no alarms", metadata: ["store.directory": "\(directory)"])
+        }
+        return Loaded(state: backup, problems: problems)
+    }
+
+    /// Writes `state` durably: when this returns, a power cut loses nothing of it.
+    public func save(_ state: StoredState) throws {
+        let bytes = try Self.encode(state)
+        try DurableFile.replace(primaryPath, with: bytes, directory: directory)
+        try DurableFile.replace(backupPath, with: bytes, directory: directory)
+    }
+
+    /// The bytes of a store file holding `state`.
+    public static func encode(_ state: StoredState) throws -> [UInt8] {
+        let json = try JSONEncoder().encode(state)
+        let header = "\(magic) \(formatVersion) \(String(CRC32.checksum(json), radix: 16)) \(json.count)\n"
+        return Array(header.utf8) + Array(json)
+    }
+
+    /// Why a store file's bytes are not a valid state.
+    public enum DecodingProblem: Error, Hashable, Sendable, CustomStringConvertible {
+        case notAStoreFile
+        case unsupportedVersion(Int)
+        case truncated(expected: Int, found: Int)
+        case checksumMismatch
+        case malformedContent(String)
+
+        public var description: String {
+            switch self {
+            case .notAStoreFile: "not an alarmd store file (bad header)"
+            case .unsupportedVersion(let version): "written by a newer alarmd (format version \(version))"
+            case .truncated(let expected, let found): "truncated: \(found) of \(expected) bytes"
+            case .checksumMismatch: "damaged: checksum mismatch"
+            case .malformedContent(let reason): "malformed content: \(reason)"
+            }
+        }
+
+        var fileTag: String {
+            switch self {
+            case .unsupportedVersion(let version): "version\(version)"
+            default: "corrupt"
+            }
+        }
+    }
+
+    /// Parses a store file's bytes.
+    public static func decode(_ bytes: [UInt8]) throws(DecodingProblem) -> StoredState {
+        guard let newline = bytes.prefix(128).firstIndex(of: UInt8(ascii: "\n")) else { throw .notAStoreFile }
+        let fields = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ")
+        guard fields.count == 4, fields[0] == magic, let version = Int(fields[1]) else { throw .notAStoreFile }
+        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        guard let checksum = UInt32(fields[2], radix: 16), let length = Int(fields[3]), length >= 0 else {
+            throw .notAStoreFile
+        }
+        let body = bytes[(newline + 1)...]
+        guard body.count == length else { throw .truncated(expected: length, found: body.count) }
+        guard CRC32.checksum(body) == checksum else { throw .checksumMismatch }
+        do {
+            return try JSONDecoder().decode(StoredState.self, from: Data(body))
+        } catch {
+            throw .malformedContent("\(error)")
+        }
+    }
+
+    /// Reads one copy; a bad one is moved aside and reported, and `nil` returned.
+    private func readCopy(_ path: String, problems: inout [String]) throws(StoreError) -> StoredState? {
+        let bytes: [UInt8]?
+        var tag = "unreadable"
+        var reason: String
+        do {
+            bytes = try DurableFile.read(path)
+            guard let bytes else { return nil }
+            do {
+                return try Self.decode(bytes)
+            } catch {
+                reason = error.description
+                tag = error.fileTag
+            }
+        } catch {
+            reason = error.description
+        }
+        let aside = "\(path).bad-\(tag)-\(Int(Date().timeIntervalSince1970))"
+        logger.error(
+            "Store file is bad; kept aside and not used",
+            metadata: ["store.path": "\(path)", "store.reason": "\(reason)", "store.keptAs": "\(aside)"])
+        try DurableFile.moveAside(path, to: aside, directory: directory)
+        problems.append("\(path): \(reason) (kept as \(aside))")
+        return nil
+    }
+}

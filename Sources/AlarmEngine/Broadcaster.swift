@@ -1,0 +1,61 @@
+import Synchronization
+
+/// Fans values out to any number of `AsyncStream`s, one set per key, optionally replaying the
+/// latest value of a key to a new subscriber (for states; events are not replayed).
+///
+/// Subscribing is synchronous and happens under the same lock as publishing, so a subscriber gets
+/// exactly the latest value and then every later one: no change can slip between the two. Buffers
+/// are unbounded because every subscriber must get every change.
+final class Broadcaster<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct State {
+        var latest: [Key: Value] = [:]
+        var subscribers: [Key: [Int: AsyncStream<Value>.Continuation]] = [:]
+        var nextToken = 0
+    }
+
+    private let state = Mutex(State())
+    private let replaysLatest: Bool
+    /// What a key that was never published replays; `nil` replays nothing.
+    private let initialValue: Value?
+
+    /// A broadcaster of states (`replaysLatest`) or of events.
+    init(replaysLatest: Bool, initialValue: Value? = nil) {
+        self.replaysLatest = replaysLatest
+        self.initialValue = initialValue
+    }
+
+    /// A new stream for `key` that starts with the latest value.
+    func subscribe(_ key: Key) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
+        let token = state.withLock { state in
+            if replaysLatest, let value = state.latest[key] ?? initialValue { continuation.yield(value) }
+            state.nextToken += 1
+            state.subscribers[key, default: [:]][state.nextToken] = continuation
+            return state.nextToken
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in
+                state.subscribers[key]?[token] = nil
+                if state.subscribers[key]?.isEmpty == true { state.subscribers[key] = nil }
+            }
+        }
+        return stream
+    }
+
+    /// Records `value` as the latest for `key` and sends it to every subscriber of `key`.
+    func publish(_ value: Value, for key: Key) {
+        state.withLock { state in
+            if replaysLatest { state.latest[key] = value }
+            state.subscribers[key]?.values.forEach { $0.yield(value) }
+        }
+    }
+
+    /// Ends every stream.
+    func finishAll() {
+        let all = state.withLock { state in
+            defer { state.subscribers.removeAll() }
+            return state.subscribers.values.flatMap(\.values)
+        }
+        all.forEach { $0.finish() }
+    }
+}

@@ -1,0 +1,44 @@
+import AlarmKit
+import FoundationEssentials
+
+/// Something that happened to an alarm, reported by ``AlarmScheduler`` for the shell to log,
+/// persist and publish. The scheduler itself does no I/O.
+public enum SchedulerEvent: Hashable, Sendable {
+    case scheduled(Alarm.ID, owner: ClientID)
+    /// A countdown began (timer, pre-alert or snooze) and ends at `fireDate`.
+    case countdownStarted(Alarm.ID, fireDate: Date)
+    case paused(Alarm.ID)
+    case resumed(Alarm.ID, fireDate: Date)
+    /// The alarm started ringing, `lateBy` seconds after it was due.
+    case alertStarted(Alarm.ID, lateBy: TimeInterval)
+    /// A person or client stopped it.
+    case stopped(Alarm.ID)
+    /// Nobody answered within the auto-silence time.
+    case autoSilenced(Alarm.ID)
+    case missed(MissedAlarm)
+    /// A repeating alarm moved on to its next occurrence.
+    case rescheduled(Alarm.ID, nextDueDate: Date?)
+    /// The alarm no longer exists (cancelled, or a one-shot that finished).
+    case removed(Alarm.ID, owner: ClientID)
+}
+
+/// What one call into the scheduler changed.
+public struct SchedulerOutcome: Hashable, Sendable {
+    /// In the order they happened.
+    public var events: [SchedulerEvent] = []
+    /// Clients whose alarm lists changed; each gets a fresh `alarmUpdates` element.
+    public var changedOwners: Set<ClientID> = []
+    /// Whether the list of missed alarms changed.
+    public var missedAlarmsChanged = false
+
+    public init() {}
+
+    /// Whether anything must be persisted or published.
+    public var hasChanges: Bool { !changedOwners.isEmpty || missedAlarmsChanged }
+
+    mutating func merge(_ other: SchedulerOutcome) {
+        events += other.events
+        changedOwners.formUnion(other.changedOwners)
+        missedAlarmsChanged = missedAlarmsChanged || other.missedAlarmsChanged
+    }
+}

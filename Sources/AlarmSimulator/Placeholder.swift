@@ -1,1 +1,0 @@
-// Simulator sources follow.

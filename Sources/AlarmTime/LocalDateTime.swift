@@ -1,0 +1,43 @@
+/// A wall-clock reading (calendar day plus time of day) with no zone attached.
+///
+/// Whether it names zero, one or two instants depends on a zone: see ``TimeZoneRules/resolve(_:)``.
+public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The calendar day.
+    public var date: CivilDate
+    /// The time of day.
+    public var time: CivilTime
+
+    /// Combines a day and a time of day.
+    public init(date: CivilDate, time: CivilTime) {
+        self.date = date
+        self.time = time
+    }
+
+    /// Orders readings chronologically as wall-clock values.
+    public static func < (lhs: LocalDateTime, rhs: LocalDateTime) -> Bool {
+        (lhs.date, lhs.time) < (rhs.date, rhs.time)
+    }
+
+    /// ISO 8601 without offset, e.g. "2026-03-29T02:30:00".
+    public var description: String {
+        "\(date)T\(time)"
+    }
+
+    /// The reading as seconds since 1970-01-01T00:00:00 on the same wall clock; the form used for zone arithmetic.
+    var wallSeconds: Int {
+        date.daysSinceEpoch * 86_400 + time.secondsSinceMidnight
+    }
+
+    /// The reading `wallSeconds` seconds after 1970-01-01T00:00:00 (floor division for negative values).
+    init(wallSeconds: Int) {
+        let days = floorDivide(wallSeconds, 86_400)
+        date = CivilDate(daysSinceEpoch: days)
+        time = CivilTime(secondsSinceMidnight: wallSeconds - days * 86_400)
+    }
+}
+
+/// Division rounding towards negative infinity, for a positive divisor; never overflows.
+func floorDivide(_ dividend: Int, _ divisor: Int) -> Int {
+    let quotient = dividend / divisor
+    return dividend % divisor < 0 ? quotient - 1 : quotient
+}

@@ -1,0 +1,55 @@
+import Glibc
+
+/// Minimal file access through libc, so that reading zone files needs nothing beyond Glibc.
+enum SystemFile {
+    /// Zone files are a few kilobytes; anything far larger is refused instead of being read into memory.
+    static let maximumSize = 4 << 20
+
+    /// Reads the whole regular file at `path`, or returns the `errno` that stopped it
+    /// (`EISDIR` for a directory, `EFBIG` above `maximumSize`).
+    static func read(_ path: String) -> Result<[UInt8], Errno> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(Errno(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return .failure(Errno(errno)) }
+        if status.st_mode & S_IFMT == S_IFDIR { return .failure(Errno(EISDIR)) }
+
+        var buffer = [UInt8](repeating: 0, count: max(Int(status.st_size), 0) + 1)
+        var length = 0
+        while true {
+            if length == buffer.count {
+                guard buffer.count <= maximumSize else { return .failure(Errno(EFBIG)) }
+                buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+            }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                Glibc.read(descriptor, raw.baseAddress! + length, raw.count - length)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(Errno(errno))
+            }
+            if count == 0 { break }
+            length += count
+        }
+        guard length <= maximumSize else { return .failure(Errno(EFBIG)) }
+        buffer.removeSubrange(length...)
+        return .success(buffer)
+    }
+
+    /// The target of the symbolic link at `path`, or nil if it is not a readable symbolic link.
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBytes { raw in
+            readlink(path, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count - 1)
+        }
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
+    /// An `errno` value as a typed error for `Result`.
+    struct Errno: Error, Equatable {
+        let code: Int32
+        init(_ code: Int32) { self.code = code }
+    }
+}

@@ -1,0 +1,36 @@
+import FoundationEssentials
+
+/// The wall clock alarms are set against, and a way to sleep on it.
+///
+/// Alarms are wall-clock events, so this clock is `Date`-based, unlike Swift's monotonic
+/// `Clock`s. The wall clock can jump (NTP on a board without a real-time clock, a person setting
+/// the time), so a sleep also ends when the clock is set.
+///
+/// Backends: ``SystemWallClock`` (timerfd), and `ManualWallClock` in `AlarmSimulator` for tests.
+///
+/// ```swift
+/// switch try await clock.sleep(until: deadline) {
+/// case .deadlineReached: scheduler.evaluate(now: clock.now)
+/// case .clockChanged: scheduler.clockChanged(jump: ..., now: clock.now)
+/// }
+/// ```
+public protocol WallClock: Sendable {
+    /// The current wall-clock time.
+    var now: Date { get }
+    /// A monotonic time that keeps counting through suspend; the difference between two readings
+    /// of `now` and of this tells how far the wall clock jumped in between.
+    var monotonicNow: Duration { get }
+    /// Suspends until the wall clock reaches `deadline` or is set, whichever comes first.
+    ///
+    /// Returns at once with ``WallClockWake/deadlineReached`` if `deadline` has passed.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    func sleep(until deadline: Date) async throws -> WallClockWake
+}
+
+/// Why a ``WallClock/sleep(until:)`` returned.
+public enum WallClockWake: Hashable, Sendable {
+    /// The wall clock reached the deadline (it may be later than the deadline).
+    case deadlineReached
+    /// The wall clock was set before the deadline; re-evaluate everything.
+    case clockChanged
+}
