@@ -44,13 +44,36 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Helpers shared by the test targets: child processes, temporary directories.
+        .target(name: "AlarmTestKit", path: "Tests/AlarmTestKit"),
+        // A child process for the crash-safety test: applies changes until it is killed.
+        .executableTarget(
+            name: "alarm-store-crash-child",
+            dependencies: [
+                "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/StoreCrashChild"
+        ),
+        // `swift run -c release alarm-benchmarks`: the figures in BENCHMARKS.md.
+        .executableTarget(
+            name: "alarm-benchmarks",
+            dependencies: [
+                "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmTestKit",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/AlarmBenchmarks"
+        ),
         .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime"]),
         .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKit"]),
         .testTarget(
             name: "AlarmEngineTests",
-            dependencies: ["AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator"]
+            dependencies: [
+                "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
-        .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime"]),
+        .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
