@@ -1,0 +1,1 @@
+print("crash child: to be written")
