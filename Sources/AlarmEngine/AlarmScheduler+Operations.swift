@@ -58,6 +58,21 @@ extension AlarmScheduler {
         _ action: AlarmAction, id: Alarm.ID, owner: ClientID, now: Date
     ) throws(AlarmOperationError) -> SchedulerOutcome {
         guard records[id]?.owner == owner else { throw .notFound(id) }
+        // Catching the alarm up to `now` comes first, so the action sees its real state; if the
+        // action is then refused, the catch-up is undone too (its events would be lost with the
+        // throw), and the next evaluate(now:) applies it with its events.
+        let checkpoint = checkpoint(for: id)
+        do {
+            return try performCaughtUp(action, id: id, owner: owner, now: now)
+        } catch {
+            rollBack(to: checkpoint)
+            throw error
+        }
+    }
+
+    private mutating func performCaughtUp(
+        _ action: AlarmAction, id: Alarm.ID, owner: ClientID, now: Date
+    ) throws(AlarmOperationError) -> SchedulerOutcome {
         var outcome = SchedulerOutcome()
         settle(id, now: now, into: &outcome)
         guard var record = records[id] else { throw .notFound(id) }

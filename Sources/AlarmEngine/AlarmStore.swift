@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Logging
 
 /// The engine's durable state on disk.
@@ -60,10 +61,37 @@ public struct AlarmStore: Sendable {
     }
 
     /// Writes `state` durably: when this returns, a power cut loses nothing of it.
+    ///
+    /// The change is durable once the primary copy is; a backup that cannot be written is logged
+    /// and rewritten by the next save. When this throws, the change is not on disk: if the primary
+    /// was replaced but its directory could not be synced, the previous content is put back, so a
+    /// refused change never reappears after a restart.
     public func save(_ state: StoredState) throws {
         let bytes = try Self.encode(state)
-        try DurableFile.replace(primaryPath, with: bytes, directory: directory)
-        try DurableFile.replace(backupPath, with: bytes, directory: directory)
+        let previous = try? DurableFile.read(primaryPath)
+        do throws(StoreError) {
+            try DurableFile.replace(primaryPath, with: bytes, directory: directory)
+        } catch {
+            if error.replacedFile { restorePrimary(previous) }
+            throw error
+        }
+        do {
+            try DurableFile.replace(backupPath, with: bytes, directory: directory)
+        } catch {
+            logger.error(
+                "Store backup could not be written; the primary copy holds every change",
+                metadata: ["store.path": "\(backupPath)", "store.error": "\(error)"])
+        }
+    }
+
+    /// Best effort: the save is already failing, and its error is what the caller hears.
+    private func restorePrimary(_ previous: [UInt8]?) {
+        if let previous {
+            try? DurableFile.replace(primaryPath, with: previous, directory: directory)
+        } else {
+            unlink(primaryPath)
+            try? DurableFile.syncDirectory(directory)
+        }
     }
 
     /// The bytes of a store file holding `state`.
@@ -135,11 +163,11 @@ public struct AlarmStore: Sendable {
         } catch {
             reason = error.description
         }
-        let aside = "\(path).bad-\(tag)-\(Int(Date().timeIntervalSince1970))"
+        let aside = try DurableFile.moveAside(
+            path, to: "\(path).bad-\(tag)-\(Int(Date().timeIntervalSince1970))", directory: directory)
         logger.error(
             "Store file is bad; kept aside and not used",
             metadata: ["store.path": "\(path)", "store.reason": "\(reason)", "store.keptAs": "\(aside)"])
-        try DurableFile.moveAside(path, to: aside, directory: directory)
         problems.append("\(path): \(reason) (kept as \(aside))")
         return nil
     }

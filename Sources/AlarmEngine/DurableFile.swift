@@ -5,6 +5,15 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public let operation: String
     public let path: String
     public let errno: Int32
+    /// Whether the new content already replaced the file (only its durability is in doubt).
+    public var replacedFile = false
+
+    public init(operation: String, path: String, errno: Int32, replacedFile: Bool = false) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+        self.replacedFile = replacedFile
+    }
 
     public var description: String {
         "\(operation) \(path): \(String(cString: strerror(errno)))"
@@ -56,7 +65,11 @@ enum DurableFile {
             unlink(temporary)
             throw failure
         }
-        try syncDirectory(directory)
+        do throws(StoreError) {
+            try syncDirectory(directory)
+        } catch {
+            throw StoreError(operation: error.operation, path: error.path, errno: error.errno, replacedFile: true)
+        }
     }
 
     /// Makes renames in `directory` durable.
@@ -67,10 +80,22 @@ enum DurableFile {
         guard fsync(descriptor) == 0 else { throw StoreError(operation: "fsync", path: directory, errno: errno) }
     }
 
-    /// Renames a file out of the way, durably.
-    static func moveAside(_ path: String, to destination: String, directory: String) throws(StoreError) {
-        guard rename(path, destination) == 0 else { throw StoreError(operation: "rename", path: path, errno: errno) }
+    /// Renames a file out of the way, durably, to `destination` or, if that name is taken (an
+    /// earlier file kept aside in the same second), to `destination-2`, `-3`, ...: a file kept
+    /// aside is never replaced. Returns the name used.
+    static func moveAside(_ path: String, to destination: String, directory: String) throws(StoreError) -> String {
+        var candidate = destination
+        var attempt = 1
+        var status = stat()
+        // The daemon is the only writer in its state directory, so nothing can take the name
+        // between this check and the rename.
+        while lstat(candidate, &status) == 0 {
+            attempt += 1
+            candidate = "\(destination)-\(attempt)"
+        }
+        guard rename(path, candidate) == 0 else { throw StoreError(operation: "rename", path: path, errno: errno) }
         try syncDirectory(directory)
+        return candidate
     }
 
     /// Creates `directory` and its parents as needed (mode 0700 for the last one).

@@ -10,8 +10,9 @@ import FoundationEssentials
 ///
 /// The search starts at the local day of `after` minus one (or `from`, if later), because a zone's
 /// offset can place day `d`'s alarm after `after` even when `d` precedes `after`'s local day; days
-/// before that cannot qualify for offset changes of up to 24 hours. Alarm instants grow with the day,
-/// so the scan stops at the first match: at most 3 days, or 9 with a weekday filter.
+/// before that cannot qualify for offset changes of up to 24 hours. Alarm instants never decrease from
+/// one day to the next, so the scan stops at the first match: within a few days, about 9 with a weekday
+/// filter. Allocation-free.
 public func nextOccurrence(of time: CivilTime, weekdays: Set<Locale.Weekday>?, after: Date, onOrAfter from: CivilDate?,
                            in rules: TimeZoneRules) -> (day: CivilDate, instant: Date) {
     let earliest = rules.localDateTime(at: after).date.adding(days: -1)

@@ -35,12 +35,11 @@ struct POSIXTimeZone: Sendable, Hashable {
 
         /// Days since 1970-01-01 of the local day on which the change happens in `year`.
         func dayNumber(year: Int) -> Int {
-            let january1 = CivilDate.days(year: year, month: 1, day: 1)
             switch day {
             case .julian(let n):
-                return january1 + n - 1 + (n >= 60 && CivilDate.isLeapYear(year) ? 1 : 0)
+                return CivilDate.days(year: year, month: 1, day: 1) + n - 1 + (n >= 60 && CivilDate.isLeapYear(year) ? 1 : 0)
             case .zeroBased(let n):
-                return january1 + n
+                return CivilDate.days(year: year, month: 1, day: 1) + n
             case .monthWeekDay(let month, let week, let weekday):
                 let first = CivilDate.days(year: year, month: month, day: 1)
                 let firstWeekday = ((first % 7) + 11) % 7

@@ -66,7 +66,6 @@ struct TZif {
         guard counts.isStandard == 0 || counts.isStandard == counts.type else {
             throw malformed("standard/wall indicator count \(counts.isStandard) differs from type count \(counts.type)")
         }
-        guard counts.type <= 256 else { throw malformed("\(counts.type) local time types (at most 256)") }
         return (version, counts)
     }
 

@@ -75,12 +75,13 @@ public struct TimeZoneRules: Sendable, Hashable {
         self.ruleStart = rule == nil ? .max : ruleStart
     }
 
-    /// Seconds east of UTC in force at `instant`.
+    /// Seconds east of UTC in force at `instant`; a binary search, or a few date computations past the
+    /// last explicit transition. Instants beyond about ±980 million years are clamped.
     public func offset(at instant: Date) -> Int {
         offset(atSecond: Self.seconds(instant))
     }
 
-    /// The wall-clock reading at `instant`, floored to whole seconds.
+    /// The wall-clock reading at `instant`, floored to whole seconds (so 23:59:59.7 reads 23:59:59).
     public func localDateTime(at instant: Date) -> LocalDateTime {
         let second = Self.seconds(instant)
         return LocalDateTime(wallSeconds: second + offset(atSecond: second))

@@ -1,0 +1,196 @@
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+import Testing
+
+@testable import AlarmEngine
+
+/// Random operation sequences and clock moves (forward, backward, zone changes, trust changes)
+/// against the scheduler's invariants:
+/// - nothing acknowledged is lost: an alarm disappears only with a `.removed` event;
+/// - no occurrence rings twice (only a snooze rings the same occurrence again);
+/// - every alarm has exactly the one deadline its state calls for, and none is left in the past;
+/// - a refused call changes nothing;
+/// - the store round trip equals memory.
+@Suite struct SchedulerInvariantTests {
+    static let zones = ["Europe/Berlin", "America/New_York", "Pacific/Auckland", "Australia/Lord_Howe",
+                        "Pacific/Chatham", "America/St_Johns", "Europe/Dublin", "UTC"].map(Fixture.zone)
+
+    @Test(arguments: 0..<20)
+    func randomSequencesKeepEveryInvariant(batch: Int) throws {
+        for sequence in 0..<100 {
+            var run = InvariantRun(seed: UInt64(batch * 100 + sequence))
+            try run.play(steps: 60)
+        }
+    }
+}
+
+/// One random sequence with its model of what must hold.
+struct InvariantRun {
+    var random: SplitMix64
+    var scheduler: AlarmScheduler
+    var now: Date
+    var expectedIDs: Set<Alarm.ID> = []
+    var rungOccurrences: Set<String> = []
+    let owners = [Fixture.owner, Fixture.stranger]
+
+    init(seed: UInt64) {
+        random = SplitMix64(seed: seed)
+        now = Fixture.at("2026-01-01T00:00:00Z").addingTimeInterval(Double(random.next() % (400 * 86_400)))
+        let policy = EnginePolicy(
+            missedAlarmGrace: [0, 60, 30 * 60][Int(random.next() % 3)],
+            autoSilence: [0, 15 * 60][Int(random.next() % 2)],
+            maximumAlarms: 12)
+        scheduler = AlarmScheduler(
+            policy: policy, timeZone: SchedulerInvariantTests.zones[Int(random.next() % 8)], clockTrusted: random.next() % 5 != 0)
+    }
+
+    mutating func play(steps: Int) throws {
+        for step in 0..<steps {
+            let before = scheduler
+            let outcome = try randomStep()
+            check(outcome, before: before, step: step)
+            if step % 15 == 14 { try checkRoundTrip() }
+        }
+    }
+
+    private mutating func randomStep() throws -> SchedulerOutcome {
+        switch random.next() % 100 {
+        case 0..<25:
+            let definition = randomDefinition()
+            do {
+                let (alarm, outcome) = try scheduler.schedule(
+                    id: Alarm.ID(), owner: owners[Int(random.next() % 2)], definition: definition, now: now)
+                expectedIDs.insert(alarm.id)
+                return outcome
+            } catch {
+                return SchedulerOutcome()
+            }
+        case 25..<50:
+            guard let record = scheduler.records.values.randomElement(using: &random) else { return SchedulerOutcome() }
+            let action = AlarmAction.allCases.randomElement(using: &random)!
+            let owner = random.next() % 10 == 0 ? ClientID(rawValue: 4242) : record.owner
+            let before = scheduler
+            do {
+                return try scheduler.perform(action, id: record.id, owner: owner, now: now)
+            } catch {
+                #expect(scheduler.snapshot == before.snapshot, "refused \(action) changed the scheduler")
+                #expect(scheduler.nextDeadline == before.nextDeadline)
+                return SchedulerOutcome()
+            }
+        case 50..<80:
+            let target: Date
+            if random.next() % 2 == 0, let deadline = scheduler.nextDeadline, deadline > now, deadline < now.addingTimeInterval(8 * 86_400) {
+                target = deadline
+            } else {
+                target = now.addingTimeInterval(Double(random.next() % 3) == 0 ? Double(random.next() % 120) : Double(random.next() % 200_000))
+            }
+            now = target
+            return scheduler.evaluate(now: now)
+        case 80..<90:
+            let jump = (Double(random.next() % 400_000) - 200_000) * (random.next() % 2 == 0 ? 1 : 0.001)
+            now = now.addingTimeInterval(jump)
+            return scheduler.clockChanged(jump: random.next() % 4 == 0 ? nil : jump, now: now)
+        case 90..<96:
+            return scheduler.timeZoneChanged(to: SchedulerInvariantTests.zones.randomElement(using: &random)!, now: now)
+        case 96..<98:
+            return scheduler.setClockTrusted(!scheduler.isClockTrusted, now: now)
+        default:
+            return scheduler.acknowledgeMissedAlarms()
+        }
+    }
+
+    private mutating func randomDefinition() -> AlarmDefinition {
+        let pre: TimeInterval? = random.next() % 3 == 0 ? Double(1 + random.next() % 7200) : nil
+        let post: TimeInterval? = random.next() % 2 == 0 ? Double(1 + random.next() % 1200) : nil
+        switch random.next() % 3 {
+        case 0:
+            return Fixture.timer(Double(1 + random.next() % 7200))
+        case 1:
+            return Fixture.fixed(now.addingTimeInterval(Double(random.next() % 300_000) - 1200), postAlert: post)
+        default:
+            let days = Fixture.everyDay.filter { _ in random.next() % 2 == 0 }
+            return Fixture.alarm(
+                Int(random.next() % 24), Int(random.next() % 60),
+                weekly: random.next() % 2 == 0 ? nil : (days.isEmpty ? [.monday] : days),
+                preAlert: pre, postAlert: post)
+        }
+    }
+
+    private mutating func check(_ outcome: SchedulerOutcome, before: AlarmScheduler, step: Int) {
+        for event in outcome.events {
+            switch event {
+            case .removed(let id, _):
+                expectedIDs.remove(id)
+            case .alertStarted(let id, _):
+                guard let record = scheduler.records[id] ?? before.records[id] else { continue }
+                var wasSnoozed = false
+                if case .countdown(let countdown)? = before.records[id]?.phase, countdown.kind == .postAlert { wasSnoozed = true }
+                if case .alerting? = before.records[id]?.phase { wasSnoozed = true }  // settled within the step
+                guard !wasSnoozed, case .alerting(let alerting) = record.phase else { continue }
+                let key = "\(id) \(alerting.occurrence.map { "\($0)" } ?? "timer")"
+                #expect(!rungOccurrences.contains(key), "occurrence rang twice: \(key) at step \(step)")
+                rungOccurrences.insert(key)
+            default:
+                continue
+            }
+        }
+        #expect(Set(scheduler.records.keys) == expectedIDs, "an alarm vanished without a removed event at step \(step)")
+        var earliest: Date?
+        for record in scheduler.records.values {
+            let expected = expectedDeadline(of: record)
+            #expect(scheduler.deadlines.deadline(of: record.id) == expected, "wrong deadline for \(record.phase) at step \(step)")
+            if let expected {
+                #expect(expected > now, "deadline left in the past at step \(step)")
+                earliest = min(earliest ?? expected, expected)
+            }
+        }
+        #expect(scheduler.nextDeadline == earliest)
+    }
+
+    private func expectedDeadline(of record: AlarmRecord) -> Date? {
+        switch record.phase {
+        case .scheduled(nil), .paused:
+            return nil
+        case .scheduled(.fixed(let date)?):
+            return scheduler.isClockTrusted ? date.addingTimeInterval(-(record.definition.preAlert ?? 0)) : nil
+        case .scheduled(.day(let day)?):
+            guard scheduler.isClockTrusted, case .relative(let relative) = record.definition.schedule else { return nil }
+            let time = CivilTime(hour: relative.time.hour, minute: relative.time.minute)!
+            return scheduler.timeZone.instant(for: LocalDateTime(date: day, time: time))
+                .addingTimeInterval(-(record.definition.preAlert ?? 0))
+        case .countdown(let countdown):
+            return countdown.fireDate
+        case .alerting(let alerting):
+            return scheduler.policy.autoSilence > 0 ? alerting.since.addingTimeInterval(scheduler.policy.autoSilence) : nil
+        }
+    }
+
+    private func checkRoundTrip() throws {
+        let state = StoredState(scheduler: scheduler.snapshot, savedAt: now)
+        let decoded = try AlarmStore.decode(try AlarmStore.encode(state))
+        #expect(decoded == state)
+        let restored = AlarmScheduler(
+            policy: scheduler.policy, timeZone: scheduler.timeZone, clockTrusted: scheduler.isClockTrusted,
+            snapshot: decoded.scheduler)
+        #expect(restored.snapshot == scheduler.snapshot)
+        #expect(restored.nextDeadline == scheduler.nextDeadline)
+    }
+}
+
+/// A small, fast, seedable generator, so a failing sequence can be replayed from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
