@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmTestKit
 import AlarmTime
 import FoundationEssentials
 import Testing
@@ -27,7 +28,7 @@ import Testing
 
 /// One random sequence with its model of what must hold.
 struct InvariantRun {
-    var random: SplitMix64
+    var random: SeededRandomNumberGenerator
     var scheduler: AlarmScheduler
     var now: Date
     var expectedIDs: Set<Alarm.ID> = []
@@ -35,7 +36,7 @@ struct InvariantRun {
     let owners = [Fixture.owner, Fixture.stranger]
 
     init(seed: UInt64) {
-        random = SplitMix64(seed: seed)
+        random = SeededRandomNumberGenerator(seed: seed)
         now = Fixture.at("2026-01-01T00:00:00Z").addingTimeInterval(Double(random.next() % (400 * 86_400)))
         let policy = EnginePolicy(
             missedAlarmGrace: [0, 60, 30 * 60][Int(random.next() % 3)],
@@ -175,22 +176,5 @@ struct InvariantRun {
             snapshot: decoded.scheduler)
         #expect(restored.snapshot == scheduler.snapshot)
         #expect(restored.nextDeadline == scheduler.nextDeadline)
-    }
-}
-
-/// A small, fast, seedable generator, so a failing sequence can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
