@@ -48,15 +48,34 @@ func benchmarkRuntime(size: Int, samples: Int, warmup: Int, parent: String, seed
         configuration: .init(policy: Workload.policy, clockTrust: .always, storeDirectory: directory.path),
         clock: CreepingClock(), timeZones: BerlinZone(), authorizer: FixedAuthorization(.authorized),
         logger: silentLogger)
+    // Each new alarm is cancelled right after it is scheduled, so the runtime holds `size` alarms
+    // at every schedule and `size` + 1 at every cancel; both calls are timed, separately.
     var workload = Workload(seed: seed &+ 1)
-    let added = (0..<(warmup + samples)).map { _ in (id: UUID(), owner: workload.owner(), definition: workload.definition()) }
-    let schedule = try await measureAsync(warmup: warmup, samples: samples) { index in
-        let alarm = added[index]
-        blackHole(try await runtime.schedule(id: alarm.id, definition: alarm.definition, client: alarm.owner))
+    let clock = ContinuousClock()
+    var scheduleWall = Sampler(warmup: warmup, capacity: samples), scheduleCPU = Sampler(warmup: warmup, capacity: samples)
+    var cancelWall = Sampler(warmup: warmup, capacity: samples), cancelCPU = Sampler(warmup: warmup, capacity: samples)
+    for _ in 0..<(warmup + samples) {
+        let id = UUID()
+        let owner = workload.owner()
+        let definition = workload.definition()
+        var cpuStart = processCPUTime()
+        var start = clock.now
+        let alarm = try await runtime.schedule(id: id, definition: definition, client: owner)
+        var end = clock.now
+        var cpuEnd = processCPUTime()
+        scheduleWall.record(end - start)
+        scheduleCPU.record(cpuEnd - cpuStart)
+        blackHole(alarm)
+        cpuStart = processCPUTime()
+        start = clock.now
+        try await runtime.perform(.cancel, id: id, client: owner)
+        end = clock.now
+        cpuEnd = processCPUTime()
+        cancelWall.record(end - start)
+        cancelCPU.record(cpuEnd - cpuStart)
     }
-    let cancel = try await measureAsync(warmup: warmup, samples: samples) { index in
-        try await runtime.perform(.cancel, id: added[index].id, client: added[index].owner)
-    }
+    let schedule = Timing(wall: scheduleWall.summary, cpu: scheduleCPU.summary)
+    let cancel = Timing(wall: cancelWall.summary, cpu: cancelCPU.summary)
     var count = 0
     for owner in Workload.owners { count += await runtime.alarms(for: owner).count }
     precondition(count == size, "the runtime holds \(count) alarms, not \(size)")

@@ -173,23 +173,6 @@ func measure(warmup: Int, samples: Int, _ body: (Int) throws -> Void) rethrows -
     return Timing(wall: wall.summary, cpu: cpu.summary)
 }
 
-/// The async variant of ``measure(warmup:samples:_:)``.
-func measureAsync(warmup: Int, samples: Int, _ body: (Int) async throws -> Void) async rethrows -> Timing {
-    let clock = ContinuousClock()
-    var wall = Sampler(warmup: warmup, capacity: samples)
-    var cpu = Sampler(warmup: warmup, capacity: samples)
-    for index in 0..<(warmup + samples) {
-        let cpuStart = processCPUTime()
-        let start = clock.now
-        try await body(index)
-        let end = clock.now
-        let cpuEnd = processCPUTime()
-        wall.record(end - start)
-        cpu.record(cpuEnd - cpuStart)
-    }
-    return Timing(wall: wall.summary, cpu: cpu.summary)
-}
-
 /// Prints one row per timing and one column group per size: wall p50, p99, max and CPU p50, in ms.
 func printTimingTable(title: String, sizes: [Int], rows: [(String, [Timing])]) {
     var header1 = [title]

@@ -75,6 +75,8 @@ struct StoreResult {
     let alarmsOfOwner: Timing
     /// `AlarmStore.load`: read, checksum and decode both copies, as at daemon start.
     let load: Timing
+    /// `AlarmStore.decode` of one copy's bytes (checksum and JSON), no I/O.
+    let decode: Timing
 }
 
 /// Measures the durable write of a store holding `size` alarms, in a fresh directory under `parent`,
@@ -113,11 +115,12 @@ func benchmarkStore(size: Int, samples: Int, warmup: Int, parent: String, seed: 
         blackHole(filled.scheduler.alarms(of: Workload.owners[0]))
     }
     let load = try measure(warmup: warmup, samples: samples) { _ in blackHole(try store.load()) }
+    let decode = try measure(warmup: warmup, samples: samples) { _ in blackHole(try AlarmStore.decode(bytes)) }
 
     return StoreResult(
         size: size, fileBytes: Int(info.st_size), save: save, encode: encode, rawReplace: rawReplace,
         encodeOneRecord: encodeOne, snapshot: snapshot, snapshotTied: snapshotTied, alarmsOfOwner: alarmsOfOwner,
-        load: load)
+        load: load, decode: decode)
 }
 
 /// What `DurableFile.replace` does, on plain POSIX calls: write a temporary file, fsync, rename,
@@ -151,6 +154,7 @@ func printStoreTable(_ results: [StoreResult]) {
         ("  same, all createdAt equal (worst case)", \.snapshotTied),
         ("runtime, per change: alarms(of: client)", \.alarmsOfOwner),
         ("AlarmStore.load (daemon start)", \.load),
+        ("  AlarmStore.decode, one copy", \.decode),
     ]
     printTimingTable(
         title: "store (ms)", sizes: results.map(\.size),

@@ -10,15 +10,22 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     public var owner: ClientID
     public var definition: AlarmDefinition
     public var phase: AlarmPhase
-    /// When the client scheduled it; orders the client's list.
+    /// When the client scheduled it.
     public var createdAt: Date
+    /// Increases with every alarm scheduled on the device: orders lists by creation, also for
+    /// alarms scheduled in the same instant.
+    public var sequenceNumber: UInt64
 
-    public init(id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, phase: AlarmPhase, createdAt: Date) {
+    public init(
+        id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, phase: AlarmPhase, createdAt: Date,
+        sequenceNumber: UInt64
+    ) {
         self.id = id
         self.owner = owner
         self.definition = definition
         self.phase = phase
         self.createdAt = createdAt
+        self.sequenceNumber = sequenceNumber
     }
 
     /// The AlarmKit view of the record.

@@ -7,6 +7,11 @@ extension AlarmRuntime {
     /// Sleeps until the next deadline, handles it, and sleeps again; re-armed by ``rearmTimer()``.
     func runTimer() async {
         while !Task.isCancelled {
+            // A clock set between two sleeps is not reported by the next one: look before sleeping.
+            if abs(Self.offset(now: clock.now, monotonic: clock.monotonicNow) - clockOffset) > 1 {
+                handleWake(.clockChanged)
+                continue
+            }
             let deadline = wakeDeadline()
             armedDeadline = deadline
             let sleep = Task { [clock] in try await clock.sleep(until: deadline) }
@@ -24,10 +29,11 @@ extension AlarmRuntime {
         }
     }
 
-    /// Cuts the current sleep short if the next deadline is now earlier than the armed one.
+    /// Cuts the current sleep short if the next deadline moved, so the timer is armed for it:
+    /// sooner, so nothing rings late; later, so the process does not wake for nothing.
     func rearmTimer() {
         guard let armed = armedDeadline else { return }
-        if wakeDeadline() < armed {
+        if wakeDeadline() != armed {
             sleepTask?.cancel()
         }
     }
@@ -66,8 +72,8 @@ extension AlarmRuntime {
     }
 
     /// Follows the device's time zone.
-    func watchTimeZone() async {
-        for await _ in timeZones.changes() {
+    func followTimeZone(_ changes: AsyncStream<Void>) async {
+        for await _ in changes {
             timeZoneMayHaveChanged()
         }
     }

@@ -124,9 +124,12 @@ public actor AlarmRuntime {
 
     /// Runs the timer and the time-zone watch until the task is cancelled.
     public func run() async {
+        // Subscribe before anything else runs, then look once: no zone change can slip between.
+        let zoneChanges = timeZones.changes()
+        timeZoneMayHaveChanged()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runTimer() }
-            group.addTask { await self.watchTimeZone() }
+            group.addTask { await self.followTimeZone(zoneChanges) }
         }
         alarmLists.finishAll()
         authorizationStates.finishAll()

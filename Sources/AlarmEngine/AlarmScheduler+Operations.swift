@@ -31,7 +31,8 @@ extension AlarmScheduler {
         case .relative:
             phase = .scheduled(firstOccurrence(of: definition, now: now))
         }
-        store(AlarmRecord(id: id, owner: owner, definition: definition, phase: phase, createdAt: now))
+        store(AlarmRecord(
+            id: id, owner: owner, definition: definition, phase: phase, createdAt: now, sequenceNumber: nextSequenceNumber))
         var outcome = SchedulerOutcome()
         outcome.events.append(.scheduled(id, owner: owner))
         if case .countdown(let countdown) = phase {

@@ -28,6 +28,7 @@ public struct AlarmScheduler: Sendable {
     private var alarmsByOwner: [ClientID: Set<Alarm.ID>] = [:]
     private var alertingIDs: Set<Alarm.ID> = []
     var deadlines = DeadlineIndex()
+    private var highestSequenceNumber: UInt64 = 0
 
     /// Restores the scheduler from a snapshot, without evaluating anything: call
     /// ``evaluate(now:)`` next, which resumes every alarm in wall time.
@@ -100,9 +101,11 @@ public struct AlarmScheduler: Sendable {
     }
 
     static func creationOrder(_ lhs: AlarmRecord, _ rhs: AlarmRecord) -> Bool {
-        if lhs.createdAt != rhs.createdAt { return lhs.createdAt < rhs.createdAt }
-        return lhs.id.uuidString < rhs.id.uuidString
+        lhs.sequenceNumber < rhs.sequenceNumber
     }
+
+    /// The sequence number the next scheduled alarm gets.
+    var nextSequenceNumber: UInt64 { highestSequenceNumber + 1 }
 
     // MARK: - Storage and indexes
 
@@ -113,6 +116,7 @@ public struct AlarmScheduler: Sendable {
             alarmsByOwner[previous.owner]?.remove(id)
         }
         records[id] = record
+        highestSequenceNumber = max(highestSequenceNumber, record.sequenceNumber)
         alarmsByOwner[record.owner, default: []].insert(id)
         if case .alerting = record.phase {
             alertingIDs.insert(id)

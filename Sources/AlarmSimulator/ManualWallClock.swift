@@ -27,7 +27,15 @@ public final class ManualWallClock: WallClock, Sendable {
         var monotonic: Duration = .seconds(1_000)
         var nextSleeperID: UInt64 = 0
         var sleepers: [Sleeper] = []
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [(ready: @Sendable ([Date]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Removes and returns the waiters whose condition now holds.
+        mutating func readyWaiters() -> [CheckedContinuation<Void, Never>] {
+            let deadlines = sleepers.map(\.deadline)
+            let ready = sleeperWaiters.filter { $0.ready(deadlines) }.map(\.continuation)
+            sleeperWaiters.removeAll { $0.ready(deadlines) }
+            return ready
+        }
     }
 
     private let state: Mutex<State>
@@ -59,10 +67,7 @@ public final class ManualWallClock: WallClock, Sendable {
                         return nil
                     }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    let count = state.sleepers.count
-                    let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
-                    state.sleeperWaiters.removeAll { $0.count <= count }
-                    return ready
+                    return state.readyWaiters()
                 }
                 guard let waitersToResume else {
                     continuation.resume(returning: .deadlineReached)
@@ -111,13 +116,23 @@ public final class ManualWallClock: WallClock, Sendable {
 
     /// Suspends until at least `count` tasks are asleep on this clock.
     public func waitForSleepers(_ count: Int = 1) async {
+        await waitUntil { $0.count >= count }
+    }
+
+    /// Suspends until some task is asleep until exactly `deadline`: the code under test has
+    /// finished reacting and armed its timer for it.
+    public func waitForSleeper(until deadline: Date) async {
+        await waitUntil { $0.contains(deadline) }
+    }
+
+    private func waitUntil(_ ready: @escaping @Sendable ([Date]) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.sleepers.count >= count { return true }
-                state.sleeperWaiters.append((count, continuation))
+            let alreadyReady = state.withLock { state in
+                if ready(state.sleepers.map(\.deadline)) { return true }
+                state.sleeperWaiters.append((ready, continuation))
                 return false
             }
-            if ready { continuation.resume() }
+            if alreadyReady { continuation.resume() }
         }
     }
 }

@@ -1,7 +1,7 @@
 import Glibc
 
 /// A fresh directory under /tmp, removed with its contents when the value is released.
-public final class TemporaryDirectory {
+public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init() throws {
