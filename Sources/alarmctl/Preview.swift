@@ -32,7 +32,8 @@ struct Preview: ParsableCommand {
         "List instants strictly after this ISO 8601 instant with Z or an offset. Default: now.", valueName: "INSTANT"))
     var after: String?
 
-    @Option(name: .customLong("count"), help: "How many instants to list (repeating alarms only).")
+    // Unconditional, so that "--count -3" reaches the range check and is named, not read as an option.
+    @Option(name: .customLong("count"), parsing: .unconditional, help: "How many instants to list (repeating alarms only).")
     var count: Int = 1
 
     /// The largest --count accepted: a bound on work, far beyond any script's need.
