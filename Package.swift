@@ -64,7 +64,7 @@ let package = Package(
             ],
             path: "Benchmarks/AlarmBenchmarks"
         ),
-        .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime"]),
+        .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
         .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKit"]),
         .testTarget(
             name: "AlarmEngineTests",

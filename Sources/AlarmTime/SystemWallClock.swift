@@ -22,25 +22,54 @@ public struct SystemWallClock: WallClock {
 
     public func sleep(until deadline: Date) async throws -> WallClockWake {
         try Task.checkCancellation()
-        let cancelDescriptor = alarmd_eventfd_create()
-        guard cancelDescriptor >= 0 else { throw WallClockError(operation: "eventfd", errno: -cancelDescriptor) }
-        defer { close(cancelDescriptor) }
+        return try await arm(until: deadline).wait()
+    }
 
+    /// Arms a timer for `deadline` now; its ``ArmedTimer/wait()`` reports the deadline, or any
+    /// clock set from this moment on.
+    func arm(until deadline: Date) throws -> ArmedTimer {
         let target = min(deadline, Self.latestArmableDeadline).timeIntervalSince1970
         let seconds = target.rounded(.down)
         let nanoseconds = min(max((target - seconds) * 1e9, 0), 999_999_999)
-        let result = await withTaskCancellationHandler {
-            await BlockingCall.run {
-                alarmd_wait_realtime(Int64(seconds), Int64(nanoseconds), cancelDescriptor)
+        return try ArmedTimer(seconds: Int64(seconds), nanoseconds: Int64(nanoseconds))
+    }
+
+    /// A timerfd armed with `TFD_TIMER_CANCEL_ON_SET` and an eventfd to cancel the wait; both are
+    /// closed when the value is released.
+    final class ArmedTimer: Sendable {
+        private let timer: Int32
+        private let cancelDescriptor: Int32
+
+        init(seconds: Int64, nanoseconds: Int64) throws {
+            let cancelDescriptor = alarmd_eventfd_create()
+            guard cancelDescriptor >= 0 else { throw WallClockError(operation: "eventfd", errno: -cancelDescriptor) }
+            let timer = alarmd_realtime_timer_create(seconds, nanoseconds)
+            guard timer >= 0 else {
+                close(cancelDescriptor)
+                throw WallClockError(operation: "timerfd", errno: -timer)
             }
-        } onCancel: {
-            _ = alarmd_eventfd_signal(cancelDescriptor)
+            self.timer = timer
+            self.cancelDescriptor = cancelDescriptor
         }
-        switch result {
-        case Int32(ALARMD_WAIT_DEADLINE.rawValue): return .deadlineReached
-        case Int32(ALARMD_WAIT_CLOCK_SET.rawValue): return .clockChanged
-        case Int32(ALARMD_WAIT_CANCELLED.rawValue): throw CancellationError()
-        default: throw WallClockError(operation: "timerfd", errno: -result)
+
+        deinit {
+            close(timer)
+            close(cancelDescriptor)
+        }
+
+        /// Blocks a thread of its own until the deadline, a clock set, or task cancellation.
+        func wait() async throws -> WallClockWake {
+            let result = await withTaskCancellationHandler {
+                await BlockingCall.run { [self] in alarmd_realtime_timer_wait(timer, cancelDescriptor) }
+            } onCancel: {
+                _ = alarmd_eventfd_signal(cancelDescriptor)
+            }
+            switch result {
+            case Int32(ALARMD_WAIT_DEADLINE.rawValue): return .deadlineReached
+            case Int32(ALARMD_WAIT_CLOCK_SET.rawValue): return .clockChanged
+            case Int32(ALARMD_WAIT_CANCELLED.rawValue): throw CancellationError()
+            default: throw WallClockError(operation: "timerfd", errno: -result)
+            }
         }
     }
 

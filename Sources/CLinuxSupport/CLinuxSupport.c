@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int alarmd_wait_realtime(int64_t sec, int64_t nsec, int cancel_fd) {
+int alarmd_realtime_timer_create(int64_t sec, int64_t nsec) {
     int timer = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
     if (timer < 0) return -errno;
     struct itimerspec spec = {0};
@@ -23,37 +23,32 @@ int alarmd_wait_realtime(int64_t sec, int64_t nsec, int cancel_fd) {
         close(timer);
         return -saved;
     }
+    return timer;
+}
+
+int alarmd_realtime_timer_wait(int timer, int cancel_fd) {
     struct pollfd fds[2] = {
         {.fd = timer, .events = POLLIN},
         {.fd = cancel_fd, .events = POLLIN},
     };
-    int result;
     for (;;) {
         int ready = poll(fds, cancel_fd >= 0 ? 2 : 1, -1);
         if (ready < 0) {
             if (errno == EINTR) continue;
-            result = -errno;
-            break;
+            return -errno;
         }
-        if (cancel_fd >= 0 && (fds[1].revents & POLLIN)) {
-            result = ALARMD_WAIT_CANCELLED;
-            break;
-        }
+        if (cancel_fd >= 0 && (fds[1].revents & POLLIN)) return ALARMD_WAIT_CANCELLED;
         if (fds[0].revents & POLLIN) {
             uint64_t expirations;
             // The kernel reports a clock set as ECANCELED from read(2).
             if (read(timer, &expirations, sizeof expirations) < 0) {
-                if (errno == ECANCELED) { result = ALARMD_WAIT_CLOCK_SET; break; }
+                if (errno == ECANCELED) return ALARMD_WAIT_CLOCK_SET;
                 if (errno == EAGAIN || errno == EINTR) continue;
-                result = -errno;
-                break;
+                return -errno;
             }
-            result = ALARMD_WAIT_DEADLINE;
-            break;
+            return ALARMD_WAIT_DEADLINE;
         }
     }
-    close(timer);
-    return result;
 }
 
 int alarmd_eventfd_create(void) {

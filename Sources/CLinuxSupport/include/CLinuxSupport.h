@@ -12,11 +12,15 @@ enum alarmd_wait_result {
     ALARMD_WAIT_CANCELLED = 2,    ///< cancel_fd became readable.
 };
 
-/// Blocks the calling thread until the wall clock reaches the absolute instant sec.nsec
-/// (CLOCK_REALTIME), until the wall clock is set by anyone (timerfd with
-/// TFD_TIMER_CANCEL_ON_SET), or until cancel_fd is readable, whichever comes first.
-/// Returns an alarmd_wait_result, or -errno if the timer could not be created or armed.
-int alarmd_wait_realtime(int64_t sec, int64_t nsec, int cancel_fd);
+/// Creates a CLOCK_REALTIME timerfd armed for the absolute instant sec.nsec with
+/// TFD_TIMER_CANCEL_ON_SET, so that it also reports any later setting of the wall clock.
+/// Returns the descriptor, or -errno.
+int alarmd_realtime_timer_create(int64_t sec, int64_t nsec);
+
+/// Blocks the calling thread until the timer from alarmd_realtime_timer_create expires, the wall
+/// clock is set, or cancel_fd is readable, whichever comes first. Does not close either
+/// descriptor. Returns an alarmd_wait_result, or -errno.
+int alarmd_realtime_timer_wait(int timer_fd, int cancel_fd);
 
 /// Creates a non-blocking, close-on-exec eventfd used to cancel a wait. Returns -errno on failure.
 int alarmd_eventfd_create(void);
