@@ -1,0 +1,117 @@
+import AlarmKit
+import FoundationEssentials
+import Synchronization
+import Testing
+
+/// The API surface itself: shapes, Codable round trips, and what a manager checks before its
+/// backend sees anything.
+@Suite struct AlarmKitTests {
+    struct Recipe: AlarmMetadata {
+        var dish: String
+    }
+
+    static let presentation = AlarmPresentation(
+        alert: .init(title: "Eggs are ready!", stopButton: .stop, secondaryButton: .repeat, secondaryButtonBehavior: .countdown),
+        countdown: .init(title: "Eggs are cooking", pauseButton: .pause),
+        paused: .init(title: "Timer paused", resumeButton: .resume))
+
+    @Test func timerConfigurationCountsDownAndRepeatsWithTheSameDuration() {
+        let configuration = AlarmManager.AlarmConfiguration.timer(
+            duration: 300, attributes: AlarmAttributes<Recipe>(presentation: Self.presentation, metadata: .init(dish: "eggs"), tintColor: .blue))
+        #expect(configuration.schedule == nil)
+        #expect(configuration.countdownDuration == Alarm.CountdownDuration(preAlert: 300, postAlert: 300))
+        #expect(configuration.sound == .default)
+    }
+
+    @Test func alarmConfigurationHasAScheduleAndNoCountdown() {
+        let schedule = Alarm.Schedule.relative(.init(time: .init(hour: 6, minute: 0), repeats: .weekly([.monday, .friday])))
+        let configuration = AlarmManager.AlarmConfiguration.alarm(
+            schedule: schedule, attributes: AlarmAttributes<NoAlarmMetadata>(presentation: Self.presentation, tintColor: .red),
+            sound: .named("birds.wav"))
+        #expect(configuration.schedule == schedule)
+        #expect(configuration.countdownDuration == nil)
+        #expect(configuration.sound == .named("birds.wav"))
+    }
+
+    @Test func definitionKeepsTheMetadataAsJSON() throws {
+        let configuration = AlarmManager.AlarmConfiguration.timer(
+            duration: 60, attributes: AlarmAttributes(presentation: Self.presentation, metadata: Recipe(dish: "tea"), tintColor: .green))
+        let definition = try AlarmDefinition(configuration)
+        let metadata = try #require(definition.metadata)
+        #expect(try JSONDecoder().decode(Recipe.self, from: metadata) == Recipe(dish: "tea"))
+        #expect(definition.tintColor == .green)
+        #expect(definition.postAlertCountdown == 60)
+    }
+
+    @Test func everyPublicValueRoundTripsThroughJSON() throws {
+        let alarm = Alarm(
+            id: Alarm.ID(), schedule: .fixed(Date(timeIntervalSince1970: 1_800_000_000)),
+            countdownDuration: .init(preAlert: nil, postAlert: 540), state: .alerting)
+        #expect(try Self.roundTrip(alarm) == alarm)
+        let state = AlarmPresentationState(alarmID: alarm.id, mode: .countdown(.init(
+            totalCountdownDuration: 300, previouslyElapsedDuration: 20,
+            startDate: Date(timeIntervalSince1970: 1_800_000_000), fireDate: Date(timeIntervalSince1970: 1_800_000_280))))
+        #expect(try Self.roundTrip(state) == state)
+        #expect(try Self.roundTrip(Self.presentation) == Self.presentation)
+        #expect(try Self.roundTrip(AlarmOperationError.invalidTransition(alarm.id, action: .pause, from: .alerting))
+                == .invalidTransition(alarm.id, action: .pause, from: .alerting))
+    }
+
+    @Test func colorComponentsAreClampedAlsoWhenDecoded() throws {
+        #expect(Color(red: 2, green: -1, blue: .nan) == Color(red: 1, green: 0, blue: 0))
+        let decoded = try JSONDecoder().decode(Color.self, from: Data(#"{"red":7,"green":0.5,"blue":-3}"#.utf8))
+        #expect(decoded == Color(red: 1, green: 0.5, blue: 0))
+    }
+
+    @Test func errorsSayWhatWasRefused() {
+        let id = Alarm.ID()
+        #expect("\(AlarmOperationError.invalidTransition(id, action: .pause, from: .alerting))"
+                == "cannot pause alarm \(id) while it is alerting")
+        #expect("\(AlarmManager.AlarmError.maximumLimitReached)" == "the device's limit on alarms is reached")
+    }
+
+    @Test func theManagerRefusesAnInvalidConfigurationBeforeTheBackendSeesIt() async throws {
+        let backend = RecordingBackend()
+        let manager = AlarmManager(backend: backend)
+        let noSchedule = AlarmManager.AlarmConfiguration<NoAlarmMetadata>(
+            attributes: AlarmAttributes(presentation: Self.presentation, tintColor: .white))
+        await #expect(throws: AlarmOperationError.self) {
+            try await manager.schedule(id: Alarm.ID(), configuration: noSchedule)
+        }
+        #expect(backend.calls.isEmpty)
+
+        let id = Alarm.ID()
+        try await manager.schedule(id: id, configuration: .timer(
+            duration: 90, attributes: AlarmAttributes<NoAlarmMetadata>(presentation: Self.presentation, tintColor: .white)))
+        try await manager.pause(id: id)
+        try await manager.resume(id: id)
+        try await manager.countdown(id: id)
+        try await manager.stop(id: id)
+        try await manager.cancel(id: id)
+        #expect(backend.calls == ["schedule \(id)", "pause \(id)", "resume \(id)", "countdown \(id)", "stop \(id)", "cancel \(id)"])
+    }
+
+    static func roundTrip<Value: Codable>(_ value: Value) throws -> Value {
+        try JSONDecoder().decode(Value.self, from: JSONEncoder().encode(value))
+    }
+}
+
+/// Records what reaches it.
+final class RecordingBackend: AlarmBackend {
+    private let log = Mutex<[String]>([])
+
+    var calls: [String] { log.withLock { $0 } }
+
+    func authorizationState() async -> AlarmManager.AuthorizationState { .authorized }
+    func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState> { AsyncStream { $0.finish() } }
+    func requestAuthorization() async throws -> AlarmManager.AuthorizationState { .authorized }
+    func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm {
+        log.withLock { $0.append("schedule \(id)") }
+        return Alarm(id: id, schedule: definition.schedule, countdownDuration: definition.countdownDuration, state: .countdown)
+    }
+    func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
+        log.withLock { $0.append("\(action.rawValue) \(id)") }
+    }
+    func alarms() async throws -> [Alarm] { [] }
+    func alarmUpdates() -> AsyncStream<[Alarm]> { AsyncStream { $0.finish() } }
+}
