@@ -1,8 +1,9 @@
 // `alarm-benchmarks`: the figures in BENCHMARKS.md.
 //
-//   swift build -c release --product alarm-benchmarks --product alarmctl
-//   .build/release/alarm-benchmarks            # full run, a few minutes
-//   .build/release/alarm-benchmarks --quick    # smoke run, seconds
+//   swift build -c release --product alarm-benchmarks --scratch-path .build-bench
+//   swift build -c release --product alarmctl --scratch-path .build-bench
+//   .build-bench/release/alarm-benchmarks            # full run, about 4 minutes
+//   .build-bench/release/alarm-benchmarks --quick    # smoke run, about 30 seconds
 //
 // Options:
 //   --quick           few samples everywhere (a smoke test, not figures to quote)

@@ -41,10 +41,7 @@ extension AlarmRuntime {
     /// Applies what became due since the last wake before a client's change, so the change acts
     /// on the alarm as it is now (a timer that just ended can no longer be paused).
     private func catchUp() {
-        let outcome = scheduler.evaluate(now: clock.now)
-        guard outcome.hasChanges else { return }
-        saveTimeDrivenChanges()
-        publish(outcome)
+        commitTimeDriven(scheduler.evaluate(now: clock.now))
     }
 
     // MARK: - For the appliance
@@ -73,10 +70,7 @@ extension AlarmRuntime {
 
     /// Forgets the missed alarms once a person has seen them.
     public func acknowledgeMissedAlarms() {
-        let outcome = scheduler.acknowledgeMissedAlarms()
-        guard outcome.hasChanges else { return }
-        saveTimeDrivenChanges()
-        publish(outcome)
+        commitTimeDriven(scheduler.acknowledgeMissedAlarms())
     }
 
     // MARK: - Authorization
@@ -117,7 +111,7 @@ extension AlarmRuntime {
         let previous = authorizations[client]
         authorizations[client] = state
         do {
-            try store.save(storedState)
+            try saveState()
         } catch {
             authorizations[client] = previous
             throw AlarmOperationError.storageFailure("\(error)")

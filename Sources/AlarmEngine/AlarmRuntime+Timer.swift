@@ -65,10 +65,7 @@ extension AlarmRuntime {
         } else {
             outcome.merge(scheduler.evaluate(now: now))
         }
-        if outcome.hasChanges || hasUnsavedChanges {
-            saveTimeDrivenChanges()
-        }
-        publish(outcome)
+        commitTimeDriven(outcome)
     }
 
     /// Follows the device's time zone.
@@ -90,11 +87,7 @@ extension AlarmRuntime {
         logger.notice("Time zone changed; re-evaluating relative alarms", metadata: [
             "timezone.from": "\(scheduler.timeZone.identifier)", "timezone.to": "\(zone.identifier)",
         ])
-        let outcome = scheduler.timeZoneChanged(to: zone, now: clock.now)
-        if outcome.hasChanges || hasUnsavedChanges {
-            saveTimeDrivenChanges()
-        }
-        publish(outcome)
+        commitTimeDriven(scheduler.timeZoneChanged(to: zone, now: clock.now))
     }
 
     /// One line per event a person would notice; decisions at debug level.

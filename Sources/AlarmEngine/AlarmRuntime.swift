@@ -54,6 +54,8 @@ public actor AlarmRuntime {
     var sleepTask: Task<WallClockWake, any Error>?
     /// A time-driven change could not be saved; the next wake retries.
     var hasUnsavedChanges = false
+    /// The alarms' encoded records, so a save re-encodes only what changed.
+    var encodedAlarms = EncodedAlarmCache()
 
     /// Loads the store and resumes every alarm in wall time: countdowns count as if the process
     /// had never stopped, paused ones stay paused, alerts resume within auto-silence, and missed
@@ -100,20 +102,19 @@ public actor AlarmRuntime {
         }
         let outcome = scheduler.evaluate(now: now)
         Self.log(outcome.events, to: logger)
-        self.scheduler = scheduler
-        self.authorizations = authorizations
-        self.clockOffset = Self.offset(now: now, monotonic: clock.monotonicNow)
+        var cache = EncodedAlarmCache()
         if outcome.hasChanges || !loaded.problems.isEmpty {
             do {
-                try store.save(StoredState(
-                    scheduler: scheduler.snapshot,
-                    authorizations: authorizations.map { AuthorizationRecord(client: $0.key, state: $0.value) },
-                    savedAt: now))
+                try Self.write(&scheduler, &cache, authorizations: authorizations, savedAt: now, to: store)
             } catch {
                 hasUnsavedChanges = true
                 logger.error("Alarm store could not be saved; retrying at the next change", metadata: ["store.error": "\(error)"])
             }
         }
+        self.scheduler = scheduler
+        self.encodedAlarms = cache
+        self.authorizations = authorizations
+        self.clockOffset = Self.offset(now: now, monotonic: clock.monotonicNow)
         for owner in Set(scheduler.records.values.map(\.owner)) {
             alarmLists.publish(scheduler.alarms(of: owner), for: owner)
         }
@@ -149,24 +150,43 @@ public actor AlarmRuntime {
 
     // MARK: - Saving and publishing
 
-    /// The state as it goes to disk.
-    var storedState: StoredState {
-        StoredState(
-            scheduler: scheduler.snapshot,
+    /// Writes the whole state durably, re-encoding only the alarms that changed since the last save.
+    func saveState() throws {
+        try Self.write(&scheduler, &encodedAlarms, authorizations: authorizations, savedAt: clock.now, to: store)
+    }
+
+    static func write(
+        _ scheduler: inout AlarmScheduler, _ cache: inout EncodedAlarmCache,
+        authorizations: [ClientID: AlarmManager.AuthorizationState], savedAt: Date, to store: AlarmStore
+    ) throws {
+        try cache.update(scheduler.changedIDs, from: scheduler)
+        scheduler.clearChangedIDs()
+        let body = try cache.body(
+            missedAlarms: scheduler.missedAlarms,
             authorizations: authorizations.map { AuthorizationRecord(client: $0.key, state: $0.value) }
                 .sorted { $0.client < $1.client },
-            savedAt: clock.now)
+            savedAt: savedAt)
+        try store.save(body: body)
     }
 
     func log(_ events: [SchedulerEvent]) {
         Self.log(events, to: logger)
     }
 
+    /// Saves (if anything changed, or an earlier save failed) and publishes a change that
+    /// happened with time, not at a client's request: an alert, a miss, a zone change.
+    func commitTimeDriven(_ outcome: SchedulerOutcome) {
+        if outcome.hasChanges || hasUnsavedChanges {
+            saveTimeDrivenChanges()
+        }
+        publish(outcome)
+    }
+
     /// Saves after a change that happened with time (an alert, a miss): it has happened whether or
     /// not it can be saved, so a failure is logged and retried on the next wake.
     func saveTimeDrivenChanges() {
         do {
-            try store.save(storedState)
+            try saveState()
             hasUnsavedChanges = false
         } catch {
             hasUnsavedChanges = true
@@ -177,7 +197,7 @@ public actor AlarmRuntime {
     /// Makes a client's change durable, or undoes it and refuses it.
     func commitClientChange(_ outcome: SchedulerOutcome, undo checkpoint: AlarmScheduler.Checkpoint) throws {
         do {
-            try store.save(storedState)
+            try saveState()
             hasUnsavedChanges = false
         } catch {
             scheduler.rollBack(to: checkpoint)

@@ -29,6 +29,9 @@ public struct AlarmScheduler: Sendable {
     private var alertingIDs: Set<Alarm.ID> = []
     var deadlines = DeadlineIndex()
     private var highestSequenceNumber: UInt64 = 0
+    /// Alarms stored or removed since the last ``clearChangedIDs()``: the runtime re-encodes only
+    /// these for the store.
+    public private(set) var changedIDs: Set<Alarm.ID> = []
 
     /// Restores the scheduler from a snapshot, without evaluating anything: call
     /// ``evaluate(now:)`` next, which resumes every alarm in wall time.
@@ -109,6 +112,11 @@ public struct AlarmScheduler: Sendable {
 
     // MARK: - Storage and indexes
 
+    /// Forgets which alarms changed, once the runtime has encoded them.
+    public mutating func clearChangedIDs() {
+        changedIDs.removeAll(keepingCapacity: true)
+    }
+
     /// Inserts or replaces a record and updates every index. The only writer of `records`.
     mutating func store(_ record: AlarmRecord) {
         let id = record.id
@@ -116,6 +124,7 @@ public struct AlarmScheduler: Sendable {
             alarmsByOwner[previous.owner]?.remove(id)
         }
         records[id] = record
+        changedIDs.insert(id)
         highestSequenceNumber = max(highestSequenceNumber, record.sequenceNumber)
         alarmsByOwner[record.owner, default: []].insert(id)
         if case .alerting = record.phase {
@@ -129,6 +138,7 @@ public struct AlarmScheduler: Sendable {
     /// Deletes a record from every index.
     mutating func remove(_ id: Alarm.ID) {
         guard let record = records.removeValue(forKey: id) else { return }
+        changedIDs.insert(id)
         alarmsByOwner[record.owner]?.remove(id)
         if alarmsByOwner[record.owner]?.isEmpty == true { alarmsByOwner[record.owner] = nil }
         alertingIDs.remove(id)

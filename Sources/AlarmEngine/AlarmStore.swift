@@ -46,7 +46,8 @@ public struct AlarmStore: Sendable {
         var problems: [String] = []
         let primary = try readCopy(primaryPath, problems: &problems)
         if let primary {
-            if case .none = try readCopy(backupPath, problems: &problems) {
+            // The backup only needs to be intact, not decoded: that would double the start-up time.
+            if case .none = try readCopy(backupPath, decodingContent: false, problems: &problems) {
                 logger.debug("Store backup missing or bad; the next save rewrites it", metadata: ["store.path": "\(backupPath)"])
             }
             return Loaded(state: primary, problems: problems)
@@ -67,7 +68,15 @@ public struct AlarmStore: Sendable {
     /// was replaced but its directory could not be synced, the previous content is put back, so a
     /// refused change never reappears after a restart.
     public func save(_ state: StoredState) throws {
-        let bytes = try Self.encode(state)
+        try save(framed: Self.encode(state))
+    }
+
+    /// Writes an already encoded state (see `EncodedAlarmCache`); as ``save(_:)``.
+    func save(body: [UInt8]) throws {
+        try save(framed: Self.frame(body))
+    }
+
+    private func save(framed bytes: [UInt8]) throws {
         let previous = try? DurableFile.read(primaryPath)
         do throws(StoreError) {
             try DurableFile.replace(primaryPath, with: bytes, directory: directory)
@@ -96,9 +105,13 @@ public struct AlarmStore: Sendable {
 
     /// The bytes of a store file holding `state`.
     public static func encode(_ state: StoredState) throws -> [UInt8] {
-        let json = try JSONEncoder().encode(state)
-        let header = "\(magic) \(formatVersion) \(String(CRC32.checksum(json), radix: 16)) \(json.count)\n"
-        return Array(header.utf8) + Array(json)
+        frame(Array(try JSONEncoder().encode(state)))
+    }
+
+    /// The header line and the body.
+    static func frame(_ body: [UInt8]) -> [UInt8] {
+        let header = "\(magic) \(formatVersion) \(String(CRC32.checksum(body), radix: 16)) \(body.count)\n"
+        return Array(header.utf8) + body
     }
 
     /// Why a store file's bytes are not a valid state.
@@ -129,6 +142,16 @@ public struct AlarmStore: Sendable {
 
     /// Parses a store file's bytes.
     public static func decode(_ bytes: [UInt8]) throws(DecodingProblem) -> StoredState {
+        let body = try verify(bytes)
+        do {
+            return try JSONDecoder().decode(StoredState.self, from: Data(body))
+        } catch {
+            throw .malformedContent("\(error)")
+        }
+    }
+
+    /// Checks a store file's header, length and checksum; returns its body.
+    static func verify(_ bytes: [UInt8]) throws(DecodingProblem) -> ArraySlice<UInt8> {
         guard let newline = bytes.prefix(128).firstIndex(of: UInt8(ascii: "\n")) else { throw .notAStoreFile }
         let fields = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ")
         guard fields.count == 4, fields[0] == magic, let version = Int(fields[1]) else { throw .notAStoreFile }
@@ -139,15 +162,14 @@ public struct AlarmStore: Sendable {
         let body = bytes[(newline + 1)...]
         guard body.count == length else { throw .truncated(expected: length, found: body.count) }
         guard CRC32.checksum(body) == checksum else { throw .checksumMismatch }
-        do {
-            return try JSONDecoder().decode(StoredState.self, from: Data(body))
-        } catch {
-            throw .malformedContent("\(error)")
-        }
+        return body
     }
 
-    /// Reads one copy; a bad one is moved aside and reported, and `nil` returned.
-    private func readCopy(_ path: String, problems: inout [String]) throws(StoreError) -> StoredState? {
+    /// Reads one copy; a bad one is moved aside and reported, and `nil` returned. Without
+    /// `decodingContent`, an intact copy is reported as the empty state.
+    private func readCopy(
+        _ path: String, decodingContent: Bool = true, problems: inout [String]
+    ) throws(StoreError) -> StoredState? {
         let bytes: [UInt8]?
         var tag = "unreadable"
         var reason: String
@@ -155,6 +177,10 @@ public struct AlarmStore: Sendable {
             bytes = try DurableFile.read(path)
             guard let bytes else { return nil }
             do {
+                guard decodingContent else {
+                    _ = try Self.verify(bytes)
+                    return StoredState(savedAt: Date(timeIntervalSince1970: 0))
+                }
                 return try Self.decode(bytes)
             } catch {
                 reason = error.description

@@ -11,6 +11,16 @@ enum CRC32 {
     }
 
     static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
+        // Contiguous storage (arrays, slices, Data) is read through a buffer pointer: several
+        // times faster than iterating, which matters for a store file of a megabyte.
+        let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
+            table.withUnsafeBufferPointer { checksum(buffer, table: $0) }
+        }
+        if let contiguous { return contiguous }
+        return table.withUnsafeBufferPointer { checksum(Array(bytes), table: $0) }
+    }
+
+    private static func checksum<Bytes: Collection<UInt8>>(_ bytes: Bytes, table: UnsafeBufferPointer<UInt32>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 
 /// The device's zone as libc picks it (``TimeZoneDatabase/systemZone(environment:localtimePath:)``),
@@ -10,7 +11,7 @@ public struct SystemTimeZoneProvider: TimeZoneProvider {
 
     public init(
         database: TimeZoneDatabase = TimeZoneDatabase(),
-        environment: [String: String] = SystemTimeZoneProvider.processEnvironment(),
+        environment: [String: String] = ProcessInfo.processInfo.environment,
         localtimePath: String = "/etc/localtime"
     ) {
         self.database = database
@@ -59,19 +60,5 @@ public struct SystemTimeZoneProvider: TimeZoneProvider {
 
     static func baseName(of path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
-    }
-
-    /// The process environment, read once.
-    public static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let pair = String(cString: pointer)
-            if let equals = pair.firstIndex(of: "=") {
-                result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return result
     }
 }
