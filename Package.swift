@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "alarm-store-crash-child",
             dependencies: [
-                "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator",
+                "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/StoreCrashChild"

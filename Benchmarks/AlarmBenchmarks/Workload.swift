@@ -1,22 +1,8 @@
 import AlarmEngine
 import AlarmKit
+import AlarmTestKit
 import AlarmTime
 import FoundationEssentials
-
-/// A small, fast, seedable generator, so every run builds the same mix of alarms.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The alarms the benchmarks are made of: what a household's clients would set.
 struct Workload {
@@ -47,11 +33,11 @@ struct Workload {
         + "20% one-time relative (random time), 20% fixed dates 1 hour to 1 year ahead, 15% timers of 1 minute to 2 hours; "
         + "all with snooze buttons, 20% with 20 bytes of client metadata; 4 clients"
 
-    var rng: SplitMix64
+    var rng: SeededRandomNumberGenerator
     private var serial = 0
 
     init(seed: UInt64) {
-        rng = SplitMix64(seed: seed)
+        rng = SeededRandomNumberGenerator(seed: seed)
     }
 
     mutating func owner() -> ClientID {

@@ -1,3 +1,4 @@
+import AlarmTestKit
 import AlarmTime
 import FoundationEssentials
 import Glibc
@@ -201,7 +202,7 @@ struct TZifBuilder {
             Issue.record("cannot read \(zone)")
             return
         }
-        var generator = SplitMix64(state: 0x5EED_0000 &+ UInt64(original.count))
+        var generator = SeededRandomNumberGenerator(seed: 0x5EED_0000 &+ UInt64(original.count))
         var parsed = 0
         for round in 0..<1_500 {
             var bytes = original

@@ -14,24 +14,12 @@
 
 import AlarmEngine
 import AlarmKit
+import AlarmTestKit
 import AlarmSimulator
 import AlarmTime
 import FoundationEssentials
 import Glibc
 import Logging
-
-/// SplitMix64: the same seed gives the same run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
 
 enum Kind: String, CaseIterable {
     case weekly, once, fixed, timer
@@ -64,11 +52,11 @@ struct CrashChild {
     static let client = ClientID(rawValue: 1000)
 
     let runtime: AlarmRuntime
-    var random: SeededGenerator
+    var random: SeededRandomNumberGenerator
     var states: [Alarm.ID: Alarm.State] = [:]
 
     init(storeDirectory: String, seed: UInt64) async {
-        random = SeededGenerator(state: seed)
+        random = SeededRandomNumberGenerator(seed: seed)
         let zone: TimeZoneRules
         do {
             zone = try TimeZoneDatabase().rules(named: "Europe/Berlin")
