@@ -15,6 +15,9 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     /// Increases with every alarm scheduled on the device: orders lists by creation, also for
     /// alarms scheduled in the same instant.
     public var sequenceNumber: UInt64
+    /// The latest local day of a relative alarm that rang or was missed: no later occurrence may
+    /// be on or before it, whatever the clock, the zone or its trust do meanwhile.
+    public var lastOccurrenceDay: CivilDate?
 
     public init(
         id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, phase: AlarmPhase, createdAt: Date,

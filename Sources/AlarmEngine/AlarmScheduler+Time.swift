@@ -76,7 +76,8 @@ extension AlarmScheduler {
         var outcome = SchedulerOutcome()
         if trusted {
             for var record in records.values {
-                guard case .scheduled(nil) = record.phase, let next = firstOccurrence(of: record.definition, now: now)
+                guard case .scheduled(nil) = record.phase,
+                      let next = firstOccurrence(of: record.definition, now: now, after: record.lastOccurrenceDay)
                 else { continue }
                 record.phase = .scheduled(next)
                 store(record)
@@ -99,8 +100,9 @@ extension AlarmScheduler {
 
     // MARK: - The state machine in time
 
-    /// The first occurrence of a new alarm; `nil` for a relative alarm while the clock is untrusted.
-    func firstOccurrence(of definition: AlarmDefinition, now: Date) -> Occurrence? {
+    /// The first occurrence of an alarm due after `now` and, for a relative one, on a day after
+    /// `lastDay`; `nil` for a relative alarm while the clock is untrusted.
+    func firstOccurrence(of definition: AlarmDefinition, now: Date, after lastDay: CivilDate? = nil) -> Occurrence? {
         switch definition.schedule {
         case .fixed(let date):
             return .fixed(date)
@@ -108,7 +110,7 @@ extension AlarmScheduler {
             guard isClockTrusted else { return nil }
             let next = nextOccurrence(
                 of: Self.civilTime(of: definition), weekdays: Self.weekdays(of: relative),
-                after: now, onOrAfter: nil, in: timeZone)
+                after: now, onOrAfter: lastDay?.adding(days: 1), in: timeZone)
             return .day(next.day)
         case nil:
             return nil
@@ -198,6 +200,9 @@ extension AlarmScheduler {
         _ record: inout AlarmRecord, after occurrence: Occurrence?, now: Date,
         into outcome: inout SchedulerOutcome
     ) -> Bool {
+        if case .day(let day) = occurrence {
+            record.lastOccurrenceDay = max(record.lastOccurrenceDay ?? day, day)
+        }
         guard case .relative(let relative) = record.definition.schedule, let weekdays = Self.weekdays(of: relative) else {
             remove(record.id)
             outcome.events.append(.removed(record.id, owner: record.owner))
@@ -209,10 +214,9 @@ extension AlarmScheduler {
             outcome.events.append(.rescheduled(record.id, nextDueDate: nil))
             return true
         }
-        var firstDay: CivilDate?
-        if case .day(let day) = occurrence { firstDay = day.adding(days: 1) }
         let next = nextOccurrence(
-            of: Self.civilTime(of: record.definition), weekdays: weekdays, after: now, onOrAfter: firstDay, in: timeZone)
+            of: Self.civilTime(of: record.definition), weekdays: weekdays, after: now,
+            onOrAfter: record.lastOccurrenceDay?.adding(days: 1), in: timeZone)
         record.phase = .scheduled(.day(next.day))
         outcome.events.append(.rescheduled(record.id, nextDueDate: next.instant))
         return true

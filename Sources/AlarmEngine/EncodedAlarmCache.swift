@@ -8,14 +8,14 @@ import FoundationEssentials
 /// with 1,000 alarms); with the cache a save costs one record's encoding plus copying bytes.
 /// The assembled body decodes to exactly the ``StoredState`` it stands for.
 struct EncodedAlarmCache: Sendable {
-    private var fragments: [Alarm.ID: [UInt8]] = [:]
+    private var fragments: [Alarm.ID: (sequenceNumber: UInt64, json: [UInt8])] = [:]
 
     /// Re-encodes the alarms in `changed` as they are in `scheduler` (dropping removed ones).
     mutating func update(_ changed: Set<Alarm.ID>, from scheduler: AlarmScheduler) throws {
         let encoder = JSONEncoder()
         for id in changed {
             if let record = scheduler.record(for: id) {
-                fragments[id] = Array(try encoder.encode(record))
+                fragments[id] = (record.sequenceNumber, Array(try encoder.encode(record)))
             } else {
                 fragments[id] = nil
             }
@@ -28,15 +28,16 @@ struct EncodedAlarmCache: Sendable {
     ) throws -> [UInt8] {
         let encoder = JSONEncoder()
         var body: [UInt8] = []
-        body.reserveCapacity(fragments.values.reduce(256) { $0 + $1.count + 1 })
+        body.reserveCapacity(fragments.values.reduce(256) { $0 + $1.json.count + 1 })
         body += Array(#"{"savedAt":"#.utf8) + Array(try encoder.encode(savedAt))
         body += Array(#","authorizations":"#.utf8) + Array(try encoder.encode(authorizations))
         body += Array(#","scheduler":{"missedAlarms":"#.utf8) + Array(try encoder.encode(missedAlarms))
         body += Array(#","alarms":["#.utf8)
+        // In creation order, as the scheduler's snapshot is, so the file is the same for the same state.
         var first = true
-        for fragment in fragments.values {
+        for fragment in fragments.values.sorted(by: { $0.sequenceNumber < $1.sequenceNumber }) {
             if !first { body.append(UInt8(ascii: ",")) }
-            body += fragment
+            body += fragment.json
             first = false
         }
         body += Array("]}}".utf8)

@@ -35,6 +35,7 @@ import Testing
         let restored = AlarmScheduler(
             policy: .default, timeZone: Fixture.berlin, clockTrusted: true, snapshot: decoded.scheduler)
         #expect(restored.snapshot == scheduler.snapshot)
+        #expect(decoded.scheduler.alarms == scheduler.snapshot.alarms, "the file lists alarms in creation order")
         #expect(decoded.authorizations == authorizations)
         #expect(decoded.savedAt == now)
     }

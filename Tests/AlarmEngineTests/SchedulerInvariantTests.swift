@@ -17,12 +17,25 @@ import Testing
     static let zones = ["Europe/Berlin", "America/New_York", "Pacific/Auckland", "Australia/Lord_Howe",
                         "Pacific/Chatham", "America/St_Johns", "Europe/Dublin", "UTC"].map(Fixture.zone)
 
+    /// Sequences per batch: 100 (2,000 in all) by default; ALARMD_INVARIANT_SEQUENCES widens a
+    /// run to explore more seeds (each seed replays exactly, see ``replayOneSequence()``).
+    static let sequencesPerBatch = (ProcessInfo.processInfo.environment["ALARMD_INVARIANT_SEQUENCES"].flatMap(Int.init) ?? 2_000) / 20
+
     @Test(arguments: 0..<20)
     func randomSequencesKeepEveryInvariant(batch: Int) throws {
-        for sequence in 0..<100 {
-            var run = InvariantRun(seed: UInt64(batch * 100 + sequence))
+        for sequence in 0..<Self.sequencesPerBatch {
+            var run = InvariantRun(seed: UInt64(batch * Self.sequencesPerBatch + sequence))
             try run.play(steps: 60)
         }
+    }
+
+    /// Replays one sequence by its seed (from a failure message) with a report of every step.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["ALARMD_REPLAY_SEED"] != nil))
+    func replayOneSequence() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["ALARMD_REPLAY_SEED"]!)!
+        var run = InvariantRun(seed: seed)
+        run.verbose = true
+        try run.play(steps: 60)
     }
 }
 
@@ -34,8 +47,11 @@ struct InvariantRun {
     var expectedIDs: Set<Alarm.ID> = []
     var rungOccurrences: Set<String> = []
     let owners = [Fixture.owner, Fixture.stranger]
+    let seed: UInt64
+    var verbose = false
 
     init(seed: UInt64) {
+        self.seed = seed
         random = SeededRandomNumberGenerator(seed: seed)
         now = Fixture.at("2026-01-01T00:00:00Z").addingTimeInterval(Double(random.next() % (400 * 86_400)))
         let policy = EnginePolicy(
@@ -50,6 +66,7 @@ struct InvariantRun {
         for step in 0..<steps {
             let before = scheduler
             let outcome = try randomStep()
+            if verbose { print("step \(step) now \(now) events \(outcome.events)") }
             check(outcome, before: before, step: step)
             if step % 15 == 14 { try checkRoundTrip() }
         }
@@ -61,14 +78,16 @@ struct InvariantRun {
             let definition = randomDefinition()
             do {
                 let (alarm, outcome) = try scheduler.schedule(
-                    id: Alarm.ID(), owner: owners[Int(random.next() % 2)], definition: definition, now: now)
+                    id: randomID(), owner: owners[Int(random.next() % 2)], definition: definition, now: now)
                 expectedIDs.insert(alarm.id)
                 return outcome
             } catch {
                 return SchedulerOutcome()
             }
         case 25..<50:
-            guard let record = scheduler.records.values.randomElement(using: &random) else { return SchedulerOutcome() }
+            // Sorted, so that a run depends on its seed alone, not on dictionary order.
+            let records = scheduler.records.values.sorted { $0.sequenceNumber < $1.sequenceNumber }
+            guard let record = records.randomElement(using: &random) else { return SchedulerOutcome() }
             let action = AlarmAction.allCases.randomElement(using: &random)!
             let owner = random.next() % 10 == 0 ? ClientID(rawValue: 4242) : record.owner
             let before = scheduler
@@ -101,6 +120,14 @@ struct InvariantRun {
         }
     }
 
+    private mutating func randomID() -> Alarm.ID {
+        let high = random.next(), low = random.next()
+        return withUnsafeBytes(of: (high, low)) { bytes in
+            UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                        bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        }
+    }
+
     private mutating func randomDefinition() -> AlarmDefinition {
         let pre: TimeInterval? = random.next() % 3 == 0 ? Double(1 + random.next() % 7200) : nil
         let post: TimeInterval? = random.next() % 2 == 0 ? Double(1 + random.next() % 1200) : nil
@@ -130,7 +157,7 @@ struct InvariantRun {
                 if case .alerting? = before.records[id]?.phase { wasSnoozed = true }  // settled within the step
                 guard !wasSnoozed, case .alerting(let alerting) = record.phase else { continue }
                 let key = "\(id) \(alerting.occurrence.map { "\($0)" } ?? "timer")"
-                #expect(!rungOccurrences.contains(key), "occurrence rang twice: \(key) at step \(step)")
+                #expect(!rungOccurrences.contains(key), "occurrence rang twice: \(key) at step \(step) of seed \(seed)")
                 rungOccurrences.insert(key)
             default:
                 continue
