@@ -53,8 +53,8 @@ import Testing
             let begins = line.hasPrefix("BEGIN ")
             if acks == plan.acks && begins == plan.afterBegin { break reading }
         }
-        if plan.delayMicroseconds > 0 {
-            usleep(plan.delayMicroseconds)
+        if plan.writesIntoTheChange > 0 {
+            child.waitForWriteCalls(plan.writesIntoTheChange)
         }
         child.kill(SIGKILL)
         lines += try child.readRemainingLines()
@@ -108,21 +108,22 @@ private struct KillPlan: CustomStringConvertible {
     var acks: Int
     /// Kill once the next change has begun rather than right after an acknowledgement.
     var afterBegin: Bool
-    /// How long to let that change run first. A save takes a few milliseconds of fsyncs; without
-    /// this pause nearly every kill lands before the save starts. Timing only spreads the kill
-    /// points: no assertion depends on it.
-    var delayMicroseconds: UInt32
+    /// How many more write(2) calls of the child to wait for (its progress through the change:
+    /// the primary's temporary file, the backup's, the ACK line) before the kill. Without this
+    /// nearly every kill lands before the save starts. It only spreads the kill points, by the
+    /// child's own progress rather than by time: no assertion depends on where a kill lands.
+    var writesIntoTheChange: Int
 
     init(using random: inout SeededRandomNumberGenerator) {
         immediately = Int.random(in: 0..<100, using: &random) < 8
         acks = Int.random(in: 0...8, using: &random)
         afterBegin = Int.random(in: 0..<100, using: &random) < 70
-        delayMicroseconds = afterBegin ? UInt32.random(in: 0...15_000, using: &random) : 0
+        writesIntoTheChange = afterBegin ? Int.random(in: 0...3, using: &random) : 0
     }
 
     var description: String {
         if immediately { return "killed at start" }
-        return "killed after \(acks) ACKs" + (afterBegin ? " and a BEGIN + \(delayMicroseconds) µs" : "")
+        return "killed after \(acks) ACKs" + (afterBegin ? " and a BEGIN + \(writesIntoTheChange) writes" : "")
     }
 }
 

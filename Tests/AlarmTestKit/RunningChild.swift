@@ -106,6 +106,27 @@ public final class RunningChild {
     }
 
     /// Sends `signal` to the child; harmless once it has ended.
+    /// Waits until the child has made `count` more write(2) calls than when this was called, or
+    /// has exited; reads `syscw` in /proc/PID/io, spinning without sleeping.
+    public func waitForWriteCalls(_ count: Int) {
+        guard let start = writeCalls() else { return }
+        while let current = writeCalls(), current < start + count {}
+    }
+
+    /// The child's write(2) calls so far, or `nil` once it is gone.
+    private func writeCalls() -> Int? {
+        guard let file = fopen("/proc/\(pid)/io", "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 128)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("syscw:") {
+                return Int(text.dropFirst(6).filter { !$0.isWhitespace })
+            }
+        }
+        return nil
+    }
+
     public func kill(_ signal: Int32) {
         guard termination == nil else { return }
         Glibc.kill(pid, signal)
