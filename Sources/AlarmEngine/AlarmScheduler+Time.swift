@@ -28,6 +28,7 @@ extension AlarmScheduler {
     /// re-evaluated where they now fall: one the clock jumped over rings if it is within the
     /// grace period and is recorded as missed otherwise; none rings twice.
     public mutating func clockChanged(jump: TimeInterval?, now: Date) -> SchedulerOutcome {
+        var outcome = SchedulerOutcome()
         for var record in records.values {
             switch record.phase {
             case .countdown(var countdown) where countdown.kind != .preAlert:
@@ -44,10 +45,13 @@ extension AlarmScheduler {
             default:
                 continue
             }
+            // The shifted dates must reach the store, or a restart would bring back the old ones.
             store(record)
+            outcome.changedOwners.insert(record.owner)
         }
         reindexAll()
-        return evaluate(now: now)
+        outcome.merge(evaluate(now: now))
+        return outcome
     }
 
     /// The device's zone (or its rules) changed. Relative alarms follow the new zone: an
@@ -62,6 +66,7 @@ extension AlarmScheduler {
             else { continue }
             record.phase = .scheduled(countdown.occurrence)
             store(record)
+            outcome.changedOwners.insert(record.owner)
         }
         reindexAll()
         outcome.merge(evaluate(now: now))

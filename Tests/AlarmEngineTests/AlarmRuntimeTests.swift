@@ -118,6 +118,12 @@ import Testing
             // NTP steps the clock an hour ahead; the monotonic clock does not move.
             rig.clock.setWallClock(to: sixFiftyNine.addingTimeInterval(3600))
             await rig.clock.waitForSleeper(until: sixFiftyNine.addingTimeInterval(4200))
+            // The shifted countdown is durable: a restart now keeps it.
+            guard case .countdown(let countdown)? = try await rig.restarted().presentationState(for: id)?.mode else {
+                Issue.record("the timer must still count down after a restart")
+                return
+            }
+            #expect(countdown.fireDate == sixFiftyNine.addingTimeInterval(4200))
             rig.clock.advance(by: 600)
             #expect(await events.next() == .alertStarted(id, lateBy: 0))
         }

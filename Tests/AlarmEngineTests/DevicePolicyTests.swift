@@ -135,6 +135,7 @@ import Testing
         let jumped = sunday.addingTimeInterval(100 + 7200)
         let outcome = scheduler.clockChanged(jump: 7200, now: jumped)
         #expect(outcome.alertStarts.isEmpty)
+        #expect(outcome.changedOwners == [Fixture.owner], "the shifted countdowns must be saved")
         #expect(scheduler.record(for: timer).flatMap { if case .countdown(let c) = $0.phase { c.fireDate } else { nil } }
                 == sunday.addingTimeInterval(600 + 7200))
         #expect(scheduler.record(for: alarm).flatMap { if case .countdown(let c) = $0.phase { c.fireDate } else { nil } }
