@@ -71,8 +71,10 @@ let package = Package(
             dependencies: [
                 "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "AlarmSimulatorTests", dependencies: ["AlarmSimulator", "AlarmTime"]),
         .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]
