@@ -18,6 +18,10 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     /// The latest local day of a relative alarm that rang or was missed: no later occurrence may
     /// be on or before it, whatever the clock, the zone or its trust do meanwhile.
     public var lastOccurrenceDay: CivilDate?
+    /// Whether the dates of the current phase (a countdown's start, an alert's start) were written
+    /// while the wall clock was untrusted. Only such dates move with the clock when it is set from
+    /// an untrusted time: dates written under a trusted clock, before a power cut, are real.
+    public var datesFromUntrustedClock = false
 
     public init(
         id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, phase: AlarmPhase, createdAt: Date,
@@ -64,6 +68,14 @@ public enum AlarmPhase: Codable, Hashable, Sendable {
         case .countdown(let countdown): countdown.occurrence
         case .paused(let paused): paused.occurrence
         case .alerting(let alerting): alerting.occurrence
+        }
+    }
+
+    /// Whether the phase holds instants measured on the wall clock (a start or a since).
+    var hasWallClockDates: Bool {
+        switch self {
+        case .countdown, .alerting: true
+        case .scheduled, .paused: false
         }
     }
 

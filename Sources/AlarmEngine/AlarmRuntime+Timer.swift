@@ -53,16 +53,18 @@ extension AlarmRuntime {
         let jump = offset - clockOffset
         clockOffset = offset
         var outcome = SchedulerOutcome()
+        // A set clock is reported by the timer; a jump between two sleeps shows in the offset.
+        // The jump comes first: which dates move with it depends on the trust from before it.
+        let jumped = wake == .clockChanged || abs(jump) > 1
+        if jumped {
+            logger.notice("Wall clock set; re-evaluating every alarm", metadata: ["clock.jump": "\(jump)"])
+            outcome.merge(scheduler.clockChanged(jump: jump, now: now))
+        }
         let trusted = clockTrust.isTrusted(now: now)
         if trusted != scheduler.isClockTrusted {
             logger.notice(trusted ? "Wall clock now trusted" : "Wall clock no longer trusted", metadata: ["clock.now": "\(now)"])
             outcome.merge(scheduler.setClockTrusted(trusted, now: now))
-        }
-        // A set clock is reported by the timer; a jump between two sleeps shows in the offset.
-        if wake == .clockChanged || abs(jump) > 1 {
-            logger.notice("Wall clock set; re-evaluating every alarm", metadata: ["clock.jump": "\(jump)"])
-            outcome.merge(scheduler.clockChanged(jump: jump, now: now))
-        } else {
+        } else if !jumped {
             outcome.merge(scheduler.evaluate(now: now))
         }
         commitTimeDriven(outcome)

@@ -27,17 +27,22 @@ extension AlarmScheduler {
     /// its remaining auto-silence time; scheduled occurrences are wall-clock events and are
     /// re-evaluated where they now fall: one the clock jumped over rings if it is within the
     /// grace period and is recorded as missed otherwise; none rings twice.
+    ///
+    /// Call this before ``setClockTrusted(_:now:)`` when a set clock also becomes trusted: when
+    /// the clock was untrusted, only dates written under it move with the jump. A timer started
+    /// before a power cut, under a good clock, keeps its real end when NTP sets the clock at boot.
     public mutating func clockChanged(jump: TimeInterval?, now: Date) -> SchedulerOutcome {
         var outcome = SchedulerOutcome()
         for var record in records.values {
+            let shift = jump.flatMap { isClockTrusted || record.datesFromUntrustedClock ? $0 : nil }
             switch record.phase {
             case .countdown(var countdown) where countdown.kind != .preAlert:
-                guard let jump else { continue }
-                countdown.startDate = countdown.startDate.addingTimeInterval(jump)
+                guard let shift else { continue }
+                countdown.startDate = countdown.startDate.addingTimeInterval(shift)
                 record.phase = .countdown(countdown)
             case .alerting(var alerting):
-                guard let jump else { continue }
-                alerting.since = alerting.since.addingTimeInterval(jump)
+                guard let shift else { continue }
+                alerting.since = alerting.since.addingTimeInterval(shift)
                 record.phase = .alerting(alerting)
             case .countdown(let countdown):
                 // A pre-alert countdown ends at its occurrence's wall time: start it over from there.
@@ -80,6 +85,12 @@ extension AlarmScheduler {
         isClockTrusted = trusted
         var outcome = SchedulerOutcome()
         if trusted {
+            // Dates written under the untrusted clock were moved by the jump that made it good.
+            for var record in records.values where record.datesFromUntrustedClock {
+                record.datesFromUntrustedClock = false
+                store(record)
+                outcome.changedOwners.insert(record.owner)
+            }
             for var record in records.values {
                 guard case .scheduled(nil) = record.phase,
                       let next = firstOccurrence(of: record.definition, now: now, after: record.lastOccurrenceDay)

@@ -45,8 +45,11 @@ public struct AlarmScheduler: Sendable {
         self.timeZone = timeZone
         self.isClockTrusted = clockTrusted
         self.missedAlarms = snapshot.missedAlarms
-        for record in snapshot.alarms {
-            store(record)
+        for var record in snapshot.alarms {
+            // Under a trusted clock every stored date is read as real; under an untrusted one the
+            // stored flags say which dates came from an untrusted clock before the restart.
+            if clockTrusted { record.datesFromUntrustedClock = false }
+            store(record, writtenNow: false)
         }
     }
 
@@ -118,8 +121,13 @@ public struct AlarmScheduler: Sendable {
     }
 
     /// Inserts or replaces a record and updates every index. The only writer of `records`.
-    mutating func store(_ record: AlarmRecord) {
+    /// `writtenNow` is false only for records loaded from the store, whose dates are not new.
+    mutating func store(_ record: AlarmRecord, writtenNow: Bool = true) {
+        var record = record
         let id = record.id
+        if writtenNow, !isClockTrusted, record.phase.hasWallClockDates, records[id]?.phase != record.phase {
+            record.datesFromUntrustedClock = true
+        }
         if let previous = records[id], previous.owner != record.owner {
             alarmsByOwner[previous.owner]?.remove(id)
         }

@@ -7,7 +7,7 @@ import Testing
 
 /// The engine as clients and the device see it: an ``AlarmManager`` over a running runtime, on a
 /// manual clock. Every wait is on an event, never on time.
-@Suite struct AlarmRuntimeTests {
+@Suite(.timeLimit(.minutes(1))) struct AlarmRuntimeTests {
     let sixFiftyNine = Fixture.at("2026-11-23T06:59:00+01:00")
     let seven = Fixture.at("2026-11-23T07:00:00+01:00")
 
@@ -153,6 +153,26 @@ import Testing
             rig.clock.setWallClock(to: Fixture.at("2026-11-23T06:30:00+01:00"))
             await rig.clock.waitForSleeper(until: seven)
             #expect(await rig.runtime.isClockTrusted)
+        }
+    }
+
+    @Test func aTimerRunningAtAPowerCutRingsOnTimeAfterABootWithoutRealTimeClock() async throws {
+        let trust = ClockTrustPolicy.notBefore(ClockTrustPolicy.firmwareReleaseDate)
+        let rig = try EngineRig(now: sixFiftyNine, clockTrust: trust)
+        let id = Alarm.ID()
+        _ = try await rig.runtime.schedule(id: id, definition: Fixture.timer(600), client: Fixture.owner)
+
+        // Power returns two minutes later; the board's clock starts at 1970 until NTP sets it.
+        let bootClock = ManualWallClock(now: Fixture.at("1970-01-01T00:00:05Z"))
+        let booted = try EngineRig.makeRuntime(
+            directory: rig.directory.path, clock: bootClock, zones: rig.zones, policy: .default, clockTrust: trust,
+            authorizer: FixedAuthorization(.authorized))
+        try await rig.running(booted) {
+            await bootClock.waitForSleepers()
+            #expect(await booted.isClockTrusted == false)
+            bootClock.setWallClock(to: sixFiftyNine.addingTimeInterval(120))
+            await bootClock.waitForSleeper(until: sixFiftyNine.addingTimeInterval(600))
+            #expect(await booted.isClockTrusted)
         }
     }
 

@@ -227,3 +227,38 @@ import Testing
         #expect(scheduler.nextDeadline == Fixture.at("2026-11-01T02:30:00+01:00"))
     }
 }
+
+/// A board without a real-time clock: a power cut, a boot at 1970, NTP setting the clock.
+@Suite struct BootWithoutRealTimeClockTests {
+    let real = Fixture.at("2026-11-23T06:50:00+01:00")
+    let boot = Fixture.at("1970-01-01T00:00:20Z")
+
+    @Test func aTimerFromBeforeThePowerCutKeepsItsRealEndWhenNTPSetsTheClock() throws {
+        var before = Fixture.scheduler()
+        let timer = try before.add(Fixture.timer(600), now: real)
+        let snooze = try before.add(Fixture.fixed(real, postAlert: 540), now: real)
+        _ = try before.act(.countdown, snooze, now: real)
+
+        // Two minutes without power; the board boots believing it is 1970.
+        var after = AlarmScheduler(policy: .default, timeZone: Fixture.berlin, clockTrusted: false, snapshot: before.snapshot)
+        _ = after.evaluate(now: boot)
+        let synced = real.addingTimeInterval(120)
+        _ = after.clockChanged(jump: synced.timeIntervalSince(boot), now: synced)
+        _ = after.setClockTrusted(true, now: synced)
+        #expect(after.nextDeadline == real.addingTimeInterval(540))
+        #expect(after.evaluate(now: real.addingTimeInterval(540)).alertStarts == [snooze])
+        #expect(after.evaluate(now: real.addingTimeInterval(600)).alertStarts == [timer])
+    }
+
+    @Test func aTimerStartedUnderTheBogusClockKeepsItsRemainingTimeWhenNTPSetsIt() throws {
+        var scheduler = Fixture.scheduler(trusted: false)
+        let timer = try scheduler.add(Fixture.timer(600), now: boot)
+        let synced = real
+        _ = scheduler.clockChanged(jump: synced.timeIntervalSince(boot.addingTimeInterval(100)), now: synced)
+        _ = scheduler.setClockTrusted(true, now: synced)
+        // 100 s had passed on the bogus clock: 500 s remain on the real one.
+        #expect(scheduler.nextDeadline == synced.addingTimeInterval(500))
+        #expect(scheduler.evaluate(now: synced.addingTimeInterval(500)).alertStarts == [timer])
+        #expect(scheduler.record(for: timer)?.datesFromUntrustedClock == false)
+    }
+}

@@ -7,7 +7,7 @@ import Testing
 
 /// The Linux backends of the clock and the zone, on the real kernel. None of these waits for
 /// time to pass: each wait ends on an event the test causes.
-@Suite struct SystemClockTests {
+@Suite(.timeLimit(.minutes(1))) struct SystemClockTests {
     @Test func aDeadlineInThePastEndsTheSleepAtOnce() async throws {
         let wake = try await SystemWallClock().sleep(until: Date(timeIntervalSince1970: 0))
         #expect(wake == .deadlineReached)
@@ -44,7 +44,7 @@ import Testing
     }
 }
 
-@Suite struct SystemTimeZoneProviderTests {
+@Suite(.timeLimit(.minutes(1))) struct SystemTimeZoneProviderTests {
     @Test func replacingLocaltimeIsNoticedAndTheNewZoneRead() async throws {
         let directory = try TemporaryDirectory()
         let link = directory.path + "/localtime"
