@@ -29,7 +29,7 @@ func benchmarkProcess(label: String, executable: String, arguments: [String], sa
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let start = clock.now
-        let pid = try ChildProcess.spawn(executable, arguments, environment: nil, actions: &actions)
+        let pid = try ChildProcess.spawn(executable, arguments, environment: [:], actions: &actions)
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {

@@ -2,6 +2,7 @@ import AlarmKit
 import AlarmTestKit
 import AlarmTime
 import FoundationEssentials
+import Glibc
 import Testing
 
 @testable import AlarmEngine
@@ -17,22 +18,26 @@ import Testing
     static let zones = ["Europe/Berlin", "America/New_York", "Pacific/Auckland", "Australia/Lord_Howe",
                         "Pacific/Chatham", "America/St_Johns", "Europe/Dublin", "UTC"].map(Fixture.zone)
 
-    /// Sequences per batch: 100 (2,000 in all) by default; ALARMD_INVARIANT_SEQUENCES widens a
-    /// run to explore more seeds (each seed replays exactly, see ``replayOneSequence()``).
-    static let sequencesPerBatch = (ProcessInfo.processInfo.environment["ALARMD_INVARIANT_SEQUENCES"].flatMap(Int.init) ?? 2_000) / 20
+    /// 20 batches of seeds: 2,000 sequences in all by default; ALARMD_INVARIANT_SEQUENCES widens a
+    /// run to explore more seeds (each seed replays exactly, see ``replayOneSequence()``). Read
+    /// while tests are planned, before any test runs: another suite sets TZ with setenv later.
+    static func batches() -> [Range<UInt64>] {
+        let total = getenv("ALARMD_INVARIANT_SEQUENCES").flatMap { UInt64(String(cString: $0)) } ?? 2_000
+        let perBatch = max(total / 20, 1)
+        return (0..<20).map { UInt64($0) * perBatch..<UInt64($0 + 1) * perBatch }
+    }
 
-    @Test(arguments: 0..<20)
-    func randomSequencesKeepEveryInvariant(batch: Int) throws {
-        for sequence in 0..<Self.sequencesPerBatch {
-            var run = InvariantRun(seed: UInt64(batch * Self.sequencesPerBatch + sequence))
+    @Test(arguments: batches())
+    func randomSequencesKeepEveryInvariant(seeds: Range<UInt64>) throws {
+        for seed in seeds {
+            var run = InvariantRun(seed: seed)
             try run.play(steps: 60)
         }
     }
 
     /// Replays one sequence by its seed (from a failure message) with a report of every step.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["ALARMD_REPLAY_SEED"] != nil))
-    func replayOneSequence() throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["ALARMD_REPLAY_SEED"]!)!
+    @Test(.enabled(if: getenv("ALARMD_REPLAY_SEED") != nil), arguments: [getenv("ALARMD_REPLAY_SEED").flatMap { UInt64(String(cString: $0)) } ?? 0])
+    func replayOneSequence(seed: UInt64) throws {
         var run = InvariantRun(seed: seed)
         run.verbose = true
         try run.play(steps: 60)

@@ -28,8 +28,13 @@ public struct ChildProcess {
         productsDirectory + "/" + name
     }
 
+    /// What every child gets, plus what a caller adds. Children never inherit this process's
+    /// environment: a test suite may be changing TZ with setenv at the same time (glibc's
+    /// environment is not safe to read while another thread writes it).
+    public static let baseEnvironment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"]
+
     /// Runs `executable` with `arguments` to completion and captures stdout and stderr.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let output = try TemporaryDirectory()
         let stdoutPath = output.path + "/stdout"
         let stderrPath = output.path + "/stderr"
@@ -51,22 +56,19 @@ public struct ChildProcess {
             standardError: readFile(stderrPath))
     }
 
-    /// Starts `executable`, returning its pid; the caller waits for it.
+    /// Starts `executable` with ``baseEnvironment`` plus `environment`, returning its pid; the
+    /// caller waits for it.
     public static func spawn(
-        _ executable: String, _ arguments: [String], environment: [String: String]?,
+        _ executable: String, _ arguments: [String], environment: [String: String],
         actions: inout posix_spawn_file_actions_t
     ) throws -> pid_t {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result: Int32
-        if let environment {
-            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { envp.forEach { free($0) } }
-            result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        } else {
-            result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        }
+        let variables = baseEnvironment.merging(environment) { _, added in added }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard result == 0 else {
             throw ChildProcessError(message: "cannot start \(executable): errno \(result)")
         }

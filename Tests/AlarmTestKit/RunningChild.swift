@@ -47,7 +47,7 @@ public final class RunningChild {
         posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, standardErrorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         do {
-            pid = try ChildProcess.spawn(executable, arguments, environment: nil, actions: &actions)
+            pid = try ChildProcess.spawn(executable, arguments, environment: [:], actions: &actions)
         } catch {
             close(ends[0])
             close(ends[1])

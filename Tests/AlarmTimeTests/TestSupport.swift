@@ -43,13 +43,17 @@ enum Support {
 /// glibc's view of local time under a TZ value. TZ is process-global, so only suites marked
 /// `.serialized` under ``GlibcComparison`` may use this.
 enum LibcZone {
-    /// Runs `body` with TZ set to `value` and restores the previous TZ afterwards.
+    /// Runs `body` with TZ set to `value`, then sets it back to its previous value (or ":UTC"
+    /// when it had none). TZ is never unset: replacing an existing variable leaves glibc's
+    /// `environ` array where it is, while removing and re-adding one may move it under another
+    /// thread reading the environment. Nothing in the project reads TZ through libc meanwhile,
+    /// and child processes get an explicit environment.
     static func with<T>(tz value: String, _ body: () throws -> T) rethrows -> T {
-        let previous = getenv("TZ").map { String(cString: $0) }
+        let previous = getenv("TZ").map { String(cString: $0) } ?? ":UTC"
         setenv("TZ", value, 1)
         tzset()
         defer {
-            if let previous { setenv("TZ", previous, 1) } else { unsetenv("TZ") }
+            setenv("TZ", previous, 1)
             tzset()
         }
         return try body()
