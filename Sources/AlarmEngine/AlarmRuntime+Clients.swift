@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmTime
 import FoundationEssentials
 
 extension AlarmRuntime {
@@ -64,6 +65,9 @@ extension AlarmRuntime {
 
     /// Whether scheduled alarms can ring (the wall clock is believed).
     public var isClockTrusted: Bool { scheduler.isClockTrusted }
+
+    /// The zone relative alarms are resolved in, for showing local times consistently with them.
+    public var timeZone: TimeZoneRules { scheduler.timeZone }
 
     /// The next instant the engine will act.
     public var nextDeadline: Date? { scheduler.nextDeadline }
