@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "AlarmKit", targets: ["AlarmKit"]),
         .library(name: "AlarmEngine", targets: ["AlarmEngine"]),
         .library(name: "AlarmTime", targets: ["AlarmTime"]),
+        .library(name: "AlarmHardware", targets: ["AlarmHardware"]),
         .library(name: "AlarmSimulator", targets: ["AlarmSimulator"]),
         .executable(name: "alarmctl", targets: ["alarmctl"]),
     ],
@@ -24,6 +25,8 @@ let package = Package(
             dependencies: ["CLinuxSupport"]
         ),
         .target(name: "AlarmKit"),
+        // The hardware abstraction layer: small protocols and their values; no alarms, no backends.
+        .target(name: "AlarmHardware", dependencies: ["AlarmTime"]),
         .target(
             name: "AlarmEngine",
             dependencies: [
@@ -35,7 +38,7 @@ let package = Package(
         ),
         .target(
             name: "AlarmSimulator",
-            dependencies: ["AlarmTime"]
+            dependencies: ["AlarmTime", "AlarmHardware"]
         ),
         .executableTarget(
             name: "alarmctl",
@@ -75,6 +78,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AlarmSimulatorTests", dependencies: ["AlarmSimulator", "AlarmTime"]),
+        .testTarget(name: "AlarmHardwareTests", dependencies: ["AlarmHardware"]),
         .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]

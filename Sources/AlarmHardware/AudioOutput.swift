@@ -1,0 +1,62 @@
+import Glibc
+
+/// What an alert plays.
+public enum SoundSource: Hashable, Sendable {
+    /// The built-in alarm tone, generated in code: it needs no file and cannot be missing.
+    case builtInTone
+    /// A WAV file (PCM 16 or 24 bit, mono or stereo, 8 to 96 kHz), by absolute path.
+    case file(String)
+}
+
+/// How loud a sound plays: a crescendo from `start` to `target` over `duration`, in decibels
+/// relative to full scale (0 dB is full scale; -60 dB is nearly silent). A ramp in dB sounds even
+/// to the ear; a linear ramp would jump at first and then seem to stall.
+public struct GainRamp: Hashable, Sendable {
+    public var start: Double
+    public var target: Double
+    public var duration: Duration
+
+    public init(from start: Double, to target: Double, over duration: Duration) {
+        self.start = start
+        self.target = target
+        self.duration = duration
+    }
+
+    /// A constant gain.
+    public static func constant(_ decibels: Double) -> GainRamp {
+        GainRamp(from: decibels, to: decibels, over: .zero)
+    }
+
+    /// The gain in dB `elapsed` into the ramp.
+    public func decibels(after elapsed: Duration) -> Double {
+        guard duration > .zero, elapsed < duration else { return target }
+        guard elapsed > .zero else { return start }
+        let fraction = elapsed / duration
+        return start + (target - start) * fraction
+    }
+
+    /// The linear amplitude factor for a gain in dB.
+    public static func amplitude(decibels: Double) -> Double {
+        pow(10, decibels / 20)
+    }
+}
+
+/// Plays alarm sounds.
+///
+/// Backends: `ALSAAudioOutput` (hardware issue), ``FakeAudioOutput`` in `AlarmSimulator`.
+///
+/// ```swift
+/// try await audio.play(.builtInTone, gain: GainRamp(from: -40, to: -6, over: .seconds(30)), looping: true)
+/// ...
+/// await audio.stop()
+/// ```
+public protocol AudioOutput: Sendable {
+    /// Starts `source`, replacing anything playing, with `gain` applied from its start. Returns
+    /// once playback has begun.
+    /// - Throws: ``HardwareError`` if it cannot start (no device, busy, unreadable file).
+    func play(_ source: SoundSource, gain: GainRamp, looping: Bool) async throws
+    /// Stops playback at once. Never throws: stopping something silent is not an error.
+    func stop() async
+    /// A new stream of failures that end playback after it began (the device disappeared).
+    func failures() -> AsyncStream<HardwareError>
+}
