@@ -77,7 +77,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AlarmSimulatorTests", dependencies: ["AlarmSimulator", "AlarmTime"]),
+        .testTarget(name: "AlarmSimulatorTests", dependencies: ["AlarmSimulator", "AlarmTime", "AlarmHardware"]),
         .testTarget(name: "AlarmHardwareTests", dependencies: ["AlarmHardware"]),
         .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
     ],

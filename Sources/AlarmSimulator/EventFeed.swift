@@ -1,0 +1,27 @@
+import Synchronization
+
+/// The event streams of a fake: every subscriber gets every event sent after it subscribed.
+///
+/// Tests await events rather than poll state: subscribe first, act, then `await iterator.next()`.
+public final class EventFeed<Event: Sendable>: Sendable {
+    private let subscribers = Mutex<[Int: AsyncStream<Event>.Continuation]>([:])
+    private let nextKey = Atomic<Int>(0)
+
+    public init() {}
+
+    /// A new stream of the events sent from now on.
+    public func subscribe() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
+        let key = nextKey.add(1, ordering: .relaxed).newValue
+        subscribers.withLock { $0[key] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.subscribers.withLock { _ = $0.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// Sends `event` to every subscriber.
+    public func send(_ event: Event) {
+        subscribers.withLock { $0.values.forEach { $0.yield(event) } }
+    }
+}

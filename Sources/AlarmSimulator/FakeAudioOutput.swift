@@ -1,0 +1,94 @@
+import AlarmHardware
+import Synchronization
+
+/// An audio output that remembers what it plays, with knobs for the failures a real one has.
+///
+/// ```swift
+/// var audio = fake.events().makeAsyncIterator()
+/// fake.failNextPlay(with: HardwareError(.busy, device: "hw:0"))
+/// ... // the appliance falls back
+/// fake.failWhilePlaying(with: HardwareError(.deviceUnavailable, device: "hw:0"))  // unplugged
+/// ```
+public final class FakeAudioOutput: AudioOutput, Sendable {
+    /// Something that happened to the output.
+    public enum Event: Hashable, Sendable {
+        case started(SoundSource, gain: GainRamp, looping: Bool)
+        case stopped
+        /// A play that could not start.
+        case refused(SoundSource, HardwareError)
+        /// Playback that ended by a fault.
+        case failed(HardwareError)
+    }
+
+    /// What is playing.
+    public struct Playback: Hashable, Sendable {
+        public var source: SoundSource
+        public var gain: GainRamp
+        public var looping: Bool
+    }
+
+    private struct State {
+        var nowPlaying: Playback?
+        var nextFailure: HardwareError?
+        var unavailable: HardwareError?
+    }
+
+    private let state = Mutex(State())
+    private let feed = EventFeed<Event>()
+    private let faults = EventFeed<HardwareError>()
+
+    public init() {}
+
+    /// What is playing now, if anything.
+    public var nowPlaying: Playback? { state.withLock { $0.nowPlaying } }
+
+    /// Everything that happens from now on.
+    public func events() -> AsyncStream<Event> { feed.subscribe() }
+
+    /// Makes the next play fail with `error`.
+    public func failNextPlay(with error: HardwareError) {
+        state.withLock { $0.nextFailure = error }
+    }
+
+    /// Makes every play fail with `error` until called with `nil` (no working output at all).
+    public func setUnavailable(_ error: HardwareError?) {
+        state.withLock { $0.unavailable = error }
+    }
+
+    /// Ends the current playback with a fault, as when the device disappears mid-alert.
+    public func failWhilePlaying(with error: HardwareError) {
+        let wasPlaying = state.withLock { state in
+            defer { state.nowPlaying = nil }
+            return state.nowPlaying != nil
+        }
+        guard wasPlaying else { return }
+        feed.send(.failed(error))
+        faults.send(error)
+    }
+
+    public func play(_ source: SoundSource, gain: GainRamp, looping: Bool) async throws {
+        let failure = state.withLock { state -> HardwareError? in
+            if let failure = state.unavailable ?? state.nextFailure {
+                state.nextFailure = nil
+                return failure
+            }
+            state.nowPlaying = Playback(source: source, gain: gain, looping: looping)
+            return nil
+        }
+        if let failure {
+            feed.send(.refused(source, failure))
+            throw failure
+        }
+        feed.send(.started(source, gain: gain, looping: looping))
+    }
+
+    public func stop() async {
+        let wasPlaying = state.withLock { state in
+            defer { state.nowPlaying = nil }
+            return state.nowPlaying != nil
+        }
+        if wasPlaying { feed.send(.stopped) }
+    }
+
+    public func failures() -> AsyncStream<HardwareError> { faults.subscribe() }
+}

@@ -1,0 +1,38 @@
+import AlarmHardware
+
+/// Buttons pressed by a test, stamped with the manual clock's monotonic time.
+///
+/// ```swift
+/// let buttons = FakeButtonInput(clock: clock)
+/// buttons.press(.snooze); buttons.release(.snooze)   // a short press
+/// buttons.press(.stop); clock.advance(by: 2); buttons.release(.stop)   // a long press
+/// ```
+/// Like a real backend it reports debounced edges only; chatter is the backend's business
+/// (see `ButtonDebouncer`).
+public final class FakeButtonInput: ButtonInput, Sendable {
+    private let clock: ManualWallClock
+    private let feed = EventFeed<ButtonEvent>()
+
+    public init(clock: ManualWallClock) {
+        self.clock = clock
+    }
+
+    public func events() -> AsyncStream<ButtonEvent> {
+        feed.subscribe()
+    }
+
+    /// The button goes down now.
+    public func press(_ button: Button) {
+        feed.send(ButtonEvent(button, .pressed, at: clock.monotonicNow))
+    }
+
+    /// The button comes up now.
+    public func release(_ button: Button) {
+        feed.send(ButtonEvent(button, .released, at: clock.monotonicNow))
+    }
+
+    /// Sends an event as it is, for timestamps a test wants exactly.
+    public func send(_ event: ButtonEvent) {
+        feed.send(event)
+    }
+}
