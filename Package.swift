@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "AlarmEngine", targets: ["AlarmEngine"]),
         .library(name: "AlarmTime", targets: ["AlarmTime"]),
         .library(name: "AlarmHardware", targets: ["AlarmHardware"]),
+        .library(name: "AlarmAppliance", targets: ["AlarmAppliance"]),
         .library(name: "AlarmSimulator", targets: ["AlarmSimulator"]),
         .executable(name: "alarmctl", targets: ["alarmctl"]),
     ],
@@ -35,6 +36,11 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The appliance: engine states to LED, sound and display; buttons to engine actions.
+        .target(
+            name: "AlarmAppliance",
+            dependencies: ["AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmTime"]
         ),
         .target(
             name: "AlarmSimulator",
@@ -79,6 +85,7 @@ let package = Package(
         ),
         .testTarget(name: "AlarmSimulatorTests", dependencies: ["AlarmSimulator", "AlarmTime", "AlarmHardware"]),
         .testTarget(name: "AlarmHardwareTests", dependencies: ["AlarmHardware"]),
+        .testTarget(name: "AlarmApplianceTests", dependencies: ["AlarmAppliance", "AlarmHardware"]),
         .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,66 @@
+import AlarmHardware
+
+/// What a person did with a button: the appliance acts on gestures, not on edges.
+public enum ButtonGesture: Hashable, Sendable {
+    /// Pressed and released before the long-press time.
+    case shortPress(Button)
+    /// Held down for the long-press time; reported at that moment, while still held.
+    case longPress(Button)
+}
+
+/// Classifies debounced button events into short and long presses.
+///
+/// A pure stage driven by the events' timestamps and by the appliance's clock: while a button is
+/// held, ``nextDeadline`` says when it becomes a long press, and the appliance calls
+/// ``deadlineReached(at:)`` then (one wake-up, no polling). A long press is reported once, when
+/// the time is reached; its release reports nothing more. Each press yields exactly one gesture.
+///
+/// ```swift
+/// var gestures = ButtonGestures()
+/// for gesture in gestures.handle(event) { act(on: gesture) }
+/// if let due = gestures.nextDeadline { /* sleep until due, then gestures.deadlineReached(at: due) */ }
+/// ```
+public struct ButtonGestures: Sendable {
+    /// How long a button must be held to make a long press. Default 2 s, as the issue asks for
+    /// STOP's cancel gesture: long enough that a sleepy fumble is not one.
+    public let longPressDuration: Duration
+    /// Buttons held now, with when they went down; `nil` once their long press was reported.
+    private var held: [Button: Duration?] = [:]
+
+    public init(longPressDuration: Duration = .seconds(2)) {
+        self.longPressDuration = longPressDuration
+    }
+
+    /// When a held button turns into a long press, if any is held.
+    public var nextDeadline: Duration? {
+        held.values.compactMap { $0.map { $0 + longPressDuration } }.min()
+    }
+
+    /// Feeds one debounced event; returns the gestures it completes.
+    public mutating func handle(_ event: ButtonEvent) -> [ButtonGesture] {
+        switch event.edge {
+        case .pressed:
+            // A second press without a release (an event was lost) starts over.
+            held[event.button] = .some(event.timestamp)
+            return []
+        case .released:
+            guard let pressedAt = held.removeValue(forKey: event.button) else { return [] }
+            guard let pressedAt else { return [] }  // its long press was already reported
+            if event.timestamp - pressedAt >= longPressDuration {
+                return [.longPress(event.button)]  // the deadline was not handled in time
+            }
+            return [.shortPress(event.button)]
+        }
+    }
+
+    /// Reports the long presses due at `now` (monotonic time); harmless early or twice.
+    public mutating func deadlineReached(at now: Duration) -> [ButtonGesture] {
+        var gestures: [ButtonGesture] = []
+        for button in Button.allCases {
+            guard let entry = held[button], let pressedAt = entry, now - pressedAt >= longPressDuration else { continue }
+            held[button] = .some(nil)
+            gestures.append(.longPress(button))
+        }
+        return gestures
+    }
+}
