@@ -1,0 +1,68 @@
+import Glibc
+
+/// The built-in alarm tone, generated in code so it can never be missing: bursts of beeps at a
+/// frequency small speakers reproduce well, then a pause, as one loop of PCM.
+///
+/// Each beep rises and falls over a few milliseconds: a tone switched on or off at full level
+/// clicks, and a click on every beep is harsh at 6 a.m. Gain is not applied here: the audio
+/// backend applies the crescendo to whatever it plays.
+public struct AlarmTone: Hashable, Sendable {
+    /// Samples per second.
+    public var sampleRate: Int
+    /// The beep's pitch in Hz. 2.5-3 kHz is where a small speaker is loudest and the ear most
+    /// sensitive; 880 Hz is gentler. Default 2,000 Hz.
+    public var frequency: Double
+    public var beepsPerBurst: Int
+    public var beep: Duration
+    public var gapBetweenBeeps: Duration
+    public var pauseAfterBurst: Duration
+    /// The rise and fall of each beep.
+    public var ramp: Duration
+    /// Peak level as a fraction of full scale, leaving headroom for the backend's gain.
+    public var peak: Double
+
+    public init(
+        sampleRate: Int = 48_000, frequency: Double = 2_000, beepsPerBurst: Int = 4,
+        beep: Duration = .milliseconds(100), gapBetweenBeeps: Duration = .milliseconds(100),
+        pauseAfterBurst: Duration = .milliseconds(600), ramp: Duration = .milliseconds(5), peak: Double = 0.9
+    ) {
+        self.sampleRate = sampleRate
+        self.frequency = frequency
+        self.beepsPerBurst = beepsPerBurst
+        self.beep = beep
+        self.gapBetweenBeeps = gapBetweenBeeps
+        self.pauseAfterBurst = pauseAfterBurst
+        self.ramp = ramp
+        self.peak = peak
+    }
+
+    /// How long one loop lasts.
+    public var loopDuration: Duration {
+        beep * beepsPerBurst + gapBetweenBeeps * (beepsPerBurst - 1) + pauseAfterBurst
+    }
+
+    /// One loop as signed 16-bit mono samples; play it looped.
+    public func loop() -> [Int16] {
+        let beepFrames = frames(beep), gapFrames = frames(gapBetweenBeeps), rampFrames = max(frames(ramp), 1)
+        var samples: [Int16] = []
+        samples.reserveCapacity(frames(loopDuration))
+        let step = 2 * Double.pi * frequency / Double(sampleRate)
+        for index in 0..<beepsPerBurst {
+            for frame in 0..<beepFrames {
+                let edge = min(frame, beepFrames - 1 - frame)
+                let envelope = edge < rampFrames ? Double(edge) / Double(rampFrames) : 1
+                samples.append(Int16((sin(step * Double(frame)) * envelope * peak * Double(Int16.max)).rounded()))
+            }
+            if index < beepsPerBurst - 1 {
+                samples += repeatElement(0, count: gapFrames)
+            }
+        }
+        samples += repeatElement(0, count: frames(pauseAfterBurst))
+        return samples
+    }
+
+    private func frames(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * sampleRate + Int((Double(attoseconds) * 1e-18 * Double(sampleRate)).rounded())
+    }
+}
