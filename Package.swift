@@ -84,7 +84,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AlarmSimulatorTests", dependencies: ["AlarmSimulator", "AlarmTime", "AlarmHardware"]),
-        .testTarget(name: "AlarmHardwareTests", dependencies: ["AlarmHardware"]),
+        .testTarget(name: "AlarmHardwareTests", dependencies: ["AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmApplianceTests", dependencies: ["AlarmAppliance", "AlarmHardware"]),
         .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
     ],
