@@ -24,8 +24,10 @@ public struct ButtonGestures: Sendable {
     /// How long a button must be held to make a long press. Default 2 s, as the issue asks for
     /// STOP's cancel gesture: long enough that a sleepy fumble is not one.
     public let longPressDuration: Duration
-    /// Buttons held now, with when they went down; `nil` once their long press was reported.
-    private var held: [Button: Duration?] = [:]
+    /// Buttons held now, with when they went down.
+    private var pressedAt: [Button: Duration] = [:]
+    /// Held buttons whose long press was already reported: their release reports nothing.
+    private var longPressReported: Set<Button> = []
 
     public init(longPressDuration: Duration = .seconds(2)) {
         self.longPressDuration = longPressDuration
@@ -33,7 +35,7 @@ public struct ButtonGestures: Sendable {
 
     /// When a held button turns into a long press, if any is held.
     public var nextDeadline: Duration? {
-        held.values.compactMap { $0.map { $0 + longPressDuration } }.min()
+        pressedAt.filter { !longPressReported.contains($0.key) }.values.map { $0 + longPressDuration }.min()
     }
 
     /// Feeds one debounced event; returns the gestures it completes.
@@ -41,12 +43,13 @@ public struct ButtonGestures: Sendable {
         switch event.edge {
         case .pressed:
             // A second press without a release (an event was lost) starts over.
-            held[event.button] = .some(event.timestamp)
+            pressedAt[event.button] = event.timestamp
+            longPressReported.remove(event.button)
             return []
         case .released:
-            guard let pressedAt = held.removeValue(forKey: event.button) else { return [] }
-            guard let pressedAt else { return [] }  // its long press was already reported
-            if event.timestamp - pressedAt >= longPressDuration {
+            guard let downAt = pressedAt.removeValue(forKey: event.button) else { return [] }
+            guard longPressReported.remove(event.button) == nil else { return [] }
+            if event.timestamp - downAt >= longPressDuration {
                 return [.longPress(event.button)]  // the deadline was not handled in time
             }
             return [.shortPress(event.button)]
@@ -56,9 +59,9 @@ public struct ButtonGestures: Sendable {
     /// Reports the long presses due at `now` (monotonic time); harmless early or twice.
     public mutating func deadlineReached(at now: Duration) -> [ButtonGesture] {
         var gestures: [ButtonGesture] = []
-        for button in Button.allCases {
-            guard let entry = held[button], let pressedAt = entry, now - pressedAt >= longPressDuration else { continue }
-            held[button] = .some(nil)
+        for button in Button.allCases where !longPressReported.contains(button) {
+            guard let downAt = pressedAt[button], now - downAt >= longPressDuration else { continue }
+            longPressReported.insert(button)
             gestures.append(.longPress(button))
         }
         return gestures

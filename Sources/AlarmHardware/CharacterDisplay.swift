@@ -33,8 +33,8 @@ public struct DisplayFrame: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Each row as a string, with custom glyphs shown as `[0]`...`[7]`-free placeholders (`¤`):
-    /// for logs and test messages.
+    /// Each row as text (see ``HD44780Text/preview(_:)``: custom glyphs show as `①`...`⑧`), for
+    /// logs and test messages.
     public var description: String {
         codes.map { HD44780Text.preview($0) }.joined(separator: "\n")
     }
