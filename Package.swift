@@ -11,7 +11,9 @@ let package = Package(
         .library(name: "AlarmHardware", targets: ["AlarmHardware"]),
         .library(name: "AlarmAppliance", targets: ["AlarmAppliance"]),
         .library(name: "AlarmSimulator", targets: ["AlarmSimulator"]),
+        .library(name: "AlarmScenario", targets: ["AlarmScenario"]),
         .executable(name: "alarmctl", targets: ["alarmctl"]),
+        .executable(name: "alarmd", targets: ["alarmd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,11 +42,49 @@ let package = Package(
         // The appliance: engine states to LED, sound and display; buttons to engine actions.
         .target(
             name: "AlarmAppliance",
-            dependencies: ["AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmTime"]
+            dependencies: [
+                "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmTime",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "AlarmSimulator",
             dependencies: ["AlarmTime", "AlarmHardware"]
+        ),
+        // libasound (ALSA), through a one-line shim header and a C helper for what Swift cannot
+        // import (the variadic error handler).
+        .systemLibrary(
+            name: "CALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        // The ALSA backend of `AudioOutput`: a writer thread per playback, gain ramp in software.
+        .target(
+            name: "AlarmALSA",
+            dependencies: ["AlarmHardware", "AlarmTime", "CALSA", "CLinuxSupport"]
+        ),
+        // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
+        .target(
+            name: "SimulatorConsole",
+            dependencies: ["AlarmHardware", "AlarmTime"]
+        ),
+        // Plain-text scenarios run in virtual time against the whole appliance on fakes.
+        .target(
+            name: "AlarmScenario",
+            dependencies: [
+                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmSimulator", "AlarmTime",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The daemon; for now `alarmd --simulate` (the appliance on the simulated board).
+        .executableTarget(
+            name: "alarmd",
+            dependencies: [
+                "AlarmALSA", "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmScenario",
+                "AlarmSimulator", "AlarmTime", "SimulatorConsole",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "alarmctl",
@@ -85,7 +125,19 @@ let package = Package(
         ),
         .testTarget(name: "AlarmSimulatorTests", dependencies: ["AlarmSimulator", "AlarmTime", "AlarmHardware"]),
         .testTarget(name: "AlarmHardwareTests", dependencies: ["AlarmHardware", "AlarmTestKit"]),
-        .testTarget(name: "AlarmApplianceTests", dependencies: ["AlarmAppliance", "AlarmHardware"]),
+        .testTarget(
+            name: "AlarmApplianceTests",
+            dependencies: [
+                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmSimulator", "AlarmTime",
+                "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmHardware", "AlarmTestKit"]),
+        .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware"]),
+        .testTarget(
+            name: "AlarmScenarioTests",
+            dependencies: ["AlarmScenario", "AlarmTestKit"]
+        ),
         .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]
