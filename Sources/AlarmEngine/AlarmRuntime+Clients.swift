@@ -124,3 +124,20 @@ extension AlarmRuntime {
         authorizationStates.publish(state, for: client)
     }
 }
+
+// MARK: - The device's view
+
+extension AlarmRuntime {
+    /// Brings every alarm up to the clock now, as the timer would on waking: a clock jump, a
+    /// change of trust, anything due. The appliance calls it before it reads the state, so what
+    /// it shows never lags the engine's own timer; harmless early or twice.
+    public func catchUpWithClock() {
+        handleWake(.deadlineReached)
+    }
+
+    /// Everything the device shows, after catching up with the clock.
+    public func deviceSnapshot() -> DeviceSnapshot {
+        catchUpWithClock()
+        return scheduler.deviceSnapshot(now: clock.now)
+    }
+}

@@ -77,7 +77,9 @@ extension AlarmRuntime {
         }
     }
 
-    func timeZoneMayHaveChanged() {
+    /// Reads the zone now and re-evaluates relative alarms if it changed; ``run()`` calls it for
+    /// each change the provider reports, a stepped simulation calls it directly.
+    public func timeZoneMayHaveChanged() {
         let zone: TimeZoneRules
         do {
             zone = try timeZones.currentZone()

@@ -1,0 +1,147 @@
+import AlarmEngine
+import AlarmHardware
+import AlarmKit
+import FoundationEssentials
+
+extension Appliance {
+    /// Handles one debounced button event.
+    ///
+    /// - Alerting: STOP stops the presented alarm; SNOOZE runs its secondary behaviour. Both act
+    ///   on the press itself, silencing the sound before anything else, so a sleepy press is
+    ///   answered at once; the rest of that press does nothing more.
+    /// - Missed alarms on show: a press acknowledges them.
+    /// - Counting down: SNOOZE pauses, or resumes when paused; STOP held for the long-press time
+    ///   ends the countdown (cancels a timer; stops a snooze or pre-alert countdown).
+    /// - Idle: a press lights the display and shows the next alarm; it never changes an alarm.
+    ///
+    /// Every press lights the backlight for ``ApplianceSettings/backlightDuration``.
+    public func handle(_ event: ButtonEvent) async {
+        let now = clock.now
+        let gesturesDone = gestures.handle(event)
+        if event.edge == .pressed {
+            backlightUntil = now.addingTimeInterval(settings.backlightDuration / .seconds(1))
+            await actOnPress(of: event.button)
+        }
+        for gesture in gesturesDone {
+            await act(on: gesture)
+        }
+        if event.edge == .released {
+            consumedPresses.remove(event.button)
+        }
+        await refresh()
+    }
+
+    /// Acts on the long presses that became due (called on every refresh).
+    func handleLongPresses() async {
+        for gesture in gestures.deadlineReached(at: clock.monotonicNow) {
+            await act(on: gesture)
+        }
+    }
+
+    private func actOnPress(of button: Button) async {
+        // The last snapshot answers at once; if it shows no alert, one might have just begun.
+        var snapshot = lastSnapshot
+        if snapshot?.alerting.isEmpty ?? true {
+            snapshot = await runtime.deviceSnapshot()
+            lastSnapshot = snapshot
+        }
+        guard let snapshot else { return }
+        if let presented = snapshot.alerting.first {
+            consumedPresses.insert(button)
+            await answerAlert(presented, with: button)
+        } else if snapshot.countdowns.isEmpty, !snapshot.missedAlarms.isEmpty {
+            consumedPresses.insert(button)
+            logger.info("Missed alarms acknowledged", metadata: ["missed.count": "\(snapshot.missedAlarms.count)"])
+            await runtime.acknowledgeMissedAlarms()
+        }
+    }
+
+    private func answerAlert(_ alarm: AlarmRecord, with button: Button) async {
+        let alert = alarm.definition.presentation.alert
+        switch button {
+        case .stop:
+            await silence()
+            if await perform(.stop, on: alarm, because: "STOP pressed"), let intent = alarm.definition.stopIntent {
+                await intents.run(intent, for: alarm.id, owner: alarm.owner)
+            }
+        case .snooze:
+            guard alert.secondaryButton != nil else {
+                logger.info("SNOOZE pressed on an alarm without a secondary button; still ringing", metadata: ["alarm.id": "\(alarm.id)"])
+                return
+            }
+            // No behaviour given: a snooze if the alarm can count down again, else custom.
+            let behavior = alert.secondaryButtonBehavior
+                ?? (alarm.definition.postAlertCountdown != nil ? .countdown : .custom)
+            await silence()
+            switch behavior {
+            case .countdown:
+                _ = await perform(.countdown, on: alarm, because: "SNOOZE pressed")
+            case .custom:
+                if await perform(.stop, on: alarm, because: "SNOOZE pressed (custom action)"),
+                   let intent = alarm.definition.secondaryIntent {
+                    await intents.run(intent, for: alarm.id, owner: alarm.owner)
+                }
+            }
+        }
+    }
+
+    private func act(on gesture: ButtonGesture) async {
+        let button: Button
+        switch gesture {
+        case .shortPress(let pressed), .longPress(let pressed): button = pressed
+        }
+        guard !consumedPresses.contains(button) else { return }
+        let snapshot: DeviceSnapshot
+        if let last = lastSnapshot { snapshot = last } else {
+            snapshot = await runtime.deviceSnapshot()
+        }
+        guard let countdown = snapshot.countdowns.first else {
+            if case .shortPress = gesture { showNextAlarm() }
+            return
+        }
+        switch (gesture, countdown.phase) {
+        case (.shortPress(.snooze), .countdown), (.longPress(.snooze), .countdown):
+            guard countdown.definition.presentation.countdown?.pauseButton != nil else {
+                logger.debug("SNOOZE pressed on a countdown that offers no pause", metadata: ["alarm.id": "\(countdown.id)"])
+                return
+            }
+            _ = await perform(.pause, on: countdown, because: "SNOOZE pressed")
+        case (.shortPress(.snooze), .paused), (.longPress(.snooze), .paused):
+            _ = await perform(.resume, on: countdown, because: "SNOOZE pressed")
+        case (.longPress(.stop), _):
+            // A timer is over once cancelled; an alarm's snooze or pre-alert only ends this
+            // occurrence, so a weekly alarm still rings next time.
+            let action: AlarmAction = countdown.definition.schedule == nil ? .cancel : .stop
+            _ = await perform(action, on: countdown, because: "STOP held")
+        default:
+            break
+        }
+        consumedPresses.insert(button)
+    }
+
+    private func showNextAlarm() {
+        nextAlarmShownUntil = clock.now.addingTimeInterval(settings.nextAlarmDisplayDuration / .seconds(1))
+    }
+
+    /// Stops the sound at once, ahead of the engine's durable write; ``refresh()`` starts it again
+    /// if the alarm turns out to be still alerting.
+    private func silence() async {
+        guard playing != nil else { return }
+        await hardware.audio.stop()
+        playing = nil
+    }
+
+    /// Performs a device action; a refusal (the alarm moved on meanwhile) is logged, not fatal.
+    private func perform(_ action: AlarmAction, on alarm: AlarmRecord, because reason: String) async -> Bool {
+        do {
+            try await runtime.performOnDevice(action, id: alarm.id)
+            logger.info("Alarm \(action.rawValue) on the device", metadata: ["alarm.id": "\(alarm.id)", "reason": "\(reason)"])
+            return true
+        } catch {
+            logger.warning("Device action refused", metadata: [
+                "alarm.id": "\(alarm.id)", "action": "\(action.rawValue)", "error": "\(error)",
+            ])
+            return false
+        }
+    }
+}

@@ -1,0 +1,341 @@
+import AlarmEngine
+import AlarmHardware
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+import Logging
+
+/// The bedside device: turns the engine's alarms into light, sound and text, and the buttons into
+/// alarm actions.
+///
+/// It is level-triggered: every wake-up (a button, an engine event, a sound fault, its own timer)
+/// reads the engine's whole ``DeviceSnapshot`` and brings each part in line with it, so a lost
+/// event or a part that failed once can never leave the device showing the wrong thing. Between
+/// wake-ups it sleeps: once a minute for an idle clock, once a second for a countdown, plus
+/// scrolling titles and the backlight's timeout. No polling.
+///
+/// ```swift
+/// let appliance = Appliance(runtime: runtime, hardware: hardware, clock: clock,
+///                           settings: ApplianceSettings(), logger: logger)
+/// async let device: Void = appliance.run()   // until cancelled; then LED off, sound stopped
+/// ```
+///
+/// Tests and the scenario runner drive it step by step instead of `run()`: ``start()``,
+/// ``handle(_:)`` for button events, ``refresh()`` when time has moved, ``nextWake`` to know when.
+public actor Appliance {
+    let runtime: AlarmRuntime
+    let hardware: ApplianceHardware
+    let clock: any WallClock
+    public let settings: ApplianceSettings
+    let intents: any IntentRunner
+    let logger: Logger
+    let renderer: ScreenRenderer
+
+    var gestures: ButtonGestures
+    /// Buttons whose current press already acted (on an alert, or to acknowledge missed alarms):
+    /// its release or long press does nothing more.
+    var consumedPresses: Set<Button> = []
+    var backlightUntil: Date?
+    var nextAlarmShownUntil: Date?
+    var lastSnapshot: DeviceSnapshot?
+
+    var content: ScreenContent?
+    var contentSince = Date(timeIntervalSince1970: 0)
+    var shownFrame: DisplayFrame?
+    var backlightOn: Bool?
+    var glyphsLoaded = false
+    var nextScreenChange: Date?
+
+    var shownPattern: IndicatorPattern?
+
+    /// What plays now, for which alarm.
+    var playing: Playback?
+    /// The alarm whose named sound failed: it gets the built-in tone from now on.
+    var fileSoundFailed: Alarm.ID?
+    /// Why the last attempt to play failed; cleared by the next sound that plays.
+    public private(set) var soundFault: HardwareError?
+    var soundRetryAt: Date?
+    public private(set) var displayFault: HardwareError?
+    public private(set) var indicatorFault: HardwareError?
+
+    struct Playback: Hashable {
+        var alarmID: Alarm.ID
+        var source: SoundSource
+    }
+
+    public init(
+        runtime: AlarmRuntime,
+        hardware: ApplianceHardware,
+        clock: any WallClock,
+        settings: ApplianceSettings = ApplianceSettings(),
+        intents: (any IntentRunner)? = nil,
+        logger: Logger
+    ) {
+        self.runtime = runtime
+        self.hardware = hardware
+        self.clock = clock
+        self.settings = settings
+        self.intents = intents ?? LoggingIntentRunner(logger: logger)
+        self.logger = logger
+        self.renderer = ScreenRenderer(size: hardware.display.size, clockFormat: settings.clockFormat)
+        self.gestures = ButtonGestures(longPressDuration: settings.longPressDuration)
+    }
+
+    // MARK: - Running
+
+    /// Runs the device until the task is cancelled, then leaves it dark and silent.
+    public func run() async {
+        // Subscribe before the first look, so nothing that happens in between is missed.
+        let buttonEvents = hardware.buttons.events()
+        let engineEvents = runtime.events()
+        let soundFailures = hardware.audio.failures()
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        await start()
+        logger.info("Appliance started", metadata: ["display.size": "\(renderer.size.columns)x\(renderer.size.rows)"])
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in buttonEvents { feed.yield(.button(event)) }
+            }
+            group.addTask {
+                for await _ in engineEvents { feed.yield(.engineChanged) }
+            }
+            group.addTask {
+                for await failure in soundFailures { feed.yield(.soundFailed(failure)) }
+            }
+            group.addTask {
+                await self.process(inputs, feed: feed)
+            }
+        }
+        await shutdown()
+        logger.info("Appliance stopped")
+    }
+
+    enum Input: Sendable {
+        case button(ButtonEvent)
+        case engineChanged
+        case soundFailed(HardwareError)
+        case timer
+    }
+
+    /// Handles inputs one at a time, with one timer armed for ``nextWake``.
+    private func process(_ inputs: AsyncStream<Input>, feed: AsyncStream<Input>.Continuation) async {
+        var timer: (deadline: Date, task: Task<Void, Never>)?
+        func arm(_ deadline: Date?) {
+            guard timer?.deadline != deadline else { return }
+            timer?.task.cancel()
+            timer = deadline.map { deadline in
+                (deadline, Task { [clock] in
+                    // A clock set also ends the sleep: the time shown must follow it.
+                    if (try? await clock.sleep(until: deadline)) != nil { feed.yield(.timer) }
+                })
+            }
+        }
+        arm(nextWake)
+        for await input in inputs {
+            switch input {
+            case .button(let event):
+                await handle(event)
+            case .engineChanged:
+                await refresh()
+            case .soundFailed(let failure):
+                await soundFailed(failure)
+            case .timer:
+                timer = nil
+                await refresh()
+            }
+            arm(nextWake)
+        }
+        timer?.task.cancel()
+    }
+
+    /// Loads the display's glyphs and brings every part in line with the engine.
+    public func start() async {
+        await refresh()
+    }
+
+    /// Leaves the device dark and silent: sound stopped, LED off, display cleared, backlight off.
+    public func shutdown() async {
+        await hardware.audio.stop()
+        playing = nil
+        try? await hardware.indicator.show(.off)
+        try? await hardware.display.show(DisplayFrame(size: renderer.size))
+        try? await hardware.display.setBacklight(false)
+        shownPattern = .off
+        shownFrame = nil
+        backlightOn = false
+    }
+
+    /// When the appliance next needs to wake by itself: the next change on the screen, the
+    /// backlight's timeout, a sound retry, a held button becoming a long press.
+    public var nextWake: Date? {
+        let now = clock.now
+        var candidates = [nextScreenChange, soundRetryAt]
+        candidates += [backlightUntil, nextAlarmShownUntil].map { $0.flatMap { $0 > now ? $0 : nil } }
+        if let held = gestures.nextDeadline {
+            candidates.append(now.addingTimeInterval(max(held - clock.monotonicNow, .zero) / .seconds(1)))
+        }
+        return candidates.compactMap { $0 }.min()
+    }
+
+    /// Whether the backlight is on, as last set.
+    public var isBacklightOn: Bool { backlightOn ?? false }
+
+    // MARK: - Bringing the parts in line
+
+    /// Catches the engine up with the clock and brings sound, LED and display in line with it.
+    public func refresh() async {
+        await handleLongPresses()
+        let snapshot = await runtime.deviceSnapshot()
+        lastSnapshot = snapshot
+        await updateSound(snapshot)
+        await updateIndicator(snapshot)
+        await updateDisplay(snapshot)
+    }
+
+    /// A failure that ended playback (the device went away mid-alert): fall back and retry.
+    public func soundFailed(_ error: HardwareError) async {
+        guard let failed = playing else { return }
+        logger.error("Alarm sound failed while playing", metadata: [
+            "alarm.id": "\(failed.alarmID)", "sound": "\(failed.source)", "error": "\(error)",
+        ])
+        playing = nil
+        soundFault = error
+        if case .file = failed.source { fileSoundFailed = failed.alarmID }
+        await refresh()
+    }
+
+    private func updateSound(_ snapshot: DeviceSnapshot) async {
+        guard let presented = snapshot.alerting.first else {
+            if playing != nil {
+                await hardware.audio.stop()
+                playing = nil
+            }
+            soundRetryAt = nil
+            return
+        }
+        if playing?.alarmID == presented.id { return }
+        if playing == nil, let retryAt = soundRetryAt, snapshot.now < retryAt { return }
+        await startSound(for: presented, in: snapshot)
+    }
+
+    /// Plays the alarm's sound, or the built-in tone if that fails; if nothing plays, the fault is
+    /// recorded (the LED and display still alert) and playing is retried later.
+    private func startSound(for alarm: AlarmRecord, in snapshot: DeviceSnapshot) async {
+        var sources: [SoundSource] = []
+        if case .named(let name) = alarm.definition.sound, fileSoundFailed != alarm.id {
+            sources.append(.file(settings.soundsDirectory + "/" + name))
+        }
+        sources.append(.builtInTone)
+        let gain = gainRamp(in: snapshot)
+        var lastError: HardwareError?
+        for source in sources {
+            do {
+                try await hardware.audio.play(source, gain: gain, looping: true)
+                playing = Playback(alarmID: alarm.id, source: source)
+                if soundFault != nil || lastError != nil {
+                    logger.notice("Alarm sound playing", metadata: ["alarm.id": "\(alarm.id)", "sound": "\(source)"])
+                }
+                soundFault = nil
+                soundRetryAt = nil
+                return
+            } catch {
+                let failure = error as? HardwareError ?? HardwareError(.io, device: "audio", errno: nil)
+                lastError = failure
+                if case .file = source { fileSoundFailed = alarm.id }
+                logger.warning("Alarm sound could not play", metadata: [
+                    "alarm.id": "\(alarm.id)", "sound": "\(source)", "error": "\(failure)",
+                ])
+            }
+        }
+        playing = nil
+        if soundFault == nil {
+            logger.error("No sound for the alarm: alerting with the LED and display only; retrying", metadata: [
+                "alarm.id": "\(alarm.id)", "retry.seconds": "\(settings.soundRetryInterval)",
+            ])
+        }
+        soundFault = lastError
+        soundRetryAt = snapshot.now.addingTimeInterval(settings.soundRetryInterval / .seconds(1))
+    }
+
+    /// The crescendo, continued from when the first of the alerting alarms began: a second alarm
+    /// or a retry after a fault does not start quiet again.
+    private func gainRamp(in snapshot: DeviceSnapshot) -> GainRamp {
+        let ramp = settings.gainRamp
+        let since = snapshot.alerting.compactMap { record -> Date? in
+            if case .alerting(let alerting) = record.phase { return alerting.since }
+            return nil
+        }.min() ?? snapshot.now
+        let elapsed = Duration.seconds(max(snapshot.now.timeIntervalSince(since), 0))
+        guard elapsed < ramp.duration else { return .constant(ramp.target) }
+        return GainRamp(from: ramp.decibels(after: elapsed), to: ramp.target, over: ramp.duration - elapsed)
+    }
+
+    private func updateIndicator(_ snapshot: DeviceSnapshot) async {
+        let pattern = IndicatorPolicy.pattern(for: indicatorState(snapshot))
+        guard pattern != shownPattern else { return }
+        do {
+            try await hardware.indicator.show(pattern)
+            shownPattern = pattern
+            if indicatorFault != nil { logger.notice("LED works again") }
+            indicatorFault = nil
+        } catch {
+            if indicatorFault == nil {
+                logger.error("LED cannot be driven", metadata: ["error": "\(error)"])
+            }
+            indicatorFault = error as? HardwareError ?? HardwareError(.io, device: "led", errno: nil)
+        }
+    }
+
+    func indicatorState(_ snapshot: DeviceSnapshot) -> IndicatorState {
+        if let alert = snapshot.alerting.first { return .alerting(tint: alert.definition.tintColor) }
+        if let countdown = snapshot.countdowns.first {
+            if case .paused = countdown.phase { return .paused(tint: countdown.definition.tintColor) }
+            return .countingDown(tint: countdown.definition.tintColor)
+        }
+        if soundFault != nil || displayFault != nil { return .hardwareFault }
+        if !snapshot.missedAlarms.isEmpty { return .missedAlarm }
+        return .idle
+    }
+
+    private func updateDisplay(_ snapshot: DeviceSnapshot) async {
+        let now = snapshot.now
+        let showsNextAlarm = nextAlarmShownUntil.map { now < $0 } ?? false
+        let newContent = ScreenRenderer.content(of: snapshot, showsNextAlarm: showsNextAlarm)
+        if newContent != content {
+            content = newContent
+            contentSince = now
+        }
+        let output = renderer.render(.init(
+            snapshot: snapshot, showsNextAlarm: showsNextAlarm,
+            soundFault: soundFault.map { "No sound: \($0.device)" }, contentSince: contentSince))
+        nextScreenChange = output.nextChange
+        let backlight = !snapshot.alerting.isEmpty || (backlightUntil.map { now < $0 } ?? false)
+        do {
+            if !glyphsLoaded {
+                for icon in DisplayIcon.allCases {
+                    try await hardware.display.define(icon.glyph, slot: Int(icon.code))
+                }
+                glyphsLoaded = true
+            }
+            if output.frame != shownFrame {
+                try await hardware.display.show(output.frame)
+                shownFrame = output.frame
+            }
+            if backlight != backlightOn {
+                try await hardware.display.setBacklight(backlight)
+                backlightOn = backlight
+            }
+            if displayFault != nil { logger.notice("Display works again") }
+            displayFault = nil
+        } catch {
+            if displayFault == nil {
+                logger.error("Display does not answer; alarms still ring", metadata: ["error": "\(error)"])
+            }
+            displayFault = error as? HardwareError ?? HardwareError(.io, device: "display", errno: nil)
+            // Whatever the display holds now is unknown: redraw everything once it answers.
+            glyphsLoaded = false
+            shownFrame = nil
+            backlightOn = nil
+        }
+    }
+}

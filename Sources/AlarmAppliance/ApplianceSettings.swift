@@ -1,0 +1,42 @@
+import AlarmHardware
+
+/// How the appliance behaves: the knobs a person or a packager sets (the daemon reads them from
+/// its configuration file). Engine policies (grace, auto-silence) live in `EnginePolicy`.
+///
+/// ```swift
+/// var settings = ApplianceSettings()
+/// settings.volume = -10
+/// settings.soundsDirectory = "/usr/share/alarmd/sounds"
+/// ```
+public struct ApplianceSettings: Hashable, Sendable {
+    /// The alarm volume the crescendo reaches, in dB of full scale (0 is full scale).
+    public var volume: Double = -6
+    /// Where the crescendo starts, in dB of full scale: audible in a quiet bedroom, not a shock.
+    public var crescendoStart: Double = -36
+    /// How long the crescendo takes to reach ``volume``; zero starts at full volume.
+    public var crescendo: Duration = .seconds(30)
+    /// Where `.named` sounds are looked up (a name is a plain file name in this directory).
+    public var soundsDirectory: String = "/usr/share/alarmd/sounds"
+    /// How often playback is retried while an alert has no working sound.
+    public var soundRetryInterval: Duration = .seconds(10)
+    /// How long a button must be held for a long press (STOP held cancels a timer).
+    public var longPressDuration: Duration = .seconds(2)
+    /// How long the backlight stays on after a press.
+    public var backlightDuration: Duration = .seconds(10)
+    /// How long an idle press shows the next alarm's details.
+    public var nextAlarmDisplayDuration: Duration = .seconds(5)
+    /// 24-hour (`07:30`) or 12-hour (` 7:30a`) times.
+    public var clockFormat: ClockFormat = .twentyFourHour
+
+    public enum ClockFormat: String, Hashable, Sendable, CaseIterable {
+        case twentyFourHour = "24h"
+        case twelveHour = "12h"
+    }
+
+    public init() {}
+
+    /// The initial crescendo.
+    public var gainRamp: GainRamp {
+        GainRamp(from: min(crescendoStart, volume), to: volume, over: crescendo)
+    }
+}

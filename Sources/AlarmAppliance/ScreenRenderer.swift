@@ -1,0 +1,345 @@
+import AlarmEngine
+import AlarmHardware
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+
+/// What the display is showing, by identity: a change of content restarts the title's scrolling.
+public enum ScreenContent: Hashable, Sendable {
+    /// The time and the next alarm.
+    case clock
+    /// The next alarm's details, for a few seconds after an idle press.
+    case nextAlarm
+    case alert(Alarm.ID)
+    case countdown(Alarm.ID)
+    case paused(Alarm.ID)
+    /// Missed alarms, until a button is pressed.
+    case missed
+}
+
+/// Draws the appliance's screens for a 16x2 or 20x4 character LCD (any display of at least 16
+/// columns; 4 rows and more get the roomier layouts).
+///
+/// Pure: a frame depends only on the ``Input``, and each rendering says when it next changes (the
+/// next minute on a clock, the next second of a countdown, the next step of a scrolling title),
+/// so the appliance sleeps exactly until then.
+///
+/// 16x2, an alert and a countdown (① is the bell glyph, ③ pause):
+/// ```
+/// ①Wake up   07:00
+/// Stop      Snooze
+///
+/// Tea timer
+/// 04:59    ③Pause
+/// ```
+public struct ScreenRenderer: Sendable {
+    public let size: DisplaySize
+    public let clockFormat: ApplianceSettings.ClockFormat
+
+    public init(size: DisplaySize, clockFormat: ApplianceSettings.ClockFormat = .twentyFourHour) {
+        self.size = size
+        self.clockFormat = clockFormat
+    }
+
+    public struct Input: Sendable {
+        public var snapshot: DeviceSnapshot
+        /// An idle press asked for the next alarm's details.
+        public var showsNextAlarm: Bool
+        /// Why the alert is silent, shown with it ("No sound: hw:0 busy").
+        public var soundFault: String?
+        /// When the current content first appeared: scrolling counts from here.
+        public var contentSince: Date
+
+        public init(snapshot: DeviceSnapshot, showsNextAlarm: Bool = false, soundFault: String? = nil, contentSince: Date) {
+            self.snapshot = snapshot
+            self.showsNextAlarm = showsNextAlarm
+            self.soundFault = soundFault
+            self.contentSince = contentSince
+        }
+    }
+
+    public struct Output: Hashable, Sendable {
+        public var frame: DisplayFrame
+        /// When the frame next changes by itself; `nil` if it does not.
+        public var nextChange: Date?
+    }
+
+    /// What the display shows for this state: an alert over a countdown over missed alarms over
+    /// the clock.
+    public static func content(of snapshot: DeviceSnapshot, showsNextAlarm: Bool) -> ScreenContent {
+        if let alert = snapshot.alerting.first { return .alert(alert.id) }
+        if let countdown = snapshot.countdowns.first {
+            if case .paused = countdown.phase { return .paused(countdown.id) }
+            return .countdown(countdown.id)
+        }
+        if !snapshot.missedAlarms.isEmpty { return .missed }
+        return showsNextAlarm ? .nextAlarm : .clock
+    }
+
+    public func render(_ input: Input) -> Output {
+        var canvas = Canvas(size: size, now: input.snapshot.now, contentSince: input.contentSince)
+        let snapshot = input.snapshot
+        switch Self.content(of: snapshot, showsNextAlarm: input.showsNextAlarm) {
+        case .alert:
+            drawAlert(snapshot.alerting[0], others: snapshot.alerting.count - 1, fault: input.soundFault, on: &canvas)
+        case .countdown, .paused:
+            drawCountdown(snapshot.countdowns[0], on: &canvas)
+        case .missed:
+            drawMissed(snapshot, on: &canvas)
+            canvas.changes(at: nextMinute(after: snapshot))
+        case .nextAlarm:
+            drawNextAlarmDetails(snapshot, on: &canvas)
+            canvas.changes(at: nextMinute(after: snapshot))
+        case .clock:
+            drawClock(snapshot, on: &canvas)
+            // An unset clock shows `--:--`, which never changes: no wake-ups for it.
+            if snapshot.isClockTrusted { canvas.changes(at: nextMinute(after: snapshot)) }
+        }
+        return Output(frame: canvas.frame, nextChange: canvas.nextChange)
+    }
+
+    private var isTall: Bool { size.rows >= 4 }
+    private var lastRow: Int { size.rows - 1 }
+
+    // MARK: - Screens
+
+    private func drawClock(_ snapshot: DeviceSnapshot, on canvas: inout Canvas) {
+        let local = snapshot.timeZone.localDateTime(at: snapshot.now)
+        guard snapshot.isClockTrusted else {
+            canvas.center("--:--", row: 0)
+            canvas.center("Clock not set", row: 1)
+            return
+        }
+        canvas.center(timeText(local.time), row: 0)
+        if isTall {
+            canvas.center(dateText(local.date), row: 1)
+        }
+        guard let next = snapshot.nextAlarm else {
+            canvas.center("No alarms", row: lastRow)
+            return
+        }
+        let when = dayAndTime(next.dueDate, in: snapshot)
+        if isTall {
+            let lead = [DisplayIcon.bell.code] + HD44780Text.encode(when + " ")
+            canvas.put(lead, row: lastRow)
+            canvas.scroll(title(of: next.record), row: lastRow, column: lead.count)
+        } else {
+            canvas.center([DisplayIcon.bell.code] + HD44780Text.encode(when), row: 1)
+        }
+    }
+
+    private func drawNextAlarmDetails(_ snapshot: DeviceSnapshot, on canvas: inout Canvas) {
+        guard snapshot.isClockTrusted else {
+            canvas.center("--:--", row: 0)
+            canvas.center("Clock not set", row: 1)
+            return
+        }
+        guard let next = snapshot.nextAlarm else {
+            canvas.center(timeText(snapshot.timeZone.localDateTime(at: snapshot.now).time), row: 0)
+            canvas.center("No alarms set", row: 1)
+            return
+        }
+        canvas.put([DisplayIcon.bell.code] + HD44780Text.encode(dayAndTime(next.dueDate, in: snapshot)), row: 0)
+        canvas.scroll(title(of: next.record), row: 1)
+        if isTall {
+            canvas.put(HD44780Text.encode(repeatText(next.record.definition)), row: 2)
+            canvas.center("Next alarm", row: lastRow)
+        }
+    }
+
+    private func drawMissed(_ snapshot: DeviceSnapshot, on canvas: inout Canvas) {
+        let missed = snapshot.missedAlarms
+        guard let latest = missed.last else { return }
+        let count = missed.reduce(0) { $0 + max($1.occurrences, 1) }
+        let headline = count == 1 ? "Missed" : "Missed \(count) alarms"
+        let when = dayAndTime(latest.dueDate, in: snapshot, omittingToday: true)
+        if isTall {
+            canvas.center(headline, row: 0)
+            canvas.center(when, row: 1)
+            canvas.scroll(HD44780Text.encode(latest.title), row: 2)
+            canvas.center("Press a button", row: 3)
+        } else {
+            canvas.put(HD44780Text.encode(count == 1 ? "Missed \(when)" : headline), row: 0)
+            canvas.scroll(HD44780Text.encode(latest.title), row: 1)
+        }
+    }
+
+    private func drawAlert(_ record: AlarmRecord, others: Int, fault: String?, on canvas: inout Canvas) {
+        let alert = record.definition.presentation.alert
+        var time = ""
+        if case .alerting(let alerting) = record.phase {
+            time = timeText(CivilTime(hour: alerting.time.hour, minute: alerting.time.minute) ?? .midnight)
+        }
+        let titleCodes = HD44780Text.encode(alert.title)
+        if isTall {
+            canvas.put([DisplayIcon.bell.code], row: 0)
+            canvas.scroll(titleCodes, row: 0, column: 1)
+            canvas.center(time, row: 1)
+            if let fault {
+                canvas.scroll(HD44780Text.encode(fault), row: 2)
+            } else if others > 0 {
+                canvas.center("+\(others) more alarm\(others == 1 ? "" : "s")", row: 2)
+            }
+        } else {
+            // The fault has no row of its own: it scrolls with the title.
+            let shown = fault.map { titleCodes + HD44780Text.encode(" - \($0)") } ?? titleCodes
+            let timeCodes = HD44780Text.encode(time)
+            canvas.put([DisplayIcon.bell.code], row: 0)
+            canvas.scroll(shown, row: 0, column: 1, width: size.columns - 2 - timeCodes.count)
+            canvas.put(timeCodes, row: 0, column: size.columns - timeCodes.count)
+        }
+        let secondary = alert.secondaryButton.map(label(of:)) ?? []
+        canvas.labels(left: label(of: alert.stopButton), right: secondary, row: lastRow)
+    }
+
+    private func drawCountdown(_ record: AlarmRecord, on canvas: inout Canvas) {
+        let presentation = record.definition.presentation
+        let now = canvas.now
+        switch record.phase {
+        case .countdown(let countdown):
+            let remaining = countdown.fireDate.timeIntervalSince(now)
+            let text = HD44780Text.encode(RemainingTimeText.format(remaining))
+            canvas.scroll(HD44780Text.encode(presentation.countdown?.title ?? presentation.alert.title), row: 0)
+            if isTall { canvas.center(text, row: 1) } else { canvas.put(text, row: 1) }
+            let pause = presentation.countdown?.pauseButton.map(label(of:)) ?? []
+            canvas.labels(left: [], right: pause, row: lastRow, keepingLeft: isTall ? 0 : text.count)
+            // The shown seconds are rounded up, so the text changes as `remaining` crosses a whole second.
+            let fraction = remaining - remaining.rounded(.down)
+            if remaining > 0 { canvas.changes(at: now.addingTimeInterval(fraction > 0 ? fraction : 1)) }
+        case .paused(let paused):
+            let remaining = paused.total - paused.previouslyElapsed
+            let text = [DisplayIcon.pause.code] + HD44780Text.encode(RemainingTimeText.format(remaining))
+            let title = presentation.paused?.title ?? presentation.countdown?.title ?? presentation.alert.title
+            canvas.scroll(HD44780Text.encode(title), row: 0)
+            if isTall {
+                canvas.center(text, row: 1)
+                canvas.center("Paused", row: 2)
+            } else {
+                canvas.put(text, row: 1)
+            }
+            let resume = label(of: presentation.paused?.resumeButton ?? .resume)
+            canvas.labels(left: [], right: resume, row: lastRow, keepingLeft: isTall ? 0 : text.count)
+        case .scheduled, .alerting:
+            break
+        }
+    }
+
+    // MARK: - Pieces
+
+    private func title(of record: AlarmRecord) -> [UInt8] {
+        HD44780Text.encode(record.definition.presentation.alert.title)
+    }
+
+    /// A button's label as the display shows it: its icon, if the display has one, then its text.
+    private func label(of button: AlarmButton) -> [UInt8] {
+        let icon = DisplayIcon(systemImageName: button.systemImageName).map { [$0.code] } ?? []
+        return icon + HD44780Text.encode(button.text)
+    }
+
+    func timeText(_ time: CivilTime) -> String {
+        switch clockFormat {
+        case .twentyFourHour:
+            return twoDigits(time.hour) + ":" + twoDigits(time.minute)
+        case .twelveHour:
+            let hour = time.hour % 12 == 0 ? 12 : time.hour % 12
+            return "\(hour):\(twoDigits(time.minute))" + (time.hour < 12 ? "am" : "pm")
+        }
+    }
+
+    /// `Today 07:00`, `Tomorrow 07:00`, `Mon 07:00` within a week, `24 Dec 07:00` beyond;
+    /// `omittingToday` gives `07:00` for today.
+    func dayAndTime(_ date: Date, in snapshot: DeviceSnapshot, omittingToday: Bool = false) -> String {
+        let zone = snapshot.timeZone
+        let local = zone.localDateTime(at: date)
+        let today = zone.localDateTime(at: snapshot.now).date
+        let time = timeText(local.time)
+        let days = local.date.daysSinceEpoch - today.daysSinceEpoch
+        switch days {
+        case 0: return omittingToday ? time : "Today \(time)"
+        case 1: return "Tomorrow \(time)"
+        case -1: return "Yesterday \(time)"
+        case 2...6: return "\(Self.weekdayNames[local.date.weekday] ?? "") \(time)"
+        default: return "\(local.date.day) \(Self.monthNames[local.date.month - 1]) \(time)"
+        }
+    }
+
+    private func dateText(_ date: CivilDate) -> String {
+        "\(Self.weekdayNames[date.weekday] ?? "") \(date.day) \(Self.monthNames[date.month - 1]) \(date.year)"
+    }
+
+    private func repeatText(_ definition: AlarmDefinition) -> String {
+        guard case .relative(let relative) = definition.schedule, case .weekly(let days) = relative.repeats else {
+            return definition.schedule == nil ? "Timer" : "Once"
+        }
+        if Set(days).count == 7 { return "Every day" }
+        let order: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
+        return order.filter(days.contains).map { String((Self.weekdayNames[$0] ?? "").prefix(2)) }.joined(separator: " ")
+    }
+
+    /// The next local minute boundary.
+    private func nextMinute(after snapshot: DeviceSnapshot) -> Date {
+        let seconds = snapshot.now.timeIntervalSince1970 + Double(snapshot.timeZone.offset(at: snapshot.now))
+        let intoMinute = seconds - (seconds / 60).rounded(.down) * 60
+        return snapshot.now.addingTimeInterval(60 - intoMinute)
+    }
+
+    private func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    static let weekdayNames: [Locale.Weekday: String] = [
+        .monday: "Mon", .tuesday: "Tue", .wednesday: "Wed", .thursday: "Thu", .friday: "Fri",
+        .saturday: "Sat", .sunday: "Sun",
+    ]
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+}
+
+/// A frame being drawn, and the earliest instant something on it changes.
+private struct Canvas {
+    var frame: DisplayFrame
+    let now: Date
+    let contentSince: Date
+    private(set) var nextChange: Date?
+
+    init(size: DisplaySize, now: Date, contentSince: Date) {
+        frame = DisplayFrame(size: size)
+        self.now = now
+        self.contentSince = contentSince
+    }
+
+    var columns: Int { frame.size.columns }
+
+    mutating func changes(at date: Date) {
+        nextChange = min(nextChange ?? date, date)
+    }
+
+    mutating func put(_ codes: [UInt8], row: Int, column: Int = 0) {
+        frame.write(codes, row: row, column: column)
+    }
+
+    mutating func center(_ text: String, row: Int) {
+        center(HD44780Text.encode(text), row: row)
+    }
+
+    mutating func center(_ codes: [UInt8], row: Int) {
+        let shown = Array(codes.prefix(columns))
+        put(shown, row: row, column: (columns - shown.count) / 2)
+    }
+
+    /// Writes `codes` from `column`, scrolling them if they do not fit in `width` (the rest of the row by default).
+    mutating func scroll(_ codes: [UInt8], row: Int, column: Int = 0, width: Int? = nil) {
+        let width = max(width ?? columns - column, 0)
+        let elapsed = now.timeIntervalSince(contentSince)
+        let (window, next) = Marquee.window(codes, width: width, elapsed: elapsed)
+        put(window, row: row, column: column)
+        if let next { changes(at: now.addingTimeInterval(next)) }
+    }
+
+    /// The two buttons' labels on one row: STOP's on the left, SNOOZE's on the right, each cut to
+    /// fit; `keepingLeft` columns at the left are already used.
+    mutating func labels(left: [UInt8], right: [UInt8], row: Int, keepingLeft used: Int = 0) {
+        let available = columns - used
+        let rightShown = Array(right.prefix(max(available - (left.isEmpty ? 1 : min(left.count, available / 2) + 1), 0)))
+        let leftShown = Array(left.prefix(max(available - rightShown.count - 1, 0)))
+        put(leftShown, row: row, column: used)
+        put(rightShown, row: row, column: columns - rightShown.count)
+    }
+}

@@ -1,0 +1,77 @@
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+
+/// Everything the device's own face needs at one instant: what alerts, what counts down, the next
+/// alarm, what was missed, and whether the clock can be believed. All clients' alarms together:
+/// the device is shared by everyone who sets alarms on it.
+public struct DeviceSnapshot: Sendable {
+    public var now: Date
+    /// The zone alarms are resolved in, for showing local times.
+    public var timeZone: TimeZoneRules
+    public var isClockTrusted: Bool
+    /// Alerting alarms, the one to present first at the front (the newest alert).
+    public var alerting: [AlarmRecord]
+    /// Running countdowns, the one ending first at the front, then paused ones, oldest first.
+    public var countdowns: [AlarmRecord]
+    /// The scheduled alarm due first, if any is determined.
+    public var nextAlarm: UpcomingAlarm?
+    /// Missed alarms waiting to be seen, oldest first.
+    public var missedAlarms: [MissedAlarm]
+
+    public init(
+        now: Date, timeZone: TimeZoneRules, isClockTrusted: Bool, alerting: [AlarmRecord] = [],
+        countdowns: [AlarmRecord] = [], nextAlarm: UpcomingAlarm? = nil, missedAlarms: [MissedAlarm] = []
+    ) {
+        self.now = now
+        self.timeZone = timeZone
+        self.isClockTrusted = isClockTrusted
+        self.alerting = alerting
+        self.countdowns = countdowns
+        self.nextAlarm = nextAlarm
+        self.missedAlarms = missedAlarms
+    }
+}
+
+/// A scheduled alarm and the instant its occurrence is due.
+public struct UpcomingAlarm: Hashable, Sendable {
+    public var record: AlarmRecord
+    public var dueDate: Date
+
+    public init(record: AlarmRecord, dueDate: Date) {
+        self.record = record
+        self.dueDate = dueDate
+    }
+}
+
+extension AlarmScheduler {
+    /// The device's view at `now`. Linear in the number of alarms: the appliance asks for it on
+    /// a change or once a minute, not per alarm.
+    public func deviceSnapshot(now: Date) -> DeviceSnapshot {
+        var running: [(record: AlarmRecord, fireDate: Date)] = []
+        var paused: [AlarmRecord] = []
+        var next: UpcomingAlarm?
+        for record in records.values {
+            switch record.phase {
+            case .countdown(let countdown):
+                running.append((record, countdown.fireDate))
+            case .paused:
+                paused.append(record)
+            case .scheduled(let occurrence?):
+                let due = dueDate(of: occurrence, for: record.definition)
+                if next.map({ due < $0.dueDate || (due == $0.dueDate && Self.creationOrder(record, $0.record)) }) ?? true {
+                    next = UpcomingAlarm(record: record, dueDate: due)
+                }
+            case .scheduled(nil), .alerting:
+                break
+            }
+        }
+        running.sort { $0.fireDate != $1.fireDate ? $0.fireDate < $1.fireDate : Self.creationOrder($0.record, $1.record) }
+        paused.sort(by: Self.creationOrder)
+        return DeviceSnapshot(
+            now: now, timeZone: timeZone, isClockTrusted: isClockTrusted,
+            alerting: alertingOrder.compactMap { records[$0] },
+            countdowns: running.map(\.record) + paused,
+            nextAlarm: next, missedAlarms: missedAlarms)
+    }
+}
