@@ -135,7 +135,9 @@ extension Appliance {
     private func perform(_ action: AlarmAction, on alarm: AlarmRecord, because reason: String) async -> Bool {
         do {
             try await runtime.performOnDevice(action, id: alarm.id)
-            logger.info("Alarm \(action.rawValue) on the device", metadata: ["alarm.id": "\(alarm.id)", "reason": "\(reason)"])
+            logger.info("Button acted on an alarm", metadata: [
+                "alarm.id": "\(alarm.id)", "action": "\(action.rawValue)", "reason": "\(reason)",
+            ])
             return true
         } catch {
             logger.warning("Device action refused", metadata: [

@@ -198,7 +198,9 @@ public struct ScreenRenderer: Sendable {
         switch record.phase {
         case .countdown(let countdown):
             let remaining = countdown.fireDate.timeIntervalSince(now)
-            let text = HD44780Text.encode(RemainingTimeText.format(remaining))
+            // A snooze shows its icon: the alarm will ring again when it ends.
+            let icon = countdown.kind == .postAlert ? [DisplayIcon.snooze.code] : []
+            let text = icon + HD44780Text.encode(RemainingTimeText.format(remaining))
             canvas.scroll(HD44780Text.encode(presentation.countdown?.title ?? presentation.alert.title), row: 0)
             if isTall { canvas.center(text, row: 1) } else { canvas.put(text, row: 1) }
             let pause = presentation.countdown?.pauseButton.map(label(of:)) ?? []

@@ -42,7 +42,7 @@ public final class SimulatedDevice: Sendable {
         clock = ManualWallClock(now: start)
         zones = ManualTimeZoneProvider(zone)
         indicator = FakeIndicator(hasColor: ledHasColor)
-        audio = FakeAudioOutput()
+        audio = FakeAudioOutput(clock: clock)
         display = FakeCharacterDisplay(size: displaySize)
         buttons = FakeButtonInput(clock: clock)
         self.settings = settings
@@ -131,6 +131,26 @@ public final class SimulatedDevice: Sendable {
         await press(button)
         await advance(by: seconds)
         await release(button)
+    }
+
+    // MARK: - Faults
+
+    /// The sound device fails while playing (unplugged, gone); the appliance hears of it.
+    public func failSoundNow(_ error: HardwareError) async {
+        audio.failWhilePlaying(with: error)
+        await appliance.soundFailed(error)
+    }
+
+    /// Every play fails with `error` until called with `nil`.
+    public func setSoundUnavailable(_ error: HardwareError?) async {
+        audio.setUnavailable(error)
+        await appliance.refresh()
+    }
+
+    /// The display stops answering (`error`) or answers again (`nil`).
+    public func setDisplayUnavailable(_ error: HardwareError?) async {
+        display.setUnavailable(error)
+        await appliance.refresh()
     }
 
     // MARK: - Alarms

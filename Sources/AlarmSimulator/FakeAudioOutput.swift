@@ -1,4 +1,5 @@
 import AlarmHardware
+import AlarmTime
 import Synchronization
 
 /// An audio output that remembers what it plays, with knobs for the failures a real one has.
@@ -25,6 +26,13 @@ public final class FakeAudioOutput: AudioOutput, Sendable {
         public var source: SoundSource
         public var gain: GainRamp
         public var looping: Bool
+        /// The monotonic time playback began, on the clock given at init (zero without one).
+        public var startedAt: Duration
+
+        /// The gain playing at monotonic time `now`, along the ramp.
+        public func decibels(at now: Duration) -> Double {
+            gain.decibels(after: now - startedAt)
+        }
     }
 
     private struct State {
@@ -36,8 +44,12 @@ public final class FakeAudioOutput: AudioOutput, Sendable {
     private let state = Mutex(State())
     private let feed = EventFeed<Event>()
     private let faults = EventFeed<HardwareError>()
+    private let clock: (any WallClock)?
 
-    public init() {}
+    /// `clock` stamps when each playback began, so the gain playing now can be told.
+    public init(clock: (any WallClock)? = nil) {
+        self.clock = clock
+    }
 
     /// What is playing now, if anything.
     public var nowPlaying: Playback? { state.withLock { $0.nowPlaying } }
@@ -67,12 +79,13 @@ public final class FakeAudioOutput: AudioOutput, Sendable {
     }
 
     public func play(_ source: SoundSource, gain: GainRamp, looping: Bool) async throws {
+        let startedAt = clock?.monotonicNow ?? .zero
         let failure = state.withLock { state -> HardwareError? in
             if let failure = state.unavailable ?? state.nextFailure {
                 state.nextFailure = nil
                 return failure
             }
-            state.nowPlaying = Playback(source: source, gain: gain, looping: looping)
+            state.nowPlaying = Playback(source: source, gain: gain, looping: looping, startedAt: startedAt)
             return nil
         }
         if let failure {

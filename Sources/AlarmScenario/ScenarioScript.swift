@@ -1,0 +1,475 @@
+import AlarmAppliance
+import AlarmHardware
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+
+/// A plain-text scenario: one step per line, `#` starts a comment. See the README's "Scenario
+/// scripts" for the format; in short:
+///
+/// ```
+/// start 2026-11-23 06:58 Europe/Berlin
+/// alarm wake at 07:00 title "Wake up" snooze 9m
+/// wait until 07:00
+/// expect sound tone
+/// press snooze
+/// expect alarm wake countdown
+/// wait 9m
+/// expect display row 1 "①Wake up   07:00"
+/// ```
+public struct ScenarioScript: Hashable, Sendable {
+    public var setup: Setup
+    public var steps: [Step]
+
+    /// How the device starts: the `start` line and the optional `board` line.
+    public struct Setup: Hashable, Sendable {
+        public var start: LocalDateTime
+        public var zoneName: String
+        public var displaySize: DisplaySize = .sixteenByTwo
+        public var ledHasColor = false
+    }
+
+    public struct Step: Hashable, Sendable {
+        public var line: Int
+        /// The line as written, without its comment.
+        public var text: String
+        public var action: Action
+    }
+
+    public enum Action: Hashable, Sendable {
+        case scheduleAlarm(name: String, AlarmDefinition)
+        case perform(AlarmAction, name: String)
+        case wait(TimeInterval)
+        case waitUntil(CivilTime)
+        case setClock(LocalDateTime)
+        case setZone(String)
+        case press(Button)
+        case hold(Button, TimeInterval)
+        case restart
+        case sound(SoundKnob)
+        case display(available: Bool)
+        case expect(Expectation)
+        /// Prints the display, LED and sound (always passes): for writing scenarios.
+        case show
+    }
+
+    public enum SoundKnob: Hashable, Sendable {
+        case failNext(HardwareError.Kind)
+        case failNow(HardwareError.Kind)
+        case unavailable(HardwareError.Kind)
+        case available
+    }
+
+    public enum Expectation: Hashable, Sendable {
+        /// Some row contains the text.
+        case displayContains(String)
+        /// Row `row` (from 1) reads exactly the text, spaces at either end ignored.
+        case displayRow(Int, String)
+        case backlight(Bool)
+        case led(LEDShape)
+        case soundSilent
+        case soundTone
+        case soundFile(String)
+        case soundGain(Double)
+        case alarm(name: String, state: Alarm.State?)
+    }
+
+    /// An LED pattern's kind, whatever its colour and timing.
+    public enum LEDShape: String, Hashable, Sendable, CaseIterable {
+        case off, steady, blink, flashes, breathe
+    }
+}
+
+/// A line the scenario parser cannot read: the file, the line and what is wrong.
+public struct ScenarioSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var message: String
+
+    public var description: String { "\(file):\(line): \(message)" }
+}
+
+extension ScenarioScript {
+    /// Parses a scenario; every problem names its line.
+    public static func parse(_ text: String, file: String = "scenario") throws(ScenarioSyntaxError) -> ScenarioScript {
+        var setup: Setup?
+        var steps: [Step] = []
+        var names: Set<String> = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = index + 1
+            func fail(_ message: String) -> ScenarioSyntaxError {
+                ScenarioSyntaxError(file: file, line: line, message: message)
+            }
+            let words: [String]
+            do {
+                words = try tokenize(String(rawLine))
+            } catch {
+                throw fail(error.message)
+            }
+            guard let command = words.first else { continue }
+            let arguments = Array(words.dropFirst())
+            var reader = ArgumentReader(arguments: arguments, fail: fail)
+            if command == "start" {
+                guard setup == nil, steps.isEmpty else { throw fail("`start` must come once, before every step") }
+                setup = try parseStart(&reader)
+                continue
+            }
+            guard setup != nil else { throw fail("the first step must be `start DATE TIME ZONE`") }
+            if command == "board" {
+                guard steps.isEmpty else { throw fail("`board` must come right after `start`") }
+                try parseBoard(&reader, into: &setup!)
+                continue
+            }
+            let action = try parseAction(command, &reader, names: &names)
+            try reader.finish()
+            let shown = words.map { $0.contains(" ") || $0.isEmpty ? "\"\($0)\"" : $0 }.joined(separator: " ")
+            steps.append(Step(line: line, text: shown, action: action))
+        }
+        guard let setup else {
+            throw ScenarioSyntaxError(file: file, line: 1, message: "a scenario starts with `start DATE TIME ZONE`")
+        }
+        return ScenarioScript(setup: setup, steps: steps)
+    }
+
+    private static func parseStart(_ reader: inout ArgumentReader) throws(ScenarioSyntaxError) -> Setup {
+        let date = try reader.date()
+        let time = try reader.time()
+        let zone = try reader.word("a time zone, like Europe/Berlin")
+        try reader.finish()
+        return Setup(start: LocalDateTime(date: date, time: time), zoneName: zone)
+    }
+
+    private static func parseBoard(_ reader: inout ArgumentReader, into setup: inout Setup) throws(ScenarioSyntaxError) {
+        switch try reader.word("16x2 or 20x4") {
+        case "16x2": setup.displaySize = .sixteenByTwo
+        case "20x4": setup.displaySize = .twentyByFour
+        case let other: throw reader.fail("display size \"\(other)\" is not 16x2 or 20x4")
+        }
+        if reader.accept("rgb") { setup.ledHasColor = true }
+        try reader.finish()
+    }
+
+    private static func parseAction(
+        _ command: String, _ reader: inout ArgumentReader, names: inout Set<String>
+    ) throws(ScenarioSyntaxError) -> Action {
+        switch command {
+        case "alarm":
+            let name = try reader.newName(&names)
+            return .scheduleAlarm(name: name, try parseAlarm(&reader))
+        case "timer":
+            let name = try reader.newName(&names)
+            let duration = try reader.duration()
+            var title = "Timer"
+            if reader.accept("title") { title = try reader.word("a title") }
+            let presentation = AlarmPresentation(
+                alert: .init(title: title, stopButton: .stop, secondaryButton: .repeat, secondaryButtonBehavior: .countdown),
+                countdown: .init(title: title, pauseButton: .pause),
+                paused: .init(title: title, resumeButton: .resume))
+            return .scheduleAlarm(name: name, AlarmDefinition(
+                schedule: nil, countdownDuration: .init(preAlert: duration, postAlert: duration), presentation: presentation))
+        case "stop", "cancel", "snooze", "pause", "resume":
+            let action: AlarmAction = command == "snooze" ? .countdown : AlarmAction(rawValue: command)!
+            return .perform(action, name: try reader.knownName(names))
+        case "wait":
+            if reader.accept("until") { return .waitUntil(try reader.time()) }
+            return .wait(try reader.duration())
+        case "set":
+            if reader.accept("clock") { return .setClock(LocalDateTime(date: try reader.date(), time: try reader.time())) }
+            if reader.accept("zone") { return .setZone(try reader.word("a time zone")) }
+            throw reader.fail("`set` takes `clock DATE TIME` or `zone NAME`")
+        case "press":
+            return .press(try reader.button())
+        case "hold":
+            let button = try reader.button()
+            return .hold(button, try reader.duration())
+        case "restart":
+            return .restart
+        case "sound":
+            return .sound(try parseSoundKnob(&reader))
+        case "display":
+            if reader.accept("fails") { return .display(available: false) }
+            if reader.accept("works") { return .display(available: true) }
+            throw reader.fail("`display` takes `fails` or `works`")
+        case "expect":
+            return .expect(try parseExpectation(&reader, names: names))
+        case "show":
+            return .show
+        default:
+            throw reader.fail("unknown step \"\(command)\"")
+        }
+    }
+
+    private static func parseAlarm(_ reader: inout ArgumentReader) throws(ScenarioSyntaxError) -> AlarmDefinition {
+        try reader.expect("at")
+        let time = try reader.time()
+        var repeats = Alarm.Schedule.Relative.Recurrence.never
+        var title = "Alarm"
+        var snooze: TimeInterval = 9 * 60
+        var sound = AlertSound.default
+        var secondary = "snooze"
+        var tint = Color.white
+        while let option = reader.next() {
+            switch option {
+            case "on": repeats = .weekly(try reader.weekdays())
+            case "title": title = try reader.word("a title")
+            case "snooze": snooze = try reader.duration()
+            case "sound": sound = .named(try reader.word("a sound file name"))
+            case "secondary": secondary = try reader.word("snooze, custom or none")
+            case "tint": tint = try reader.color()
+            default: throw reader.fail("unknown alarm option \"\(option)\" (on, title, snooze, sound, secondary, tint)")
+            }
+        }
+        let alert: AlarmPresentation.Alert
+        var secondaryIntent: AlarmIntent?
+        switch secondary {
+        case "snooze":
+            alert = .init(title: title, stopButton: .stop, secondaryButton: .snooze, secondaryButtonBehavior: .countdown)
+        case "custom":
+            alert = .init(title: title, stopButton: .stop,
+                          secondaryButton: AlarmButton(text: "Open", textColor: .white, systemImageName: "arrow.up.right"),
+                          secondaryButtonBehavior: .custom)
+            secondaryIntent = AlarmIntent("open")
+        case "none":
+            alert = .init(title: title, stopButton: .stop)
+        default:
+            throw reader.fail("secondary \"\(secondary)\" is not snooze, custom or none")
+        }
+        return AlarmDefinition(
+            schedule: .relative(.init(time: .init(hour: time.hour, minute: time.minute), repeats: repeats)),
+            countdownDuration: .init(preAlert: nil, postAlert: snooze),
+            presentation: AlarmPresentation(alert: alert, countdown: .init(title: title), paused: nil),
+            tintColor: tint, secondaryIntent: secondaryIntent, sound: sound)
+    }
+
+    private static func parseSoundKnob(_ reader: inout ArgumentReader) throws(ScenarioSyntaxError) -> SoundKnob {
+        if reader.accept("available") { return .available }
+        if reader.accept("unavailable") { return .unavailable(reader.isAtEnd ? .deviceUnavailable : try reader.errorKind()) }
+        try reader.expect("fails")
+        if reader.accept("next") { return .failNext(try reader.errorKind()) }
+        if reader.accept("now") { return .failNow(try reader.errorKind()) }
+        throw reader.fail("`sound fails` takes `next KIND` or `now KIND`")
+    }
+
+    private static func parseExpectation(
+        _ reader: inout ArgumentReader, names: Set<String>
+    ) throws(ScenarioSyntaxError) -> Expectation {
+        switch try reader.word("display, backlight, led, sound or alarm") {
+        case "display":
+            if reader.accept("row") {
+                let row = try reader.integer("a row number")
+                return .displayRow(row, try reader.word("the row's text, in quotes"))
+            }
+            return .displayContains(try reader.word("text to find, in quotes"))
+        case "backlight":
+            if reader.accept("on") { return .backlight(true) }
+            if reader.accept("off") { return .backlight(false) }
+            throw reader.fail("`expect backlight` takes on or off")
+        case "led":
+            let word = try reader.word("off, steady, blink, flashes or breathe")
+            guard let shape = LEDShape(rawValue: word) else {
+                throw reader.fail("LED pattern \"\(word)\" is not off, steady, blink, flashes or breathe")
+            }
+            return .led(shape)
+        case "sound":
+            switch try reader.word("silent, tone, file NAME or gain DB") {
+            case "silent": return .soundSilent
+            case "tone": return .soundTone
+            case "file": return .soundFile(try reader.word("a sound file name"))
+            case "gain": return .soundGain(try reader.number("a gain in dB"))
+            case let other: throw reader.fail("`expect sound` takes silent, tone, file NAME or gain DB, not \"\(other)\"")
+            }
+        case "alarm":
+            let name = try reader.knownName(names)
+            let word = try reader.word("scheduled, countdown, paused, alerting or gone")
+            if word == "gone" { return .alarm(name: name, state: nil) }
+            guard let state = Alarm.State(rawValue: word) else {
+                throw reader.fail("alarm state \"\(word)\" is not scheduled, countdown, paused, alerting or gone")
+            }
+            return .alarm(name: name, state: state)
+        case let other:
+            throw reader.fail("cannot expect \"\(other)\" (display, backlight, led, sound or alarm)")
+        }
+    }
+
+    /// Words separated by spaces; double quotes keep spaces (`\"` for a quote); `#` outside
+    /// quotes starts a comment.
+    static func tokenize(_ line: String) throws(TokenizeError) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inQuotes = false, quoted = false, escaped = false
+        for character in line {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if inQuotes {
+                switch character {
+                case "\\": escaped = true
+                case "\"": inQuotes = false
+                default: current.append(character)
+                }
+            } else if character == "#" {
+                break
+            } else if character == "\"" {
+                inQuotes = true
+                quoted = true
+            } else if character == " " || character == "\t" || character == "\r" {
+                if !current.isEmpty || quoted { words.append(current) }
+                current = ""
+                quoted = false
+            } else {
+                current.append(character)
+            }
+        }
+        guard !inQuotes else { throw TokenizeError(message: "a quote is not closed") }
+        if !current.isEmpty || quoted { words.append(current) }
+        return words
+    }
+
+    struct TokenizeError: Error {
+        var message: String
+    }
+}
+
+/// Reads a step's arguments in order, failing with a message that names what was expected.
+struct ArgumentReader {
+    private var remaining: ArraySlice<String>
+    let fail: (String) -> ScenarioSyntaxError
+
+    init(arguments: [String], fail: @escaping (String) -> ScenarioSyntaxError) {
+        remaining = arguments[...]
+        self.fail = fail
+    }
+
+    mutating func next() -> String? { remaining.popFirst() }
+
+    var isAtEnd: Bool { remaining.isEmpty }
+
+    mutating func accept(_ word: String) -> Bool {
+        guard remaining.first == word else { return false }
+        remaining.removeFirst()
+        return true
+    }
+
+    mutating func expect(_ word: String) throws(ScenarioSyntaxError) {
+        guard accept(word) else { throw fail("expected `\(word)`" + (remaining.first.map { ", found \"\($0)\"" } ?? "")) }
+    }
+
+    mutating func word(_ what: String) throws(ScenarioSyntaxError) -> String {
+        guard let word = remaining.popFirst() else { throw fail("missing \(what)") }
+        return word
+    }
+
+    func finish() throws(ScenarioSyntaxError) {
+        if let extra = remaining.first { throw fail("unexpected \"\(extra)\"") }
+    }
+
+    mutating func integer(_ what: String) throws(ScenarioSyntaxError) -> Int {
+        let text = try word(what)
+        guard let value = Int(text) else { throw fail("\"\(text)\" is not \(what)") }
+        return value
+    }
+
+    mutating func number(_ what: String) throws(ScenarioSyntaxError) -> Double {
+        let text = try word(what)
+        guard let value = Double(text), value.isFinite else { throw fail("\"\(text)\" is not \(what)") }
+        return value
+    }
+
+    mutating func date() throws(ScenarioSyntaxError) -> CivilDate {
+        let text = try word("a date like 2026-11-23")
+        guard let date = CivilDate(text) else { throw fail("\"\(text)\" is not a date like 2026-11-23") }
+        return date
+    }
+
+    mutating func time() throws(ScenarioSyntaxError) -> CivilTime {
+        let text = try word("a time like 07:30")
+        guard let time = CivilTime(text) else { throw fail("\"\(text)\" is not a time like 07:30") }
+        return time
+    }
+
+    mutating func duration() throws(ScenarioSyntaxError) -> TimeInterval {
+        let text = try word("a duration like 9m, 90s or 1h30m")
+        guard let seconds = DurationText.seconds(text) else { throw fail("\"\(text)\" is not a duration like 9m, 90s or 1h30m") }
+        return seconds
+    }
+
+    mutating func button() throws(ScenarioSyntaxError) -> Button {
+        let text = try word("a button (stop or snooze)")
+        guard let button = Button(rawValue: text) else { throw fail("\"\(text)\" is not a button (stop or snooze)") }
+        return button
+    }
+
+    mutating func errorKind() throws(ScenarioSyntaxError) -> HardwareError.Kind {
+        let text = try word("a fault (unavailable, busy or io)")
+        switch text {
+        case "unavailable": return .deviceUnavailable
+        case "busy": return .busy
+        case "io": return .io
+        default: throw fail("\"\(text)\" is not a fault (unavailable, busy or io)")
+        }
+    }
+
+    mutating func weekdays() throws(ScenarioSyntaxError) -> [Locale.Weekday] {
+        let text = try word("days like mon,tue,fri")
+        let table: [String: Locale.Weekday] = [
+            "mon": .monday, "tue": .tuesday, "wed": .wednesday, "thu": .thursday, "fri": .friday,
+            "sat": .saturday, "sun": .sunday,
+        ]
+        var days: [Locale.Weekday] = []
+        for part in text.split(separator: ",") {
+            guard let day = table[part.lowercased()] else { throw fail("\"\(part)\" is not a day (mon...sun)") }
+            days.append(day)
+        }
+        guard !days.isEmpty else { throw fail("no days in \"\(text)\"") }
+        return days
+    }
+
+    mutating func color() throws(ScenarioSyntaxError) -> Color {
+        let text = try word("a colour like #FF8000")
+        guard text.count == 7, text.first == "#", let value = Int(text.dropFirst(), radix: 16) else {
+            throw fail("\"\(text)\" is not a colour like #FF8000")
+        }
+        return Color(red: Double(value >> 16 & 0xFF) / 255, green: Double(value >> 8 & 0xFF) / 255, blue: Double(value & 0xFF) / 255)
+    }
+
+    mutating func newName(_ names: inout Set<String>) throws(ScenarioSyntaxError) -> String {
+        let name = try word("a name for the alarm")
+        guard names.insert(name).inserted else { throw fail("an alarm is already named \"\(name)\"") }
+        return name
+    }
+
+    mutating func knownName(_ names: Set<String>) throws(ScenarioSyntaxError) -> String {
+        let name = try word("an alarm's name")
+        guard names.contains(name) else { throw fail("no alarm is named \"\(name)\" before this line") }
+        return name
+    }
+}
+
+/// Durations as people write them: `9m`, `90s`, `1h30m`, `500ms`, `2.5s`.
+public enum DurationText {
+    public static func seconds(_ text: String) -> TimeInterval? {
+        var total = 0.0
+        var number = ""
+        var index = text.startIndex
+        var sawUnit = false
+        while index < text.endIndex {
+            let character = text[index]
+            if character.isNumber || character == "." {
+                number.append(character)
+                index = text.index(after: index)
+                continue
+            }
+            guard let value = Double(number) else { return nil }
+            let rest = text[index...]
+            let (unit, length): (Double, Int) = rest.hasPrefix("ms") ? (0.001, 2)
+                : rest.hasPrefix("h") ? (3600, 1) : rest.hasPrefix("m") ? (60, 1) : rest.hasPrefix("s") ? (1, 1) : (0, 0)
+            guard length > 0 else { return nil }
+            total += value * unit
+            number = ""
+            sawUnit = true
+            index = text.index(index, offsetBy: length)
+        }
+        guard number.isEmpty, sawUnit, total.isFinite else { return nil }
+        return total
+    }
+}
