@@ -108,7 +108,8 @@ let package = Package(
         .executableTarget(
             name: "alarm-benchmarks",
             dependencies: [
-                "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmTestKit",
+                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmScenario", "AlarmSimulator",
+                "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/AlarmBenchmarks"
