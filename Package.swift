@@ -66,7 +66,7 @@ let package = Package(
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
             name: "SimulatorConsole",
-            dependencies: ["AlarmHardware", "AlarmTime"]
+            dependencies: ["AlarmHardware", "AlarmTime", "CLinuxSupport"]
         ),
         // Plain-text scenarios run in virtual time against the whole appliance on fakes.
         .target(
@@ -134,7 +134,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmHardware", "AlarmTestKit"]),
-        .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware"]),
+        .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",
             dependencies: ["AlarmScenario", "AlarmTestKit"]

@@ -17,8 +17,21 @@ extension Appliance {
     /// Every press lights the backlight for ``ApplianceSettings/backlightDuration``.
     public func handle(_ event: ButtonEvent) async {
         let now = clock.now
+        // Chatter that got past the backend's debouncing: a press too soon after the last one is
+        // dropped, with its release.
+        if event.edge == .pressed {
+            if let last = lastPressAt[event.button], event.timestamp - last < settings.minimumPressInterval {
+                chatteringPresses.insert(event.button)
+                return
+            }
+            lastPressAt[event.button] = event.timestamp
+        } else if chatteringPresses.remove(event.button) != nil {
+            return
+        }
         let gesturesDone = gestures.handle(event)
         if event.edge == .pressed {
+            // A new press starts afresh, even if the last one's release was lost.
+            consumedPresses.remove(event.button)
             backlightUntil = now.addingTimeInterval(settings.backlightDuration / .seconds(1))
             await actOnPress(of: event.button)
         }

@@ -35,6 +35,9 @@ public actor Appliance {
     /// Buttons whose current press already acted (on an alert, or to acknowledge missed alarms):
     /// its release or long press does nothing more.
     var consumedPresses: Set<Button> = []
+    /// When each button was last pressed (monotonic), and presses dropped as chatter.
+    var lastPressAt: [Button: Duration] = [:]
+    var chatteringPresses: Set<Button> = []
     var backlightUntil: Date?
     var nextAlarmShownUntil: Date?
     var lastSnapshot: DeviceSnapshot?
@@ -56,6 +59,7 @@ public actor Appliance {
     public private(set) var soundFault: HardwareError?
     var soundRetryAt: Date?
     public private(set) var displayFault: HardwareError?
+    var displayRetryAt: Date?
     public private(set) var indicatorFault: HardwareError?
 
     struct Playback: Hashable {
@@ -120,15 +124,15 @@ public actor Appliance {
     /// Handles inputs one at a time, with one timer armed for ``nextWake``.
     private func process(_ inputs: AsyncStream<Input>, feed: AsyncStream<Input>.Continuation) async {
         var timer: (deadline: Date, task: Task<Void, Never>)?
-        func arm(_ deadline: Date?) {
+        func arm(_ wake: Date?) {
+            // With nothing due, still sleep on the clock: a clock set ends the sleep, and the
+            // screen must follow it (`--:--` becomes the time once NTP has set the clock).
+            let deadline = wake ?? SystemWallClock.latestArmableDeadline
             guard timer?.deadline != deadline else { return }
             timer?.task.cancel()
-            timer = deadline.map { deadline in
-                (deadline, Task { [clock] in
-                    // A clock set also ends the sleep: the time shown must follow it.
-                    if (try? await clock.sleep(until: deadline)) != nil { feed.yield(.timer) }
-                })
-            }
+            timer = (deadline, Task { [clock] in
+                if (try? await clock.sleep(until: deadline)) != nil { feed.yield(.timer) }
+            })
         }
         arm(nextWake)
         for await input in inputs {
@@ -169,7 +173,7 @@ public actor Appliance {
     /// backlight's timeout, a sound retry, a held button becoming a long press.
     public var nextWake: Date? {
         let now = clock.now
-        var candidates = [nextScreenChange, soundRetryAt]
+        var candidates = [nextScreenChange, soundRetryAt, displayRetryAt]
         candidates += [backlightUntil, nextAlarmShownUntil].map { $0.flatMap { $0 > now ? $0 : nil } }
         if let held = gestures.nextDeadline {
             candidates.append(now.addingTimeInterval(max(held - clock.monotonicNow, .zero) / .seconds(1)))
@@ -188,8 +192,9 @@ public actor Appliance {
         let snapshot = await runtime.deviceSnapshot()
         lastSnapshot = snapshot
         await updateSound(snapshot)
-        await updateIndicator(snapshot)
+        // The display first: the LED shows whether the display works.
         await updateDisplay(snapshot)
+        await updateIndicator(snapshot)
     }
 
     /// A failure that ended playback (the device went away mid-alert): fall back and retry.
@@ -327,11 +332,13 @@ public actor Appliance {
             }
             if displayFault != nil { logger.notice("Display works again") }
             displayFault = nil
+            displayRetryAt = nil
         } catch {
             if displayFault == nil {
                 logger.error("Display does not answer; alarms still ring", metadata: ["error": "\(error)"])
             }
             displayFault = error as? HardwareError ?? HardwareError(.io, device: "display", errno: nil)
+            displayRetryAt = now.addingTimeInterval(settings.displayRetryInterval / .seconds(1))
             // Whatever the display holds now is unknown: redraw everything once it answers.
             glyphsLoaded = false
             shownFrame = nil

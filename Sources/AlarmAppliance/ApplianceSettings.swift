@@ -19,6 +19,11 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var soundsDirectory: String = "/usr/share/alarmd/sounds"
     /// How often playback is retried while an alert has no working sound.
     public var soundRetryInterval: Duration = .seconds(10)
+    /// How often a display that stopped answering is tried again.
+    public var displayRetryInterval: Duration = .seconds(10)
+    /// A press of a button that comes sooner than this after its previous press is contact
+    /// chatter that got past the backend's debouncing, not a person: it is ignored.
+    public var minimumPressInterval: Duration = .milliseconds(100)
     /// How long a button must be held for a long press (STOP held cancels a timer).
     public var longPressDuration: Duration = .seconds(2)
     /// How long the backlight stays on after a press.

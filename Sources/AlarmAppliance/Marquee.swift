@@ -29,16 +29,18 @@ public enum Marquee {
         let sinceCycleStart = max(elapsed, 0).truncatingRemainder(dividingBy: period)
         let offset: Int
         let changesAt: Double
-        if sinceCycleStart < hold {
+        if sinceCycleStart < hold - 1e-6 {
             (offset, changesAt) = (0, hold)
         } else {
-            let moved = 1 + Int(((sinceCycleStart - hold) / step).rounded(.down))
+            // A hair of tolerance: at exactly an announced change, rounding must not land on the
+            // step before it (which would announce the same change again, a zero-length sleep).
+            let moved = 1 + Int(((sinceCycleStart - hold) / step + 1e-6).rounded(.down))
             if moved < steps {
                 (offset, changesAt) = (moved, hold + Double(moved) * step)
             } else {
                 (offset, changesAt) = (steps, period)
             }
         }
-        return (Array(codes[offset..<offset + width]), changesAt - sinceCycleStart)
+        return (Array(codes[offset..<offset + width]), max(changesAt - sinceCycleStart, 0.001))
     }
 }

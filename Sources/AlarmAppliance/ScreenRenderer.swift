@@ -120,9 +120,9 @@ public struct ScreenRenderer: Sendable {
         }
         let when = dayAndTime(next.dueDate, in: snapshot)
         if isTall {
+            // Cut, not scrolled: an idle clock wakes once a minute. A press shows it in full.
             let lead = [DisplayIcon.bell.code] + HD44780Text.encode(when + " ")
-            canvas.put(lead, row: lastRow)
-            canvas.scroll(title(of: next.record), row: lastRow, column: lead.count)
+            canvas.put(lead + title(of: next.record), row: lastRow)
         } else {
             canvas.center([DisplayIcon.bell.code] + HD44780Text.encode(when), row: 1)
         }
@@ -159,7 +159,13 @@ public struct ScreenRenderer: Sendable {
             canvas.scroll(HD44780Text.encode(latest.title), row: 2)
             canvas.center("Press a button", row: 3)
         } else {
-            canvas.put(HD44780Text.encode(count == 1 ? "Missed \(when)" : headline), row: 0)
+            var line = count == 1 ? "Missed \(when)" : headline
+            if line.count > size.columns {
+                // An older miss on a narrow display: the day, then the time if it fits.
+                line = "Missed " + dayAndTime(latest.dueDate, in: snapshot, omittingToday: true, compact: true)
+                if line.count > size.columns { line = String(line.prefix(while: { $0 != ":" }).dropLast(3)) }
+            }
+            canvas.put(HD44780Text.encode(line), row: 0)
             canvas.scroll(HD44780Text.encode(latest.title), row: 1)
         }
     }
@@ -249,8 +255,8 @@ public struct ScreenRenderer: Sendable {
     }
 
     /// `Today 07:00`, `Tomorrow 07:00`, `Mon 07:00` within a week, `24 Dec 07:00` beyond;
-    /// `omittingToday` gives `07:00` for today.
-    func dayAndTime(_ date: Date, in snapshot: DeviceSnapshot, omittingToday: Bool = false) -> String {
+    /// `omittingToday` gives `07:00` for today; `compact` says `Mon` for tomorrow and yesterday too.
+    func dayAndTime(_ date: Date, in snapshot: DeviceSnapshot, omittingToday: Bool = false, compact: Bool = false) -> String {
         let zone = snapshot.timeZone
         let local = zone.localDateTime(at: date)
         let today = zone.localDateTime(at: snapshot.now).date
@@ -258,9 +264,9 @@ public struct ScreenRenderer: Sendable {
         let days = local.date.daysSinceEpoch - today.daysSinceEpoch
         switch days {
         case 0: return omittingToday ? time : "Today \(time)"
-        case 1: return "Tomorrow \(time)"
-        case -1: return "Yesterday \(time)"
-        case 2...6: return "\(Self.weekdayNames[local.date.weekday] ?? "") \(time)"
+        case 1 where !compact: return "Tomorrow \(time)"
+        case -1 where !compact: return "Yesterday \(time)"
+        case -6...6: return "\(Self.weekdayNames[local.date.weekday] ?? "") \(time)"
         default: return "\(local.date.day) \(Self.monthNames[local.date.month - 1]) \(time)"
         }
     }

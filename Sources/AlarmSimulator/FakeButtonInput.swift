@@ -1,6 +1,8 @@
 import AlarmHardware
+import AlarmTime
 
-/// Buttons pressed by a test, stamped with the manual clock's monotonic time.
+/// Buttons pressed by a test or by the simulator's keyboard, stamped with the clock's monotonic
+/// time (``ManualWallClock`` in tests, ``ScaledWallClock`` in `alarmd --simulate`).
 ///
 /// ```swift
 /// let buttons = FakeButtonInput(clock: clock)
@@ -10,10 +12,11 @@ import AlarmHardware
 /// Like a real backend it reports debounced edges only; chatter is the backend's business
 /// (see `ButtonDebouncer`).
 public final class FakeButtonInput: ButtonInput, Sendable {
-    private let clock: ManualWallClock
+    private let clock: any WallClock
     private let feed = EventFeed<ButtonEvent>()
 
-    public init(clock: ManualWallClock) {
+    /// Buttons whose events carry `clock.monotonicNow`.
+    public init(clock: any WallClock) {
         self.clock = clock
     }
 

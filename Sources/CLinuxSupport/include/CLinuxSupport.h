@@ -35,4 +35,6 @@ int64_t alarmd_boottime_nanoseconds(void);
 /// STA_UNSYNC clear), as NTP daemons such as systemd-timesyncd and chrony leave it.
 int alarmd_clock_is_synchronized(void);
 
+#include "CLinuxSupportTerminal.h"
+
 #endif

@@ -1,0 +1,155 @@
+import AlarmHardware
+import Glibc
+import Synchronization
+
+/// Plays alarm sounds through ALSA: the ``AudioOutput`` of a real board.
+///
+/// ```swift
+/// let audio = ALSAAudioOutput(device: "default", diagnostics: { logger.debug("\($0)") })
+/// try await audio.play(.builtInTone, gain: GainRamp(from: -40, to: -6, over: .seconds(30)), looping: true)
+/// ...
+/// await audio.stop()
+/// ```
+///
+/// Each playback gets a pthread of its own that opens the device, writes a period at a time and
+/// closes it; nothing blocks Swift's cooperative pool. Sound is written as signed 16-bit at the
+/// sound's own rate and channel count (the built-in tone at 48 kHz mono); `default` and
+/// `plughw:` devices convert to what the card takes.
+///
+/// - Important: A bare `hw:` device converts nothing: a WAV file at a rate the card cannot play
+///   is refused (`.io`), and the built-in tone is generated at whatever rate the card offers.
+public final class ALSAAudioOutput: AudioOutput, Sendable {
+    /// Period and buffer sizes asked of ALSA (it picks the nearest it can do).
+    public struct Timing: Hashable, Sendable {
+        public var periodMicroseconds: Int
+        public var bufferMicroseconds: Int
+
+        public init(periodMicroseconds: Int, bufferMicroseconds: Int) {
+            self.periodMicroseconds = periodMicroseconds
+            self.bufferMicroseconds = bufferMicroseconds
+        }
+
+        /// 20 ms periods in a 160 ms buffer: enough to ride out a busy moment on a Pi, while a
+        /// stop is heard at once whatever the buffer (it drops what is queued).
+        public static let standard = Timing(periodMicroseconds: 20_000, bufferMicroseconds: 160_000)
+    }
+
+    /// The ALSA PCM name, e.g. `"default"`, `"plughw:CARD=Headphones"`.
+    public let device: String
+    /// ALSA configuration text loaded over the system's configuration when opening ``device``.
+    public let configuration: String?
+    public let timing: Timing
+
+    private let diagnostics: @Sendable (String) -> Void
+    private let current = Mutex<PlaybackSession?>(nil)
+    private let feed = FailureFeed()
+    private let fault: WriteFault?
+
+    /// An output on `device`.
+    ///
+    /// - Parameters:
+    ///   - device: The ALSA PCM name.
+    ///   - configuration: ALSA configuration text (`pcm.alarm { type plug ... }`), loaded over the
+    ///     system's configuration for this output only, with no process-wide environment: a board
+    ///     profile's device definitions, or a test's `file` plugin. `nil` uses the system's alone.
+    ///   - timing: Period and buffer sizes to ask for.
+    ///   - diagnostics: Receives one line per thing worth a log entry: ALSA's own messages (which
+    ///     otherwise go to stderr), why a file was refused, underruns recovered, faults. It is
+    ///     called on the playback's writer thread and must not block.
+    public convenience init(
+        device: String = "default", configuration: String? = nil, timing: Timing = .standard,
+        diagnostics: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.init(device: device, configuration: configuration, timing: timing, diagnostics: diagnostics, fault: nil)
+    }
+
+    /// For tests: `fault` makes every playback's writer see an error from the device.
+    init(
+        device: String, configuration: String?, timing: Timing,
+        diagnostics: @escaping @Sendable (String) -> Void, fault: WriteFault?
+    ) {
+        _ = ALSAMessages.routed
+        self.device = device
+        self.configuration = configuration
+        self.timing = timing
+        self.diagnostics = diagnostics
+        self.fault = fault
+    }
+
+    deinit {
+        current.withLock { $0 }?.requestStop()
+    }
+
+    /// Starts `source`, replacing anything playing, and returns once the device is open and the
+    /// first period has been written (or at once, if a concurrent ``stop()`` ended it first).
+    ///
+    /// `.file` plays a PCM WAV file (16 or 24 bit, mono or stereo, 8 to 96 kHz). The gain ramp
+    /// is applied to the samples and measured in frames played. A playback that does not loop
+    /// ends by itself after its last frame has been heard; see ``waitUntilIdle()``.
+    ///
+    /// - Throws: ``HardwareError``: `.deviceUnavailable` (no such device or card), `.busy` (held
+    ///   by another program) or `.io`, naming ``device``; or `.io` naming the file's path when
+    ///   it cannot be read or is not a WAV file this output plays, so the caller can fall back to
+    ///   the built-in tone. After a throw nothing plays: what played before was stopped.
+    public func play(_ source: SoundSource, gain: GainRamp, looping: Bool) async throws {
+        let session = try PlaybackSession(device: device)
+        let previous = current.withLock { current in
+            defer { current = session }
+            return current
+        }
+        // The device is opened only once the previous playback has closed it: a `hw:` device
+        // can be open only once, and a file plugin would have two writers.
+        await previous?.stop()
+        let request = PlaybackRequest(
+            device: device, configuration: configuration, source: source, gain: gain, looping: looping,
+            timing: timing, fault: fault)
+        let feed = self.feed, diagnostics = self.diagnostics
+        let started = WriterThread.start {
+            PlaybackWriter.run(request, session: session, failures: feed, diagnostics: diagnostics)
+        }
+        if !started {
+            session.reportStart(HardwareError(.io, device: device, errno: EAGAIN))
+            session.markFinished()
+        }
+        try await session.started()
+    }
+
+    /// Whether the device opens now for 48 kHz mono playback: `nil` if it does, else why not.
+    /// Opens and closes it at once (non-blocking, so a busy device answers `.busy` at once); the
+    /// simulator uses it to decide between sound and a silent board.
+    public func probe() -> HardwareError? {
+        do {
+            let pcm = try PCMDevice.open(
+                name: device, configuration: configuration, rate: 48_000, channels: 1,
+                periodMicroseconds: timing.periodMicroseconds, bufferMicroseconds: timing.bufferMicroseconds)
+            pcm.close()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Stops playback: the writer is woken at once and drops what is queued (`snd_pcm_drop`, not
+    /// `snd_pcm_drain`), then closes the device; this returns after the close. Harmless when
+    /// nothing plays.
+    public func stop() async {
+        let previous = current.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        await previous?.stop()
+    }
+
+    /// Suspends until nothing plays: a sound that does not loop has been heard to its end, a
+    /// stop closed the device, or a fault ended playback. Returns at once when nothing plays.
+    public func waitUntilIdle() async {
+        await current.withLock { $0 }?.finished()
+    }
+
+    /// A new stream of faults that ended playback after it began (the card disappeared, an
+    /// unrecoverable I/O error). Each fault arrives once on every stream; an underrun is not a
+    /// fault (it is recovered from).
+    public func failures() -> AsyncStream<HardwareError> {
+        feed.subscribe()
+    }
+}

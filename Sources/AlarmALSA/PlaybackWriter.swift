@@ -1,0 +1,246 @@
+import AlarmHardware
+import Glibc
+
+/// What one playback needs on its writer thread.
+struct PlaybackRequest: Sendable {
+    var device: String
+    var configuration: String?
+    var source: SoundSource
+    var gain: GainRamp
+    var looping: Bool
+    var timing: ALSAAudioOutput.Timing
+    /// Test only: a write result to pretend at a given point (see ``WriteFault``).
+    var fault: WriteFault?
+}
+
+/// Test only: after `afterFrames` frames, `snd_pcm_writei` is taken to have returned `-errno`,
+/// as alsa-lib reports a card that disappeared (`ENODEV`). The error still goes through the
+/// writer's real recovery, which must give up and report it.
+struct WriteFault: Sendable {
+    var afterFrames: Int
+    var errno: Int32
+}
+
+/// A playback's whole life on its own thread: load the sound, open and configure the device,
+/// write until the end, a stop or a fault, then drop and close.
+///
+/// Everything that touches the PCM runs here, so no ALSA call ever races another. A stop reaches
+/// this thread through the session's eventfd, which every wait polls beside the PCM.
+struct PlaybackWriter {
+    private let request: PlaybackRequest
+    private let session: PlaybackSession
+    private let diagnostics: @Sendable (String) -> Void
+
+    /// Runs the playback to its end on the calling thread; reports its start and its end through
+    /// `session`, and a fault after the start on `failures`.
+    static func run(
+        _ request: PlaybackRequest, session: PlaybackSession, failures: FailureFeed,
+        diagnostics: @escaping @Sendable (String) -> Void
+    ) {
+        let writer = PlaybackWriter(request: request, session: session, diagnostics: diagnostics)
+        defer {
+            writer.forwardALSAMessage()
+            session.markFinished()
+        }
+        guard !session.isStopRequested else { return }
+        var loop: WriteLoop
+        do throws(HardwareError) {
+            loop = try writer.open()
+        } catch {
+            writer.forwardALSAMessage()
+            session.reportStart(error)
+            return
+        }
+        let outcome = loop.run()
+        loop.device.close()
+        if case .failed(let failure) = outcome {
+            writer.forwardALSAMessage()
+            diagnostics("\(failure): playback ended by a device error")
+            // A fault before the first frame is the play's own failure; after it, the stream's.
+            if !session.reportStart(failure) { failures.send(failure) }
+        }
+    }
+
+    private func open() throws(HardwareError) -> WriteLoop {
+        var sound: PCMSound
+        switch request.source {
+        case .builtInTone: sound = .builtInTone(sampleRate: 48_000)
+        case .file(let path): sound = try .file(path, why: diagnostics)
+        }
+        let device = try PCMDevice.open(
+            name: request.device, configuration: request.configuration,
+            rate: sound.sampleRate, channels: sound.channels,
+            periodMicroseconds: request.timing.periodMicroseconds,
+            bufferMicroseconds: request.timing.bufferMicroseconds)
+        if device.rate != sound.sampleRate {
+            guard case .builtInTone = request.source else {
+                // `default` and `plughw:` resample; a bare `hw:` may not, and playing a file at the
+                // wrong rate would change its pitch. Refuse, so the appliance falls back to the tone.
+                diagnostics("\(request.device): cannot play \(sound.sampleRate) Hz (nearest \(device.rate) Hz)")
+                device.close()
+                throw HardwareError(.io, device: request.device, errno: EINVAL)
+            }
+            sound = .builtInTone(sampleRate: device.rate)
+        }
+        let renderer = FrameRenderer(
+            sound: sound, deviceChannels: device.channels, gain: request.gain, looping: request.looping)
+        return WriteLoop(device: device, renderer: renderer, session: session, fault: request.fault, diagnostics: diagnostics)
+    }
+
+    private func forwardALSAMessage() {
+        if let message = ALSAMessages.take() { diagnostics("ALSA: \(message)") }
+    }
+}
+
+/// The write loop proper, with the state it keeps between periods.
+struct WriteLoop {
+    enum Outcome {
+        case finished, stopped
+        case failed(HardwareError)
+    }
+
+    let device: PCMDevice
+    private var renderer: FrameRenderer
+    private let session: PlaybackSession
+    private let fault: WriteFault?
+    private let diagnostics: @Sendable (String) -> Void
+    private var buffer: [Int16] = []
+    private var framesWritten = 0
+    /// When the first frame was written, on CLOCK_MONOTONIC.
+    private var pacingStart: Double?
+
+    /// How much faster than real time the writer may run. Some devices take data as fast as it
+    /// comes (ALSA's `null` and `file` plugins; a second of sound in under a millisecond): there
+    /// the writer keeps itself at most a buffer ahead of the clock, so a looping alarm does not
+    /// write gigabytes. A real card paces the writer itself; the 1% slack keeps this limit from
+    /// ever holding back a card whose crystal runs a little faster than the system clock.
+    private static let pacingSlack = 1.01
+
+    init(
+        device: PCMDevice, renderer: FrameRenderer, session: PlaybackSession, fault: WriteFault?,
+        diagnostics: @escaping @Sendable (String) -> Void
+    ) {
+        self.device = device
+        self.renderer = renderer
+        self.session = session
+        self.fault = fault
+        self.diagnostics = diagnostics
+    }
+
+    mutating func run() -> Outcome {
+        while true {
+            if session.isStopRequested { return .stopped }
+            if renderer.isFinished { return playOut() }
+            let chunk = renderer.nextChunk(limit: device.periodFrames)
+            if let excess = framesAheadOfClock(after: chunk), excess > 0 {
+                waitForStop(seconds: Double(excess) / (Double(device.rate) * Self.pacingSlack))
+                continue
+            }
+            let available = device.availableFrames()
+            if available < 0 {
+                if let failure = recover(from: available) { return .failed(failure) }
+                continue
+            }
+            if available < chunk {
+                // A full buffer that has not started yet (its end fell between periods).
+                device.startIfPrepared()
+                if let failure = waitForDevice() { return .failed(failure) }
+                continue
+            }
+            renderer.render(into: &buffer, frames: chunk)
+            var written = device.write(buffer, frames: chunk)
+            if let fault, framesWritten >= fault.afterFrames { written = -Int(fault.errno) }
+            if written < 0 {
+                if let failure = recover(from: written) { return .failed(failure) }
+                continue
+            }
+            if pacingStart == nil { pacingStart = Self.now() }
+            framesWritten += written
+            renderer.advance(by: written)
+            session.reportStart(nil)
+        }
+    }
+
+    /// Lets the last buffer of a sound that does not loop be heard, then ends. A stop cuts it short.
+    private mutating func playOut() -> Outcome {
+        device.startIfPrepared()
+        let rate = Double(device.rate)
+        let bufferSeconds = Double(device.bufferFrames) / rate
+        let deadline = Self.now() + 2 * bufferSeconds + 0.05  // whatever a device reports about its delay
+        let pacedEnd = pacingStart.map { $0 + Double(framesWritten) / rate }
+        while true {
+            if session.isStopRequested { return .stopped }
+            let delay = device.delay()
+            if delay < 0, delay != -Int(EPIPE) {  // an underrun here only means all was played
+                if let failure = recover(from: delay) { return .failed(failure) }
+            }
+            let now = Self.now()
+            var remaining = delay > 0 && device.isRunning ? Double(delay) / rate : 0
+            if let pacedEnd { remaining = max(remaining, pacedEnd - now) }
+            remaining = min(remaining, deadline - now)
+            if remaining <= 0 { return .finished }
+            waitForStop(seconds: min(remaining, 0.02))
+        }
+    }
+
+    /// How many frames past the pacing limit the device would hold after writing `chunk` more.
+    private func framesAheadOfClock(after chunk: Int) -> Int? {
+        guard let pacingStart else { return nil }
+        let allowed = (Self.now() - pacingStart) * Double(device.rate) * Self.pacingSlack + Double(device.bufferFrames)
+        return framesWritten + chunk - Int(allowed)
+    }
+
+    /// Handles a negative ALSA result; returns the failure that ends playback, if it does.
+    private func recover(from error: Int) -> HardwareError? {
+        switch Int32(-error) {
+        case EAGAIN:
+            return waitForDevice()
+        case ESTRPIPE:
+            return resumeAfterSuspend()
+        default:
+            let result = device.recover(error)
+            if result < 0 { return .alsa(result, device: device.name) }
+            if error == -Int(EPIPE) { diagnostics("\(device.name): underrun, recovered") }
+            return nil
+        }
+    }
+
+    /// After a system suspend: resume the stream, waiting (stoppably) while the hardware wakes.
+    /// `snd_pcm_recover` would do the same but sleep a second at a time, deaf to a stop.
+    private func resumeAfterSuspend() -> HardwareError? {
+        while !session.isStopRequested {
+            let result = device.resume()
+            if result == -Int(EAGAIN) {
+                waitForStop(seconds: 0.01)
+                continue
+            }
+            if result < 0 {
+                let prepared = device.prepare()
+                if prepared < 0 { return .alsa(prepared, device: device.name) }
+            }
+            return nil
+        }
+        return nil
+    }
+
+    /// Waits until the device can take a period or a stop is requested.
+    private func waitForDevice() -> HardwareError? {
+        let timeout = Int32(max(4 * device.bufferFrames * 1000 / device.rate, 100))
+        switch device.wait(wakeDescriptor: session.wakeDescriptor, timeoutMilliseconds: timeout) {
+        case .ready, .woken: return nil
+        case .error(let error): return recover(from: error)
+        }
+    }
+
+    /// Sleeps up to `seconds`, waking at once if a stop is requested.
+    private func waitForStop(seconds: Double) {
+        var descriptor = pollfd(fd: session.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, Int32(max((seconds * 1000).rounded(.up), 1)))
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+    }
+}

@@ -1,0 +1,118 @@
+import AlarmHardware
+import AlarmTime
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import Logging
+
+/// `alarmd`: the alarm clock appliance. For now it runs on the simulated board
+/// (`--simulate`); the real board and the system service come with the hardware and daemon issues.
+@main
+struct Alarmd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "alarmd",
+        abstract: "The alarm clock appliance.",
+        discussion: """
+            alarmd --simulate runs the whole appliance on a simulated board in this terminal: the \
+            LCD, the LED and the sound are drawn as text, keys press the buttons. \
+            alarmd --simulate --script FILE runs a scenario in virtual time instead and prints \
+            one line per step, then `N passed, N failed`.
+            """
+    )
+
+    @Flag(help: "Run on the simulated board (the only board so far).")
+    var simulate = false
+
+    @Option(help: ArgumentHelp("Run this scenario file in virtual time and exit.", valueName: "FILE"))
+    var script: String?
+
+    @Option(help: ArgumentHelp(
+        "Start a virtual clock at this instant (2026-11-23T06:58:00+01:00, or 2026-11-23T06:58 local).",
+        valueName: "INSTANT"))
+    var start: String?
+
+    @Option(help: "Run the virtual clock this many times faster than real time.")
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("The simulated LCD: 16x2 or 20x4.", valueName: "SIZE"))
+    var display: String = "16x2"
+
+    @Option(help: ArgumentHelp("ALSA device for the sound, or `silent`.", valueName: "DEVICE"))
+    var sound: String = "default"
+
+    @Option(help: ArgumentHelp("Keep alarms in this directory (default: a fresh one, removed on exit).", valueName: "PATH"))
+    var stateDir: String?
+
+    @Option(help: ArgumentHelp(
+        "Log level: trace, debug, info, notice, warning, error, critical (default: info on the screen, warning for --script on stderr).",
+        valueName: "LEVEL"))
+    var logLevel: String?
+
+    func validate() throws {
+        guard simulate else {
+            throw ValidationError("only the simulated board exists yet: run `alarmd --simulate`")
+        }
+        guard speed.isFinite, speed > 0, speed <= 100_000 else {
+            throw ValidationError("--speed \(speed) must be more than 0 and at most 100000")
+        }
+        guard displaySize != nil else { throw ValidationError("--display \"\(display)\" is not 16x2 or 20x4") }
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level \"\(logLevel)\" is not trace, debug, info, notice, warning, error or critical")
+        }
+        if let start, Self.parseInstant(start) == nil {
+            throw ValidationError("--start \"\(start)\" is not an instant like 2026-11-23T06:58:00+01:00 or 2026-11-23T06:58")
+        }
+        if script != nil, start != nil || speed != 1 {
+            throw ValidationError("--script runs in its own virtual time; --start and --speed are for the interactive simulator")
+        }
+    }
+
+    var displaySize: DisplaySize? {
+        switch display {
+        case "16x2": .sixteenByTwo
+        case "20x4": .twentyByFour
+        default: nil
+        }
+    }
+
+    var level: Logger.Level {
+        logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (script == nil ? .info : .warning)
+    }
+
+    func run() async throws {
+        if let script {
+            let code = await ScriptMode(path: script, logLevel: level).run()
+            throw ExitCode(code)
+        }
+        try await SimulatorMode(options: self).run()
+    }
+
+    /// An ISO 8601 instant with an offset, or a local date and time in the device's zone.
+    static func parseInstant(_ text: String, zone: TimeZoneRules? = nil) -> Date? {
+        if let instant = ISO8601.parse(text) { return instant }
+        let parts = text.split(separator: "T", maxSplits: 1)
+        guard parts.count == 2, let date = CivilDate(String(parts[0])) else { return nil }
+        guard let time = CivilTime(String(parts[1])) else { return nil }
+        let rules = zone ?? (try? SystemTimeZoneProvider().currentZone()) ?? .utc
+        return rules.instant(for: LocalDateTime(date: date, time: time))
+    }
+}
+
+/// Writes to file descriptor 2 (the C `stderr` global is not usable from Swift 6).
+func writeToStandardError(_ text: String) {
+    writeAll(text, to: 2)
+}
+
+/// Writes all of `text` to `descriptor`, across short writes and interruptions.
+func writeAll(_ text: String, to descriptor: Int32) {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written <= 0 {
+            if written < 0 && errno == EINTR { continue }
+            return
+        }
+        offset += written
+    }
+}

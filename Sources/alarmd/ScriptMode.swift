@@ -1,0 +1,108 @@
+import AlarmScenario
+import FoundationEssentials
+import Glibc
+import Logging
+
+/// `alarmd --simulate --script FILE`: a scenario in virtual time, one line per step on stdout,
+/// then `N passed, N failed`. Exit status: 0 if every step passed, 1 if any failed, 65 for a
+/// file that is not a valid scenario (nothing runs then), 66 for a file that cannot be read.
+struct ScriptMode {
+    let path: String
+    let logLevel: Logger.Level
+
+    func run() async -> Int32 {
+        let text: String
+        do {
+            text = try readTextFile(path)
+        } catch {
+            writeToStandardError("alarmd: cannot read \(path): \(error)\n")
+            return 66
+        }
+        let script: ScenarioScript
+        do {
+            script = try ScenarioScript.parse(text, file: path)
+        } catch {
+            writeToStandardError("alarmd: \(error)\n")
+            return 65
+        }
+        let store: ScratchDirectory
+        do {
+            store = try ScratchDirectory(prefix: "alarmd-scenario")
+        } catch {
+            writeToStandardError("alarmd: cannot create a scratch directory for the scenario's store: \(error)\n")
+            return 73
+        }
+        defer { store.remove() }
+        var logger = Logger(label: "alarmd")
+        logger.logLevel = logLevel
+        let report = await ScenarioRunner.run(script, storeDirectory: store.path, logger: logger) { line in
+            writeAll(line + "\n", to: 1)
+        }
+        writeAll(report.summary + "\n", to: 1)
+        return report.succeeded ? 0 : 1
+    }
+}
+
+/// Why a file could not be read: the path and the system's reason.
+struct FileReadError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Reads a whole text file (scenarios are small: at most 1 MiB).
+func readTextFile(_ path: String, limit: Int = 1 << 20) throws -> String {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw FileReadError(description: String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw FileReadError(description: String(cString: strerror(errno)))
+        }
+        if count == 0 { break }
+        bytes += buffer[0..<count]
+        guard bytes.count <= limit else { throw FileReadError(description: "larger than \(limit) bytes") }
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw FileReadError(description: "not UTF-8 text")
+    }
+    return text
+}
+
+/// A private directory under `$TMPDIR` (or /tmp), removed with everything in it by ``remove()``.
+final class ScratchDirectory: Sendable {
+    let path: String
+
+    init(prefix: String) throws {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw FileReadError(description: String(cString: strerror(errno)))
+        }
+        path = String(cString: created)
+    }
+
+    func remove() {
+        removeTree(path)
+    }
+
+    private func removeTree(_ path: String) {
+        if let directory = opendir(path) {
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                if name == "." || name == ".." { continue }
+                let child = path + "/" + name
+                var info = stat()
+                if lstat(child, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                    removeTree(child)
+                } else {
+                    unlink(child)
+                }
+            }
+            closedir(directory)
+        }
+        rmdir(path)
+    }
+}

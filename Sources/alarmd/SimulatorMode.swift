@@ -1,0 +1,228 @@
+import AlarmALSA
+import AlarmAppliance
+import AlarmEngine
+import AlarmHardware
+import AlarmKit
+import AlarmSimulator
+import AlarmTime
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import Logging
+import SimulatorConsole
+
+/// `alarmd --simulate`: the engine and the appliance on the simulated board, drawn in the
+/// terminal, with keys for the buttons. Real wall clock, or a virtual one with `--start` and
+/// `--speed`. Sound goes to ALSA when the device opens, else the screen says it is silent.
+struct SimulatorMode {
+    let options: Alarmd
+
+    func run() async throws {
+        let recent = RecentLogLines(capacity: SimulatorScreen.logLineCount)
+        let level = options.level
+        var logger = Logger(label: "alarmd", factory: { recent.handler(label: $0, level: level) })
+        logger.logLevel = level
+
+        let zones = SystemTimeZoneProvider()
+        let zone = (try? zones.currentZone()) ?? .utc
+        let clock = try makeClock(zone: zone)
+        let size = options.displaySize ?? .sixteenByTwo
+
+        let scratch: ScratchDirectory? = options.stateDir == nil ? try ScratchDirectory(prefix: "alarmd-simulator") : nil
+        defer { scratch?.remove() }
+        let stateDirectory = options.stateDir ?? scratch!.path
+
+        let audio = ObservedAudioOutput(output: soundDevice(logger: logger), clock: clock)
+        let buttons = FakeButtonInput(clock: clock)
+        let indicator = FakeIndicator(hasColor: true)
+        let display = FakeCharacterDisplay(size: size)
+        let hardware = ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display)
+
+        let runtime = try AlarmRuntime(
+            configuration: .init(storeDirectory: stateDirectory), clock: clock, timeZones: zones,
+            authorizer: FixedAuthorization(.authorized), logger: logger)
+        let settings = ApplianceSettings()
+        let appliance = Appliance(runtime: runtime, hardware: hardware, clock: clock, settings: settings, logger: logger)
+
+        guard case .raw(let terminal) = try RawTerminal.enter() else {
+            throw ValidationError("--simulate needs a terminal to draw on and read keys from; use --script FILE to run a scenario without one")
+        }
+        defer { terminal.restore() }
+
+        let console = Console(
+            terminal: terminal, clock: clock, zones: zones, speed: options.start == nil && options.speed == 1 ? 1 : options.speed,
+            display: display, indicator: indicator, audio: audio, recent: recent)
+        let person = runtime.manager(for: .currentUser)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await runtime.run() }
+            group.addTask { await appliance.run() }
+            group.addTask { await console.redrawWhileRunning() }
+            for await key in KeyReader.keys(from: terminal.input) {
+                if key == .quit { break }
+                await handle(key, buttons: buttons, clock: clock, manager: person, settings: settings, logger: logger)
+                console.requestRedraw()
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func makeClock(zone: TimeZoneRules) throws -> any WallClock {
+        if options.start == nil, options.speed == 1 { return SystemWallClock() }
+        let start = options.start.flatMap { Alarmd.parseInstant($0, zone: zone) } ?? SystemWallClock().now
+        return try ScaledWallClock(start: start, speed: options.speed)
+    }
+
+    /// The ALSA device if it opens now; `nil` (a silent board) for `--sound silent` or no device.
+    private func soundDevice(logger: Logger) -> (any AudioOutput)? {
+        guard options.sound != "silent" else { return nil }
+        let output = ALSAAudioOutput(device: options.sound, diagnostics: { message in
+            logger.debug("ALSA: \(message)")
+        })
+        if let problem = output.probe() {
+            logger.notice("No sound device; the simulated board is silent", metadata: ["error": "\(problem)"])
+            return nil
+        }
+        return output
+    }
+
+    private func handle(
+        _ key: SimulatorKey, buttons: FakeButtonInput, clock: any WallClock, manager: AlarmManager,
+        settings: ApplianceSettings, logger: Logger
+    ) async {
+        switch key {
+        case .shortPress(let button):
+            buttons.press(button)
+            buttons.release(button)
+        case .longPress(let button):
+            buttons.press(button)
+            // Held a little past the long-press time, in the clock's own (possibly virtual) time.
+            let releaseAt = clock.now.addingTimeInterval(settings.longPressDuration / .seconds(1) + 0.5)
+            Task {
+                _ = try? await clock.sleep(until: releaseAt)
+                buttons.release(button)
+            }
+        case .demoAlarm:
+            let title = "Demo alarm"
+            let presentation = AlarmPresentation(
+                alert: .init(title: title, stopButton: .stop, secondaryButton: .snooze, secondaryButtonBehavior: .countdown),
+                countdown: .init(title: "Snoozing"))
+            let configuration = AlarmManager.AlarmConfiguration<NoAlarmMetadata>(
+                countdownDuration: .init(preAlert: nil, postAlert: 9 * 60),
+                schedule: .fixed(clock.now.addingTimeInterval(60)),
+                attributes: AlarmAttributes(presentation: presentation, tintColor: Color(red: 1, green: 0.5, blue: 0)))
+            await schedule(configuration, manager: manager, logger: logger)
+        case .demoTimer:
+            let title = "Demo timer"
+            let presentation = AlarmPresentation(
+                alert: .init(title: title, stopButton: .stop, secondaryButton: .repeat, secondaryButtonBehavior: .countdown),
+                countdown: .init(title: title, pauseButton: .pause),
+                paused: .init(title: title, resumeButton: .resume))
+            let configuration = AlarmManager.AlarmConfiguration<NoAlarmMetadata>.timer(
+                duration: 120, attributes: AlarmAttributes(presentation: presentation, tintColor: Color(red: 0, green: 0.6, blue: 1)))
+            await schedule(configuration, manager: manager, logger: logger)
+        case .quit:
+            break
+        }
+    }
+
+    private func schedule(_ configuration: AlarmManager.AlarmConfiguration<NoAlarmMetadata>, manager: AlarmManager, logger: Logger) async {
+        do {
+            _ = try await manager.schedule(id: UUID(), configuration: configuration)
+        } catch {
+            logger.error("Demo alarm refused", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Draws the simulated board whenever something on it changes, and once a second for the clock
+/// and the crescendo.
+final class Console: Sendable {
+    let terminal: RawTerminal
+    let clock: any WallClock
+    let zones: any TimeZoneProvider
+    let speed: Double
+    let display: FakeCharacterDisplay
+    let indicator: FakeIndicator
+    let audio: ObservedAudioOutput
+    let recent: RecentLogLines
+    private let redraws: AsyncStream<Void>
+    private let redrawRequests: AsyncStream<Void>.Continuation
+
+    init(
+        terminal: RawTerminal, clock: any WallClock, zones: any TimeZoneProvider, speed: Double,
+        display: FakeCharacterDisplay, indicator: FakeIndicator, audio: ObservedAudioOutput, recent: RecentLogLines
+    ) {
+        self.terminal = terminal
+        self.clock = clock
+        self.zones = zones
+        self.speed = speed
+        self.display = display
+        self.indicator = indicator
+        self.audio = audio
+        self.recent = recent
+        (redraws, redrawRequests) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func requestRedraw() {
+        redrawRequests.yield()
+    }
+
+    func redrawWhileRunning() async {
+        await withDiscardingTaskGroup { group in
+            let displayEvents = display.events(), indicatorEvents = indicator.events()
+            group.addTask { for await _ in displayEvents { self.requestRedraw() } }
+            group.addTask { for await _ in indicatorEvents { self.requestRedraw() } }
+            group.addTask {
+                while !Task.isCancelled {
+                    self.requestRedraw()
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            group.addTask {
+                var writer = ScreenWriter()
+                for await _ in self.redraws {
+                    if let bytes = writer.redraw(SimulatorScreen.lines(for: self.state()), size: self.terminal.size) {
+                        try? ScreenWriter.write(bytes, to: self.terminal.output ?? STDOUT_FILENO)
+                    }
+                }
+            }
+            // The stream of redraws never ends by itself: end it with the task.
+            await withTaskCancellationHandler {
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            } onCancel: {
+                self.redrawRequests.finish()
+            }
+        }
+    }
+
+    private func state() -> SimulatorScreen.State {
+        SimulatorScreen.State(
+            lcdSize: display.size, lcdLines: display.lines, backlight: display.isBacklightOn,
+            ledPattern: indicator.pattern, ledHasColor: indicator.hasColor, sound: sound(),
+            clock: clockText(), speed: speed, log: recent.latest)
+    }
+
+    private func sound() -> SimulatorScreen.Sound {
+        switch audio.status {
+        case .idle:
+            return audio.hasDevice ? .off : .silent(wouldPlay: nil)
+        case .failed(let error):
+            return .failed("\(error)")
+        case .playing(let playback):
+            guard audio.hasDevice else { return .silent(wouldPlay: playback.source) }
+            let elapsed = clock.monotonicNow - playback.startedAt
+            let ramping = elapsed < playback.gain.duration ? playback.gain.target : nil
+            return .playing(playback.source, decibels: playback.gain.decibels(after: elapsed), rampingTo: ramping)
+        }
+    }
+
+    private func clockText() -> String {
+        let zone = (try? zones.currentZone()) ?? .utc
+        let local = zone.localDateTime(at: clock.now)
+        let weekdays: [Locale.Weekday: String] = [
+            .monday: "Mon", .tuesday: "Tue", .wednesday: "Wed", .thursday: "Thu", .friday: "Fri",
+            .saturday: "Sat", .sunday: "Sun",
+        ]
+        return "\(weekdays[local.date.weekday] ?? "") \(local.date) \(local.time) \(zone.identifier)"
+    }
+}

@@ -1,1 +1,0 @@
-print("alarmd: not yet")

@@ -1,0 +1,203 @@
+@testable import AlarmALSA
+import AlarmHardware
+import AlarmTestKit
+import Glibc
+import Testing
+
+/// ALSAAudioOutput through the real libasound path into ALSA's file plugin (see ``FilePluginRig``).
+@Suite(.timeLimit(.minutes(1)))
+struct ALSAAudioOutputTests {
+    @Test func builtInToneNotLoopingPlaysOneLoopAtTwoKilohertzInRealTime() async throws {
+        let rig = try FilePluginRig()
+        let tone = AlarmTone()
+        let clock = ContinuousClock()
+        let began = clock.now
+        try await rig.output.play(.builtInTone, gain: .constant(0), looping: false)
+        await rig.output.waitUntilIdle()
+        let elapsed = clock.now - began
+
+        let recording = try rig.recording()
+        #expect(recording.sampleRate == 48_000)
+        #expect(abs(recording.frameCount - tone.loop().count) <= 48)  // one loop, 1.3 s
+        let samples = Signal.channel(0, of: recording)
+        let firstBeep = 0..<Signal.frames(0.1, rate: 48_000)
+        #expect(abs(Signal.frequency(samples, in: firstBeep, sampleRate: 48_000) - 2_000) < 20)
+        // The beep's steady part peaks at 0.9 of full scale: an RMS of 0.9/√2, -3.9 dBFS.
+        let steady = Signal.frames(0.02, rate: 48_000)..<Signal.frames(0.08, rate: 48_000)
+        #expect(abs(Signal.decibels(samples, in: steady) - 20 * log10(0.9 / 2.0.squareRoot())) < 0.3)
+        // The null device takes everything at once; the writer paces itself to the clock, so the
+        // sound lasts its length (less the buffer written ahead), not a millisecond.
+        #expect(elapsed >= .milliseconds(1_300 - 160 - 50))
+    }
+
+    @Test func gainRampRisesInDecibelsByFramesPlayed() async throws {
+        let rig = try FilePluginRig()
+        let path = try rig.writeSineWAV(
+            named: "sine.wav", sampleRate: 48_000, bits: 16, seconds: 1, channels: [(1_000, 0.5)])
+        let ramp = GainRamp(from: -30, to: 0, over: .milliseconds(800))
+        try await rig.output.play(.file(path), gain: ramp, looping: false)
+        await rig.output.waitUntilIdle()
+
+        let recording = try rig.recording()
+        #expect(recording.frameCount == 48_000)
+        let samples = Signal.channel(0, of: recording)
+        let sineLevel = 20 * log10(0.5 / 2.0.squareRoot())
+        for centre in [0.03, 0.2, 0.4, 0.6, 0.77, 0.9] {
+            // 20 ms blocks: whole cycles of 1 kHz, so the RMS is the level, not the phase.
+            let block = Signal.frames(centre - 0.01, rate: 48_000)..<Signal.frames(centre + 0.01, rate: 48_000)
+            let expected = sineLevel + ramp.decibels(after: .milliseconds(Int(centre * 1000)))
+            let measured = Signal.decibels(samples, in: block)
+            #expect(abs(measured - expected) < 0.5, "at \(centre) s: \(measured) dB, expected \(expected) dB")
+        }
+    }
+
+    @Test func stereo24BitFileAt44kIsConvertedThroughPlug() async throws {
+        let rig = try FilePluginRig(rate: 48_000, channels: 2)
+        let path = try rig.writeSineWAV(
+            named: "stereo.wav", sampleRate: 44_100, bits: 24, seconds: 0.5, channels: [(440, 0.5), (1_000, 0.25)])
+        try await rig.output.play(.file(path), gain: .constant(0), looping: false)
+        await rig.output.waitUntilIdle()
+
+        let recording = try rig.recording()
+        #expect(recording.sampleRate == 48_000)
+        #expect(recording.channels == 2)
+        #expect(abs(recording.frameCount - 24_000) <= 240)  // 0.5 s at the new rate, within 1%
+        let left = Signal.channel(0, of: recording), right = Signal.channel(1, of: recording)
+        let middle = Signal.frames(0.05, rate: 48_000)..<Signal.frames(0.45, rate: 48_000)
+        #expect(abs(Signal.frequency(left, in: middle, sampleRate: 48_000) - 440) < 4)
+        #expect(abs(Signal.frequency(right, in: middle, sampleRate: 48_000) - 1_000) < 10)
+        #expect(abs(Signal.decibels(left, in: middle) - 20 * log10(0.5 / 2.0.squareRoot())) < 1)
+        #expect(abs(Signal.decibels(right, in: middle) - 20 * log10(0.25 / 2.0.squareRoot())) < 1)
+    }
+
+    @Test func loopingToneRepeatsAtRealTimePaceUntilStopped() async throws {
+        let rig = try FilePluginRig()
+        let loopFrames = AlarmTone().loop().count
+        let clock = ContinuousClock()
+        let began = clock.now
+        try await rig.output.play(.builtInTone, gain: .constant(-6), looping: true)
+        // The file plugin writes a buffer behind; wait until the second loop's first beep is in.
+        try await waitUntil("a loop and a beep recorded") { rig.recordedBytes > 44 + 2 * (loopFrames + 4_800) }
+        await rig.output.stop()
+        let elapsed = Double((clock.now - began) / .milliseconds(1)) / 1000
+
+        let recording = try rig.recording()
+        #expect(recording.frameCount > loopFrames + 4_800)
+        // Paced: never more than the buffer (and a period) ahead of the clock.
+        #expect(Double(recording.frameCount) <= elapsed * 48_000 * 1.01 + 7_680 + 960)
+        let samples = Signal.channel(0, of: recording)
+        let secondLoopBeep = loopFrames..<(loopFrames + 4_800)
+        #expect(abs(Signal.frequency(samples, in: secondLoopBeep, sampleRate: 48_000) - 2_000) < 20)
+        let steady = (loopFrames + 960)..<(loopFrames + 3_840)
+        #expect(abs(Signal.decibels(samples, in: steady) - (20 * log10(0.9 / 2.0.squareRoot()) - 6)) < 0.3)
+    }
+
+    @Test func playWhilePlayingReplacesThePlayback() async throws {
+        let rig = try FilePluginRig()
+        let path = try rig.writeSineWAV(
+            named: "short.wav", sampleRate: 48_000, bits: 16, seconds: 0.25, channels: [(1_000, 0.5)])
+        try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
+        try await rig.output.play(.file(path), gain: .constant(0), looping: false)
+        await rig.output.waitUntilIdle()
+
+        // The file plugin truncates on open: the tone's device was closed before the file's opened.
+        let recording = try rig.recording()
+        #expect(recording.frameCount == 12_000)
+        let samples = Signal.channel(0, of: recording)
+        #expect(abs(Signal.frequency(samples, in: 0..<12_000, sampleRate: 48_000) - 1_000) < 10)
+    }
+
+    @Test func missingDeviceIsUnavailableAndNamedWithALSAsMessageInDiagnostics() async throws {
+        let rig = try FilePluginRig(device: "alarmd_no_such_pcm")
+        let error = await #expect(throws: HardwareError.self) {
+            try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
+        }
+        #expect(error == HardwareError(.deviceUnavailable, device: "alarmd_no_such_pcm", errno: ENOENT))
+        #expect(rig.diagnostics.contains { $0.contains("Unknown PCM alarmd_no_such_pcm") }, "\(rig.diagnostics)")
+        await rig.output.stop()
+    }
+
+    @Test func missingCardWithoutPrivateConfigurationIsUnavailable() async throws {
+        let output = ALSAAudioOutput(device: "hw:CARD=alarmdNoSuchCard")
+        let error = await #expect(throws: HardwareError.self) {
+            try await output.play(.builtInTone, gain: .constant(0), looping: false)
+        }
+        #expect(error?.kind == .deviceUnavailable)
+        #expect(error?.device == "hw:CARD=alarmdNoSuchCard")
+    }
+
+    @Test func missingWAVFileThrowsNamingItAndLeavesTheDeviceAlone() async throws {
+        let rig = try FilePluginRig()
+        let path = rig.directory.path + "/absent.wav"
+        let error = await #expect(throws: HardwareError.self) {
+            try await rig.output.play(.file(path), gain: .constant(0), looping: true)
+        }
+        #expect(error == HardwareError(.io, device: path, errno: ENOENT))
+        #expect(rig.recordedBytes == 0)
+    }
+
+    @Test func malformedWAVFileThrowsNamingItWithTheReasonInDiagnostics() async throws {
+        let rig = try FilePluginRig()
+        let path = rig.directory.path + "/text.wav"
+        try TestFiles.write(Array("this is not audio".utf8), to: path)
+        let error = await #expect(throws: HardwareError.self) {
+            try await rig.output.play(.file(path), gain: .constant(0), looping: false)
+        }
+        #expect(error?.kind == .io)
+        #expect(error?.device == path)
+        #expect(rig.diagnostics.contains { $0.contains("not a WAV file") }, "\(rig.diagnostics)")
+        #expect(rig.recordedBytes == 0)
+    }
+
+    @Test func stopIsHarmlessWhenIdleAndTwice() async throws {
+        let rig = try FilePluginRig()
+        await rig.output.stop()
+        try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
+        await rig.output.stop()
+        await rig.output.stop()
+        await rig.output.waitUntilIdle()
+        let recording = try rig.recording()  // closed: the header carries the lengths
+        #expect(recording.frameCount > 0)
+        // And the output still plays afterwards.
+        try await rig.output.play(.builtInTone, gain: .constant(0), looping: false)
+        await rig.output.waitUntilIdle()
+        #expect(try rig.recording().frameCount == AlarmTone().loop().count)
+    }
+
+    @Test func deviceLostMidPlaybackEndsItAndIsReportedOnEveryStream() async throws {
+        let rig = try FilePluginRig(fault: WriteFault(afterFrames: 9_600, errno: ENODEV))
+        var first = rig.output.failures().makeAsyncIterator()
+        var second = rig.output.failures().makeAsyncIterator()
+        try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
+        let expected = HardwareError(.deviceUnavailable, device: FilePluginRig.deviceName, errno: ENODEV)
+        #expect(await first.next() == expected)
+        #expect(await second.next() == expected)
+        await rig.output.waitUntilIdle()
+        await rig.output.stop()
+        #expect(abs(try rig.recording().frameCount - 9_600) <= 960)
+    }
+
+    @Test func deviceErrorBeforeTheFirstFrameIsThrownByPlay() async throws {
+        let rig = try FilePluginRig(fault: WriteFault(afterFrames: 0, errno: EIO))
+        let error = await #expect(throws: HardwareError.self) {
+            try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
+        }
+        #expect(error == HardwareError(.io, device: FilePluginRig.deviceName, errno: EIO))
+        await rig.output.waitUntilIdle()
+    }
+
+    @Test func stopReturnsPromptlyWhileLooping() async throws {
+        let rig = try FilePluginRig()
+        let clock = ContinuousClock()
+        var durations: [Duration] = []
+        for _ in 0..<20 {
+            try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
+            let began = clock.now
+            await rig.output.stop()
+            durations.append(clock.now - began)
+        }
+        let median = durations.sorted()[durations.count / 2]
+        // The target is well under 20 ms; the bound is loose so a loaded machine does not fail it.
+        #expect(median < .milliseconds(100), "\(durations)")
+    }
+}

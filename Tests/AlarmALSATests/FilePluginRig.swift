@@ -1,0 +1,138 @@
+@testable import AlarmALSA
+import AlarmHardware
+import AlarmTestKit
+import Glibc
+import Synchronization
+import Testing
+
+/// An ``ALSAAudioOutput`` on ALSA's `file` plugin over a `null` slave, from a private
+/// configuration: what it plays lands in a WAV file through the real libasound path, with no
+/// sound card and no process-wide environment.
+final class FilePluginRig: Sendable {
+    static let deviceName = "alarmtest"
+
+    let directory: TemporaryDirectory
+    let recordingPath: String
+    let output: ALSAAudioOutput
+    private let lines = DiagnosticLines()
+
+    /// - Parameters:
+    ///   - rate, channels: What the plug layer must convert to before the file; `nil` passes the
+    ///     output's own through.
+    init(rate: Int? = nil, channels: Int? = nil, device: String = deviceName, fault: WriteFault? = nil) throws {
+        directory = try TemporaryDirectory()
+        recordingPath = directory.path + "/recorded.wav"
+        var slave = """
+            pcm {
+                type file
+                file "\(recordingPath)"
+                format "wav"
+                slave.pcm { type null }
+            }
+            format S16_LE
+            """
+        if let rate { slave += "\nrate \(rate)" }
+        if let channels { slave += "\nchannels \(channels)" }
+        let configuration = "pcm.\(Self.deviceName) {\n type plug\n slave {\n\(slave)\n }\n}\n"
+        let lines = self.lines
+        output = ALSAAudioOutput(
+            device: device, configuration: configuration, timing: .standard,
+            diagnostics: { line in lines.append(line) }, fault: fault)
+    }
+
+    /// What the diagnostics sink received so far.
+    var diagnostics: [String] { lines.all }
+
+    /// The recording, once the output has closed the device (the file plugin writes the WAV
+    /// header's lengths on close).
+    func recording() throws -> WAVFile {
+        let bytes = try #require(TestFiles.read(recordingPath), "nothing was recorded")
+        return try WAVFile(bytes: bytes)
+    }
+
+    /// The recording's size in bytes so far; 0 before it exists.
+    var recordedBytes: Int {
+        var status = stat()
+        return stat(recordingPath, &status) == 0 ? Int(status.st_size) : 0
+    }
+
+    /// Writes a WAV file of `frames` frames, each channel a sine of the given frequency and peak.
+    func writeSineWAV(
+        named name: String, sampleRate: Int, bits: Int, seconds: Double, channels: [(frequency: Double, peak: Double)]
+    ) throws -> String {
+        let frames = Int((seconds * Double(sampleRate)).rounded())
+        let width = bits / 8
+        let scale = Double((1 << (bits - 1)) - 1)
+        var data: [UInt8] = []
+        data.reserveCapacity(frames * channels.count * width)
+        for frame in 0..<frames {
+            for channel in channels {
+                let value = sin(2 * Double.pi * channel.frequency * Double(frame) / Double(sampleRate)) * channel.peak
+                let sample = UInt32(bitPattern: Int32((value * scale).rounded()))
+                for byte in 0..<width { data.append(UInt8(truncatingIfNeeded: sample >> (8 * byte))) }
+            }
+        }
+        func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        let blockAlign = channels.count * width
+        var file = Array("RIFF".utf8) + le(36 + data.count, 4) + Array("WAVEfmt ".utf8) + le(16, 4)
+        file += le(1, 2) + le(channels.count, 2) + le(sampleRate, 4) + le(sampleRate * blockAlign, 4)
+        file += le(blockAlign, 2) + le(bits, 2) + Array("data".utf8) + le(data.count, 4) + data
+        let path = directory.path + "/" + name
+        try TestFiles.write(file, to: path)
+        return path
+    }
+}
+
+/// What a diagnostics sink received.
+final class DiagnosticLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+/// Signal measurements with tolerances in mind.
+enum Signal {
+    /// One channel of `wav` as fractions of full scale.
+    static func channel(_ channel: Int, of wav: WAVFile) -> [Double] {
+        stride(from: channel, to: wav.samples.count, by: wav.channels).map { Double(wav.samples[$0]) / 32_767 }
+    }
+
+    /// The frequency in Hz of the sine in `samples[range]`, from its upward zero crossings
+    /// (interpolated between samples).
+    static func frequency(_ samples: [Double], in range: Range<Int>, sampleRate: Int) -> Double {
+        var crossings: [Double] = []
+        for index in (range.lowerBound + 1)..<range.upperBound where samples[index - 1] < 0 && samples[index] >= 0 {
+            let before = samples[index - 1], after = samples[index]
+            crossings.append(Double(index - 1) + (-before) / (after - before))
+        }
+        guard let first = crossings.first, let last = crossings.last, crossings.count > 1 else { return 0 }
+        return Double(crossings.count - 1) / ((last - first) / Double(sampleRate))
+    }
+
+    /// The RMS level of `samples[range]` in dB relative to full scale.
+    static func decibels(_ samples: [Double], in range: Range<Int>) -> Double {
+        let power = samples[range].reduce(0) { $0 + $1 * $1 } / Double(range.count)
+        return 10 * log10(max(power, 1e-20))
+    }
+
+    /// The frames of `seconds` at `rate`.
+    static func frames(_ seconds: Double, rate: Int) -> Int { Int((seconds * Double(rate)).rounded()) }
+}
+
+/// Suspends until `condition` holds, checking every few milliseconds; fails the test after `limit`.
+/// The limit is a safety net, never part of what is tested.
+func waitUntil(
+    _ what: Comment, limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    while !condition() {
+        guard clock.now < deadline else {
+            Issue.record("timed out waiting: \(what)", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
