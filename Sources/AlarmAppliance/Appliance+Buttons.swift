@@ -16,18 +16,26 @@ extension Appliance {
     ///
     /// Every press lights the backlight for ``ApplianceSettings/backlightDuration``.
     public func handle(_ event: ButtonEvent) async {
-        let now = clock.now
-        // Chatter that got past the backend's debouncing: a press too soon after the last one is
-        // dropped, with its release.
-        if event.edge == .pressed {
-            if let last = lastPressAt[event.button], event.timestamp - last < settings.minimumPressInterval {
-                chatteringPresses.insert(event.button)
-                return
+        reportedLevel[event.button] = event.edge
+        // Chatter that got past the backend: dropped here, confirmed from the last reported
+        // level once the debounce interval is over (see `confirmDebouncedLevels`).
+        guard let accepted = debouncer.accept(event) else { return }
+        await process(accepted)
+    }
+
+    /// Puts right a button whose last edges were dropped as chatter but changed its level.
+    func confirmDebouncedLevels() async {
+        let now = clock.monotonicNow
+        for button in Button.allCases {
+            guard let due = debouncer.confirmationDeadline(for: button), due <= now else { continue }
+            if let event = debouncer.confirm(button, level: reportedLevel[button] ?? .released, at: due) {
+                await process(event)
             }
-            lastPressAt[event.button] = event.timestamp
-        } else if chatteringPresses.remove(event.button) != nil {
-            return
         }
+    }
+
+    private func process(_ event: ButtonEvent) async {
+        let now = clock.now
         let gesturesDone = gestures.handle(event)
         if event.edge == .pressed {
             // A new press starts afresh, even if the last one's release was lost.
@@ -109,7 +117,7 @@ extension Appliance {
             snapshot = await runtime.deviceSnapshot()
         }
         guard let countdown = snapshot.countdowns.first else {
-            if case .shortPress = gesture { showNextAlarm() }
+            showNextAlarm()
             return
         }
         switch (gesture, countdown.phase) {

@@ -35,9 +35,10 @@ public actor Appliance {
     /// Buttons whose current press already acted (on an alert, or to acknowledge missed alarms):
     /// its release or long press does nothing more.
     var consumedPresses: Set<Button> = []
-    /// When each button was last pressed (monotonic), and presses dropped as chatter.
-    var lastPressAt: [Button: Duration] = [:]
-    var chatteringPresses: Set<Button> = []
+    /// A second debouncing stage, for chatter that got past the backend's; with the last level
+    /// each button reported, which a dropped edge's confirmation reads.
+    var debouncer: ButtonDebouncer
+    var reportedLevel: [Button: ButtonEvent.Edge] = [:]
     var backlightUntil: Date?
     var nextAlarmShownUntil: Date?
     var lastSnapshot: DeviceSnapshot?
@@ -61,6 +62,7 @@ public actor Appliance {
     public private(set) var displayFault: HardwareError?
     var displayRetryAt: Date?
     public private(set) var indicatorFault: HardwareError?
+    var indicatorRetryAt: Date?
 
     struct Playback: Hashable {
         var alarmID: Alarm.ID
@@ -83,6 +85,7 @@ public actor Appliance {
         self.logger = logger
         self.renderer = ScreenRenderer(size: hardware.display.size, clockFormat: settings.clockFormat)
         self.gestures = ButtonGestures(longPressDuration: settings.longPressDuration)
+        self.debouncer = ButtonDebouncer(interval: settings.debounceInterval)
     }
 
     // MARK: - Running
@@ -173,10 +176,12 @@ public actor Appliance {
     /// backlight's timeout, a sound retry, a held button becoming a long press.
     public var nextWake: Date? {
         let now = clock.now
-        var candidates = [nextScreenChange, soundRetryAt, displayRetryAt]
+        var candidates = [nextScreenChange, soundRetryAt, displayRetryAt, indicatorRetryAt]
         candidates += [backlightUntil, nextAlarmShownUntil].map { $0.flatMap { $0 > now ? $0 : nil } }
-        if let held = gestures.nextDeadline {
-            candidates.append(now.addingTimeInterval(max(held - clock.monotonicNow, .zero) / .seconds(1)))
+        var monotonicDeadlines = Button.allCases.compactMap { debouncer.confirmationDeadline(for: $0) }
+        if let held = gestures.nextDeadline { monotonicDeadlines.append(held) }
+        if let soonest = monotonicDeadlines.min() {
+            candidates.append(now.addingTimeInterval(max(soonest - clock.monotonicNow, .zero) / .seconds(1)))
         }
         return candidates.compactMap { $0 }.min()
     }
@@ -188,6 +193,7 @@ public actor Appliance {
 
     /// Catches the engine up with the clock and brings sound, LED and display in line with it.
     public func refresh() async {
+        await confirmDebouncedLevels()
         await handleLongPresses()
         let snapshot = await runtime.deviceSnapshot()
         lastSnapshot = snapshot
@@ -216,6 +222,8 @@ public actor Appliance {
                 playing = nil
             }
             soundRetryAt = nil
+            // The next alert tries its named sound again (a busy device may be free by then).
+            fileSoundFailed = nil
             return
         }
         if playing?.alarmID == presented.id { return }
@@ -283,11 +291,14 @@ public actor Appliance {
             shownPattern = pattern
             if indicatorFault != nil { logger.notice("LED works again") }
             indicatorFault = nil
+            indicatorRetryAt = nil
         } catch {
             if indicatorFault == nil {
                 logger.error("LED cannot be driven", metadata: ["error": "\(error)"])
             }
             indicatorFault = error as? HardwareError ?? HardwareError(.io, device: "led", errno: nil)
+            shownPattern = nil
+            indicatorRetryAt = snapshot.now.addingTimeInterval(settings.displayRetryInterval / .seconds(1))
         }
     }
 

@@ -21,16 +21,16 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var soundRetryInterval: Duration = .seconds(10)
     /// How often a display that stopped answering is tried again.
     public var displayRetryInterval: Duration = .seconds(10)
-    /// A press of a button that comes sooner than this after its previous press is contact
-    /// chatter that got past the backend's debouncing, not a person: it is ignored.
-    public var minimumPressInterval: Duration = .milliseconds(100)
+    /// Edges of a button sooner than this after its last accepted edge are contact chatter that
+    /// got past the backend's debouncing, not a person: the appliance debounces once more.
+    public var debounceInterval: Duration = .milliseconds(50)
     /// How long a button must be held for a long press (STOP held cancels a timer).
     public var longPressDuration: Duration = .seconds(2)
     /// How long the backlight stays on after a press.
     public var backlightDuration: Duration = .seconds(10)
     /// How long an idle press shows the next alarm's details.
     public var nextAlarmDisplayDuration: Duration = .seconds(5)
-    /// 24-hour (`07:30`) or 12-hour (` 7:30a`) times.
+    /// 24-hour (`07:30`) or 12-hour (`7:30am`) times.
     public var clockFormat: ClockFormat = .twentyFourHour
 
     public enum ClockFormat: String, Hashable, Sendable, CaseIterable {

@@ -26,7 +26,9 @@ public enum Marquee {
         }
         let steps = codes.count - width
         let period = hold + Double(steps - 1) * step + hold
-        let sinceCycleStart = max(elapsed, 0).truncatingRemainder(dividingBy: period)
+        var sinceCycleStart = max(elapsed, 0).truncatingRemainder(dividingBy: period)
+        // Date arithmetic lands a hair short of the announced wrap: that is the wrap.
+        if period - sinceCycleStart < 1e-6 { sinceCycleStart = 0 }
         let offset: Int
         let changesAt: Double
         if sinceCycleStart < hold - 1e-6 {

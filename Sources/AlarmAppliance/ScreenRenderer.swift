@@ -89,9 +89,13 @@ public struct ScreenRenderer: Sendable {
             canvas.changes(at: nextMinute(after: snapshot))
         case .nextAlarm:
             drawNextAlarmDetails(snapshot, on: &canvas)
-            canvas.changes(at: nextMinute(after: snapshot))
+            if snapshot.isClockTrusted { canvas.changes(at: nextMinute(after: snapshot)) }
         case .clock:
             drawClock(snapshot, on: &canvas)
+            if let fault = input.soundFault {
+                // The last alert had no sound: say so where a person looks before sleeping.
+                canvas.put(HD44780Text.encode(fault + String(repeating: " ", count: size.columns)), row: isTall ? 2 : 1)
+            }
             // An unset clock shows `--:--`, which never changes: no wake-ups for it.
             if snapshot.isClockTrusted { canvas.changes(at: nextMinute(after: snapshot)) }
         }
@@ -156,17 +160,18 @@ public struct ScreenRenderer: Sendable {
         if isTall {
             canvas.center(headline, row: 0)
             canvas.center(when, row: 1)
-            canvas.scroll(HD44780Text.encode(latest.title), row: 2)
+            canvas.put(HD44780Text.encode(latest.title), row: 2)
             canvas.center("Press a button", row: 3)
         } else {
             var line = count == 1 ? "Missed \(when)" : headline
             if line.count > size.columns {
-                // An older miss on a narrow display: the day, then the time if it fits.
+                // An older miss on a narrow display: the day and the time, or the day alone.
                 line = "Missed " + dayAndTime(latest.dueDate, in: snapshot, omittingToday: true, compact: true)
-                if line.count > size.columns { line = String(line.prefix(while: { $0 != ":" }).dropLast(3)) }
+                if line.count > size.columns { line = "Missed " + dayText(latest.dueDate, in: snapshot) }
             }
             canvas.put(HD44780Text.encode(line), row: 0)
-            canvas.scroll(HD44780Text.encode(latest.title), row: 1)
+            // Cut, not scrolled: the screen may wait all night for a press.
+            canvas.put(HD44780Text.encode(latest.title), row: 1)
         }
     }
 
@@ -268,6 +273,17 @@ public struct ScreenRenderer: Sendable {
         case -1 where !compact: return "Yesterday \(time)"
         case -6...6: return "\(Self.weekdayNames[local.date.weekday] ?? "") \(time)"
         default: return "\(local.date.day) \(Self.monthNames[local.date.month - 1]) \(time)"
+        }
+    }
+
+    /// The day alone, as ``dayAndTime(_:in:omittingToday:compact:)`` names it compactly.
+    func dayText(_ date: Date, in snapshot: DeviceSnapshot) -> String {
+        let local = snapshot.timeZone.localDateTime(at: date).date
+        let days = local.daysSinceEpoch - snapshot.timeZone.localDateTime(at: snapshot.now).date.daysSinceEpoch
+        switch days {
+        case 0: return "today"
+        case -6...6: return Self.weekdayNames[local.weekday] ?? ""
+        default: return "\(local.day) \(Self.monthNames[local.month - 1])"
         }
     }
 

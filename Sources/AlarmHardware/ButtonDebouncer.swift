@@ -33,7 +33,9 @@ public struct ButtonDebouncer: Sendable {
             if raw.edge != current { unconfirmed.insert(raw.button) }
             return nil
         }
-        guard raw.edge != current else { return nil }
+        // A second press with no release between: the release was lost (an overflowing event
+        // queue), and this is a new press. A second release means nothing.
+        guard raw.edge != current || raw.edge == .pressed else { return nil }
         return record(raw)
     }
 

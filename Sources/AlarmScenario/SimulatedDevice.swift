@@ -119,18 +119,22 @@ public final class SimulatedDevice: Sendable {
         await appliance.handle(ButtonEvent(button, .released, at: clock.monotonicNow))
     }
 
-    /// A short press: down and up 150 ms later.
+    /// A short press: down, up 150 ms later, then the finger away for 100 ms (a press sooner
+    /// after a release would be contact chatter, which the appliance ignores).
     public func tap(_ button: Button) async {
         await press(button)
         await advance(by: 0.15)
         await release(button)
+        await advance(by: 0.1)
     }
 
-    /// Holds `button` down for `seconds` of virtual time, then lets go.
+    /// Holds `button` down for `seconds` of virtual time, lets go, and moves the finger away for
+    /// 100 ms.
     public func hold(_ button: Button, for seconds: TimeInterval) async {
         await press(button)
         await advance(by: seconds)
         await release(button)
+        await advance(by: 0.1)
     }
 
     // MARK: - Faults

@@ -1,0 +1,281 @@
+import AlarmAppliance
+import AlarmEngine
+import AlarmHardware
+import AlarmKit
+import FoundationEssentials
+import Testing
+
+/// The buttons: what STOP and SNOOZE do when alerting, counting down, paused and idle.
+extension ApplianceTests {
+    static let everyDay: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
+
+    static func fireDate(of id: Alarm.ID, in rig: ApplianceRig) async -> Date? {
+        guard case .countdown(let countdown) = await rig.runtime.record(for: id)?.phase else { return nil }
+        return countdown.fireDate
+    }
+
+    // MARK: - Alerting
+
+    @Test func stopSilencesBeforeTheAlarmLeavesAlertingAndAOneTimeAlarmIsGone() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0, stopIntent: AlarmIntent("open-app")))
+        try await rig.advanceToNextDeadline()
+        rig.audioLog.watch(id, on: rig.runtime)
+
+        await rig.press(.stop)
+        #expect(rig.audioLog.calls.last == .stop(watched: .alerting))
+        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(await rig.runtime.alarms(for: Scene.owner).isEmpty)
+        #expect(rig.intents.recorded == [.init(intent: AlarmIntent("open-app"), alarm: id, owner: Scene.owner)])
+        #expect(rig.indicator.pattern == .off)
+        #expect(rig.display.isBacklightOn)
+        #expect(rig.lines == ["     07:00      ", "   No alarms    "])
+
+        // The rest of that press does nothing more: no second stop, no next-alarm screen.
+        await rig.advance(by: 0.15)
+        await rig.release(.stop)
+        #expect(rig.audioLog.stops == 1)
+        #expect(rig.intents.recorded.count == 1)
+        #expect(rig.lines == ["     07:00      ", "   No alarms    "])
+    }
+
+    @Test func snoozeCountsDownBreathesAndRingsAgainAfterTheSnooze() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0))
+        try await rig.advanceToNextDeadline()
+        await rig.tap(.snooze)
+        #expect(await rig.state(of: id) == .countdown)
+        #expect(rig.audio.nowPlaying == nil)
+        #expect(rig.indicator.pattern == Self.breathe)
+        #expect(rig.lines == ["Wake up         ", "②09:00    ③Pause"])   // ② marks a snooze
+
+        try await rig.advanceToNextDeadline()
+        #expect(rig.clock.now == Scene.monday(7, 9))
+        #expect(await rig.state(of: id) == .alerting)
+        #expect(rig.audioLog.started == [.builtInTone, .builtInTone])
+        #expect(rig.audio.nowPlaying?.gain == rig.settings.gainRamp)
+        #expect(rig.indicator.pattern == Self.blink)
+    }
+
+    @Test func aCustomSecondaryButtonRunsTheSecondaryIntentAndStops() async throws {
+        let rig = try await ApplianceRig()
+        let taken = AlarmButton(text: "Taken", textColor: .white, systemImageName: "pills")
+        let intent = AlarmIntent("log-medication", parameters: ["dose": "1"])
+        let id = try await rig.schedule(Scene.alarm(
+            7, 0, presentation: Scene.presentation("Pills", secondary: taken, behavior: .custom), secondaryIntent: intent))
+        try await rig.advanceToNextDeadline()
+        #expect(rig.lines == ["①Pills     07:00", "Stop       Taken"])
+
+        await rig.tap(.snooze)
+        #expect(rig.intents.recorded == [.init(intent: intent, alarm: id, owner: Scene.owner)])
+        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(rig.audio.nowPlaying == nil)
+        #expect(rig.audioLog.stops == 1)
+    }
+
+    @Test func snoozeOnAnAlarmWithoutASecondaryButtonKeepsItRinging() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0, presentation: Scene.presentation(secondary: nil, behavior: nil)))
+        try await rig.advanceToNextDeadline()
+        await rig.tap(.snooze)
+        await rig.press(.snooze)
+        await rig.advance(by: 2.5)
+        await rig.release(.snooze)
+        #expect(await rig.state(of: id) == .alerting)
+        #expect(rig.audioLog.stops == 0)
+        #expect(rig.audioLog.started == [.builtInTone])
+        #expect(rig.indicator.pattern == Self.blink)
+    }
+
+    // MARK: - Counting down
+
+    @Test func snoozePausesATimerAndResumesItWithTheTimeThatWasLeft() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.timer(300))
+        #expect(rig.indicator.pattern == Self.breathe)
+        #expect(rig.lines == ["Tea             ", "05:00     ③Pause"])
+
+        await rig.advance(by: 60)
+        await rig.tap(.snooze)   // released 60.15 s in: 239.85 s left
+        #expect(await rig.state(of: id) == .paused)
+        #expect(rig.indicator.pattern == .steady(.white))
+        #expect(rig.lines == ["Tea             ", "③04:00   ④Resume"])
+
+        await rig.advance(by: 100)
+        #expect(await rig.state(of: id) == .paused)
+        await rig.tap(.snooze)
+        #expect(await rig.state(of: id) == .countdown)
+        #expect(rig.indicator.pattern == Self.breathe)
+        let fireDate = try #require(await Self.fireDate(of: id, in: rig))
+        // Resumed on the release, 100 ms before the tap's finger-away time that `now` is.
+        #expect(abs(fireDate.timeIntervalSince(rig.clock.now) - 239.75) < 1e-3)
+    }
+
+    @Test func holdingStopTwoSecondsCancelsATimerBeforeItIsReleased() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.timer(300))
+        await rig.press(.stop)
+        await rig.advance(by: 1.9)
+        #expect(await rig.state(of: id) == .countdown)
+        await rig.advance(by: 0.1)
+        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(rig.indicator.pattern == .off)
+        await rig.release(.stop)
+        #expect(rig.lines == ["     06:59      ", "   No alarms    "])
+    }
+
+    @Test func holdingStopCancelsAPausedTimer() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.timer(300))
+        await rig.tap(.snooze)
+        #expect(await rig.state(of: id) == .paused)
+        await rig.press(.stop)
+        await rig.advance(by: 2)
+        #expect(await rig.runtime.record(for: id) == nil)
+        await rig.release(.stop)
+    }
+
+    @Test func holdingStopDuringASnoozeEndsOnlyThisOccurrence() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0, weekly: Self.everyDay))
+        try await rig.advanceToNextDeadline()
+        await rig.tap(.snooze)
+        await rig.press(.stop)
+        await rig.advance(by: 2)
+        #expect(await rig.state(of: id) == .scheduled)
+        #expect(await rig.runtime.nextDeadline == Scene.monday(7, 0).addingTimeInterval(86_400))
+        await rig.release(.stop)
+    }
+
+    @Test func aShortStopOnACountdownLeavesItAlone() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.timer(300))
+        let fireDate = await Self.fireDate(of: id, in: rig)
+        await rig.tap(.stop)
+        await rig.press(.stop)
+        await rig.advance(by: 1.5)
+        await rig.release(.stop)
+        #expect(await rig.state(of: id) == .countdown)
+        #expect(await Self.fireDate(of: id, in: rig) == fireDate)
+    }
+
+    // MARK: - Idle
+
+    @Test func anIdlePressLightsTheDisplayAndShowsTheNextAlarmButChangesNoAlarm() async throws {
+        let rig = try await ApplianceRig()
+        try await rig.schedule(Scene.alarm(8, 0, weekly: Self.everyDay))
+        try await rig.schedule(Scene.alarm(9, 30, title: "Dentist"))
+        let before = await rig.runtime.alarms(for: Scene.owner)
+        #expect(rig.lines == ["     06:59      ", "  ①Today 08:00  "])
+        #expect(!rig.display.isBacklightOn)
+
+        let pressed = rig.clock.now
+        await rig.tap(.snooze)
+        let released = pressed.addingTimeInterval(0.15)
+        #expect(rig.display.isBacklightOn)
+        #expect(rig.lines == ["①Today 08:00    ", "Wake up         "])
+        #expect(await rig.appliance.nextWake == released.addingTimeInterval(5))
+
+        await rig.advance(to: released.addingTimeInterval(5))
+        #expect(rig.lines == ["     06:59      ", "  ①Today 08:00  "])
+        #expect(rig.display.isBacklightOn)
+        #expect(await rig.appliance.nextWake == pressed.addingTimeInterval(10))
+
+        await rig.advance(to: pressed.addingTimeInterval(10))
+        #expect(!rig.display.isBacklightOn)
+        #expect(await rig.appliance.nextWake == Scene.monday(7, 0))
+
+        // Every other gesture on either button: still no alarm changes.
+        await rig.tap(.stop)
+        for button in Button.allCases {
+            await rig.press(button)
+            #expect(await rig.appliance.nextWake == rig.clock.now.addingTimeInterval(2))
+            await rig.advance(by: 2.5)
+            await rig.release(button)
+        }
+        #expect(await rig.runtime.alarms(for: Scene.owner) == before)
+        #expect(rig.indicator.pattern == .off)
+        #expect(rig.audioLog.calls.isEmpty)
+    }
+
+    // MARK: - Chatter
+
+    @Test func aChatteringPressThroughTheDebouncerActsOnce() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0))
+        try await rig.advanceToNextDeadline()
+        var debouncer = ButtonDebouncer()
+        let start = rig.clock.monotonicNow
+        // Bounces on the way down (0-12 ms) and on the way up (200-207 ms); the line is read once
+        // after each dropped bounce, as the backend does.
+        let raw: [(ms: Int, edge: ButtonEvent.Edge)] = [
+            (0, .pressed), (3, .released), (6, .pressed), (9, .released), (12, .pressed),
+            (200, .released), (203, .pressed), (207, .released),
+        ]
+        var forwarded = 0
+        for (ms, edge) in raw {
+            let at = start + .milliseconds(ms)
+            await rig.advance(by: (at - rig.clock.monotonicNow) / .seconds(1))
+            if let event = debouncer.accept(ButtonEvent(.snooze, edge, at: at)) {
+                forwarded += 1
+                await rig.appliance.handle(event)
+            }
+            if let due = debouncer.confirmationDeadline(for: .snooze), ms == 12 || ms == 207 {
+                await rig.advance(by: (due - rig.clock.monotonicNow) / .seconds(1))
+                let level: ButtonEvent.Edge = ms == 12 ? .pressed : .released
+                if let event = debouncer.confirm(.snooze, level: level, at: due) {
+                    forwarded += 1
+                    await rig.appliance.handle(event)
+                }
+            }
+        }
+        #expect(forwarded == 2)
+        #expect(await rig.state(of: id) == .countdown)
+    }
+
+    @Test func chatterThatReachesTheApplianceOnAPressActsOnce() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0))
+        try await rig.advanceToNextDeadline()
+        let start = rig.clock.monotonicNow
+        for (ms, edge) in [(0, ButtonEvent.Edge.pressed), (3, .released), (6, .pressed), (9, .released)] {
+            await rig.appliance.handle(ButtonEvent(.snooze, edge, at: start + .milliseconds(ms)))
+        }
+        #expect(await rig.state(of: id) == .countdown)
+    }
+
+    @Test func chatterOnTheReleaseActsOnce() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0))
+        try await rig.advanceToNextDeadline()
+        let start = rig.clock.monotonicNow
+        for (ms, edge) in [(0, ButtonEvent.Edge.pressed), (150, .released), (153, .pressed), (156, .released)] {
+            await rig.appliance.handle(ButtonEvent(.snooze, edge, at: start + .milliseconds(ms)))
+        }
+        let state = await rig.state(of: id)
+        #expect(state == .countdown)
+    }
+
+    @Test func aHoldThatChatteredAtFirstIsStillALongPress() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.timer(300))
+        let start = rig.clock.monotonicNow
+        for (ms, edge) in [(0, ButtonEvent.Edge.pressed), (3, .released), (6, .pressed)] {
+            await rig.appliance.handle(ButtonEvent(.stop, edge, at: start + .milliseconds(ms)))
+        }
+        await rig.advance(by: 2.5)   // STOP is still held
+        let state = await rig.state(of: id)
+        #expect(state == nil)
+        await rig.appliance.handle(ButtonEvent(.stop, .released, at: rig.clock.monotonicNow))
+    }
+
+    @Test func aLostReleaseDoesNotSwallowTheNextPress() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0))
+        try await rig.advanceToNextDeadline()
+        await rig.press(.snooze)   // snoozes; its release never arrives
+        await rig.advance(by: 60)
+        await rig.tap(.snooze)
+        #expect(await rig.state(of: id) == .paused)
+    }
+}
