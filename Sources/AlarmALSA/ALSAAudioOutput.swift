@@ -42,7 +42,7 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
 
     private let diagnostics: @Sendable (String) -> Void
     private let current = Mutex<PlaybackSession?>(nil)
-    private let feed = FailureFeed()
+    private let feed = EventFeed<HardwareError>()
     private let fault: WriteFault?
 
     /// An output on `device`.

@@ -34,7 +34,7 @@ struct PlaybackWriter {
     /// Runs the playback to its end on the calling thread; reports its start and its end through
     /// `session`, and a fault after the start on `failures`.
     static func run(
-        _ request: PlaybackRequest, session: PlaybackSession, failures: FailureFeed,
+        _ request: PlaybackRequest, session: PlaybackSession, failures: EventFeed<HardwareError>,
         diagnostics: @escaping @Sendable (String) -> Void
     ) {
         let writer = PlaybackWriter(request: request, session: session, diagnostics: diagnostics)

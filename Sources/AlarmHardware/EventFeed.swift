@@ -1,6 +1,7 @@
 import Synchronization
 
-/// The event streams of a fake: every subscriber gets every event sent after it subscribed.
+/// A fan-out of events: every subscriber gets every event sent after it subscribed. Backends use
+/// it for `failures()`, the fakes for their event streams.
 ///
 /// Tests await events rather than poll state: subscribe first, act, then `await iterator.next()`.
 public final class EventFeed<Event: Sendable>: Sendable {
