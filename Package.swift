@@ -63,6 +63,29 @@ let package = Package(
             name: "AlarmALSA",
             dependencies: ["AlarmHardware", "AlarmTime", "CALSA", "CLinuxSupport"]
         ),
+        // libgpiod, v1 (Debian/Raspberry Pi OS bookworm) or v2 (trixie): whichever pkg-config finds.
+        .systemLibrary(
+            name: "CGPIOD",
+            pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]
+        ),
+        // One small C API over both libgpiod versions, chosen at build time from the headers.
+        .target(name: "CGPIOShim", dependencies: ["CGPIOD"]),
+        // The libgpiod backends of `ButtonInput` and `Indicator`.
+        .target(
+            name: "AlarmGPIO",
+            dependencies: ["AlarmHardware", "AlarmTime", "CGPIOShim", "CLinuxSupport"]
+        ),
+        // The HD44780 character LCD behind a PCF8574 I2C backpack: the `CharacterDisplay` backend.
+        .target(
+            name: "AlarmLCD",
+            dependencies: ["AlarmHardware", "AlarmTime", "CLinuxSupport"]
+        ),
+        // Board profiles (`board/*.toml`) and the configuration file format they share.
+        .target(
+            name: "AlarmBoard",
+            dependencies: ["AlarmHardware"]
+        ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
             name: "SimulatorConsole",
@@ -80,7 +103,8 @@ let package = Package(
         .executableTarget(
             name: "alarmd",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmScenario",
+                "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmGPIO", "AlarmHardware", "AlarmKit",
+                "AlarmLCD", "AlarmScenario",
                 "AlarmSimulator", "AlarmTime", "SimulatorConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -134,6 +158,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmHardware", "AlarmTestKit"]),
+        .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit"]),
+        .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
+        .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",

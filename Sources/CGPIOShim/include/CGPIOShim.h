@@ -1,0 +1,2 @@
+/* Placeholder until the shim lands. */
+int alarmd_gpio_placeholder(void);
