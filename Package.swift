@@ -132,8 +132,8 @@ let package = Package(
         .executableTarget(
             name: "alarm-benchmarks",
             dependencies: [
-                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmScenario", "AlarmSimulator",
-                "AlarmTime", "AlarmTestKit",
+                "AlarmALSA", "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmScenario",
+                "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/AlarmBenchmarks"

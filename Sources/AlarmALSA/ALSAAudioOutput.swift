@@ -44,6 +44,23 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
     private let current = Mutex<PlaybackSession?>(nil)
     private let feed = EventFeed<HardwareError>()
     private let fault: WriteFault?
+    private let counters = WriterCounters()
+
+    /// What the writer threads have done since this output was made, for measurements.
+    public struct Statistics: Hashable, Sendable {
+        /// Successful `snd_pcm_writei` calls, and the frames they wrote.
+        public var writes: Int
+        public var frames: Int
+        /// Times a writer thread slept (waiting for room in the buffer, for its pacing, or for a
+        /// stop): one wake-up each.
+        public var waits: Int
+    }
+
+    public var statistics: Statistics {
+        Statistics(
+            writes: counters.writes.load(ordering: .relaxed), frames: counters.frames.load(ordering: .relaxed),
+            waits: counters.waits.load(ordering: .relaxed))
+    }
 
     /// An output on `device`.
     ///
@@ -102,7 +119,7 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
         await previous?.stop()
         let request = PlaybackRequest(
             device: device, configuration: configuration, source: source, gain: gain, looping: looping,
-            timing: timing, fault: fault)
+            timing: timing, fault: fault, counters: counters)
         let feed = self.feed, diagnostics = self.diagnostics
         let started = WriterThread.start {
             PlaybackWriter.run(request, session: session, failures: feed, diagnostics: diagnostics)

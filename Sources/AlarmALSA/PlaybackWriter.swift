@@ -1,5 +1,6 @@
 import AlarmHardware
 import Glibc
+import Synchronization
 
 /// What one playback needs on its writer thread.
 struct PlaybackRequest: Sendable {
@@ -11,6 +12,14 @@ struct PlaybackRequest: Sendable {
     var timing: ALSAAudioOutput.Timing
     /// Test only: a write result to pretend at a given point (see ``WriteFault``).
     var fault: WriteFault?
+    var counters: WriterCounters
+}
+
+/// Counts what writer threads do, for ``ALSAAudioOutput/statistics``.
+final class WriterCounters: Sendable {
+    let writes = Atomic<Int>(0)
+    let frames = Atomic<Int>(0)
+    let waits = Atomic<Int>(0)
 }
 
 /// Test only: after `afterFrames` frames, `snd_pcm_writei` is taken to have returned `-errno`,
@@ -84,7 +93,9 @@ struct PlaybackWriter {
         }
         let renderer = FrameRenderer(
             sound: sound, deviceChannels: device.channels, gain: request.gain, looping: request.looping)
-        return WriteLoop(device: device, renderer: renderer, session: session, fault: request.fault, diagnostics: diagnostics)
+        return WriteLoop(
+            device: device, renderer: renderer, session: session, fault: request.fault, counters: request.counters,
+            diagnostics: diagnostics)
     }
 
     private func forwardALSAMessage() {
@@ -103,6 +114,7 @@ struct WriteLoop {
     private var renderer: FrameRenderer
     private let session: PlaybackSession
     private let fault: WriteFault?
+    private let counters: WriterCounters
     private let diagnostics: @Sendable (String) -> Void
     private var buffer: [Int16] = []
     private var framesWritten = 0
@@ -118,12 +130,13 @@ struct WriteLoop {
 
     init(
         device: PCMDevice, renderer: FrameRenderer, session: PlaybackSession, fault: WriteFault?,
-        diagnostics: @escaping @Sendable (String) -> Void
+        counters: WriterCounters, diagnostics: @escaping @Sendable (String) -> Void
     ) {
         self.device = device
         self.renderer = renderer
         self.session = session
         self.fault = fault
+        self.counters = counters
         self.diagnostics = diagnostics
     }
 
@@ -156,6 +169,8 @@ struct WriteLoop {
             }
             if pacingStart == nil { pacingStart = Self.now() }
             framesWritten += written
+            counters.writes.add(1, ordering: .relaxed)
+            counters.frames.add(written, ordering: .relaxed)
             renderer.advance(by: written)
             session.reportStart(nil)
         }
@@ -225,6 +240,7 @@ struct WriteLoop {
 
     /// Waits until the device can take a period or a stop is requested.
     private func waitForDevice() -> HardwareError? {
+        counters.waits.add(1, ordering: .relaxed)
         let timeout = Int32(max(4 * device.bufferFrames * 1000 / device.rate, 100))
         switch device.wait(wakeDescriptor: session.wakeDescriptor, timeoutMilliseconds: timeout) {
         case .ready, .woken: return nil
@@ -234,6 +250,7 @@ struct WriteLoop {
 
     /// Sleeps up to `seconds`, waking at once if a stop is requested.
     private func waitForStop(seconds: Double) {
+        counters.waits.add(1, ordering: .relaxed)
         var descriptor = pollfd(fd: session.wakeDescriptor, events: Int16(POLLIN), revents: 0)
         _ = poll(&descriptor, 1, Int32(max((seconds * 1000).rounded(.up), 1)))
     }

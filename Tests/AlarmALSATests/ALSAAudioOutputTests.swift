@@ -201,3 +201,16 @@ struct ALSAAudioOutputTests {
         #expect(median < .milliseconds(100), "\(durations)")
     }
 }
+
+@Suite struct ALSAMixerVolumeTests {
+    @Test func aMissingCardIsUnavailableAndNamed() {
+        let volume = ALSAMixerVolume(card: "hw:CARD=alarmdNoSuchCard", control: "PCM")
+        #expect {
+            try volume.set(decibels: -6)
+        } throws: { error in
+            guard let error = error as? HardwareError else { return false }
+            return error.kind == .deviceUnavailable && error.device == "hw:CARD=alarmdNoSuchCard mixer PCM"
+        }
+        #expect(throws: HardwareError.self) { try volume.range() }
+    }
+}

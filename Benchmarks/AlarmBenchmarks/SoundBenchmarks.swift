@@ -1,0 +1,62 @@
+import AlarmALSA
+import AlarmHardware
+import Glibc
+
+/// 5. The ALSA backend through the real libasound, on the `file` plugin over `null` (no sound
+/// card here): `stop()` latency, frames per write and wake-ups of the writer, CPU of a playing
+/// alarm. The null device takes data at once, so the writer paces itself to real time: what it
+/// does per second is what it would do on a card.
+func runSoundBenchmarks(quick: Bool) async throws {
+    let configuration = """
+        pcm.alarmbench {
+            type plug
+            slave {
+                pcm { type file; file "/dev/null"; format "raw"; slave.pcm { type null } }
+                format S16_LE
+            }
+        }
+        """
+    let output = ALSAAudioOutput(device: "alarmbench", configuration: configuration)
+    let gain = GainRamp(from: -36, to: -6, over: .seconds(30))
+
+    // stop(): from the call to its return, which comes after snd_pcm_drop and snd_pcm_close on
+    // the writer thread. Each sample plays the looping tone for a moment first.
+    let samples = quick ? 10 : 50
+    var stops: [Double] = []
+    for index in 0..<(samples + 5) {
+        try await output.play(.builtInTone, gain: gain, looping: true)
+        try await Task.sleep(for: .milliseconds(quick ? 30 : 100))
+        let start = ContinuousClock.now
+        await output.stop()
+        if index >= 5 { stops.append(microseconds(ContinuousClock.now - start)) }
+    }
+    let stop = Summary(stops)
+
+    // A playing alarm: the looping tone for a while, in real time.
+    let seconds = quick ? 2.0 : 10.0
+    let before = output.statistics
+    let cpuBefore = processCPUTime()
+    let wallBefore = ContinuousClock.now
+    try await output.play(.builtInTone, gain: gain, looping: true)
+    try await Task.sleep(for: .seconds(seconds))
+    await output.stop()
+    let wall = ContinuousClock.now - wallBefore
+    let cpu = processCPUTime() - cpuBefore
+    let after = output.statistics
+    let writes = after.writes - before.writes, frames = after.frames - before.frames, waits = after.waits - before.waits
+    let wallSeconds = wall / .seconds(1)
+
+    print("== 5. Sound: ALSAAudioOutput on the file plugin over null, 48 kHz mono built-in tone, \(ALSAAudioOutput.Timing.standard.periodMicroseconds / 1000) ms periods in a \(ALSAAudioOutput.Timing.standard.bufferMicroseconds / 1000) ms buffer")
+    printTable(
+        [["stop() -> returned (after snd_pcm_drop + close)", "n", "p50 µs", "p99 µs", "max µs"]],
+        [["looping tone playing", "\(stops.count)", fixed(stop.p50, 0), fixed(stop.p99, 0), fixed(stop.max, 0)]])
+    print("")
+    printTable(
+        [["playing for \(fixed(wallSeconds, 1)) s", "writes", "frames", "frames/write", "writer wake-ups/s", "CPU ms", "CPU % of a core"]],
+        [[
+            "looping tone, crescendo", "\(writes)", "\(frames)", fixed(Double(frames) / Double(max(writes, 1)), 0),
+            fixed(Double(waits) / wallSeconds, 1), fixed(cpu / .milliseconds(1), 1),
+            fixed(100 * (cpu / wall), 2),
+        ]])
+    print("(process CPU over the whole interval: the writer thread plus an idle runtime; \(fixed(Double(frames) / wallSeconds, 0)) frames/s written)")
+}
