@@ -1,0 +1,65 @@
+import Glibc
+
+/// The little file access profiles need, on Glibc so that the module needs no Foundation.
+enum BoardFiles {
+    /// Configuration files are small; anything bigger is not one.
+    static let maximumSize = 1 << 20
+
+    /// The whole file as UTF-8 text.
+    /// - Throws: ``ConfigError`` (line 0) with the system's reason, or the line of the first
+    ///   byte that is not UTF-8.
+    static func readText(_ path: String) throws(ConfigError) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(path, "cannot open: \(reason(errno))") }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { throw failure(path, "cannot read: \(reason(errno))") }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count > maximumSize { throw failure(path, "larger than \(maximumSize / 1024) KiB: not a configuration file") }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigError(file: path, line: firstInvalidLine(bytes), message: "not UTF-8 text")
+        }
+        return text
+    }
+
+    /// The entries of `directory` without `.` and `..`; empty if it cannot be opened.
+    static func names(in directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private static func failure(_ path: String, _ message: String) -> ConfigError {
+        ConfigError(file: path, line: 0, message: message)
+    }
+
+    private static func reason(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// The 1-based line holding the first byte that does not decode.
+    private static func firstInvalidLine(_ bytes: [UInt8]) -> Int {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var line = 1
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
+            case .emptyInput, .error: return line
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+extension BoardProfile {
+    /// Where installed profiles are: `/usr/share/alarmd/boards`. In a checkout they are in the
+    /// repository's `board/`.
+    public static let installedDirectory = "/usr/share/alarmd/boards"
+
+    /// Loads a profile by name (`rpi4b` reads `DIRECTORY/rpi4b.toml`) or by path (anything
+    /// containing `/` or ending in `.toml`, relative to the working directory).
+    ///
+    /// - Throws: ``ConfigError``: for an unknown name, one that lists the available names; for a
+    ///   file that cannot be read, one with the system's reason; otherwise the first problem in
+    ///   the file (see ``parse(_:file:defaultName:)``).
+    public static func load(nameOrPath: String, directory: String) throws(ConfigError) -> Loaded {
+        let path: String
+        if isPath(nameOrPath) {
+            path = nameOrPath
+        } else {
+            path = directory + (directory.hasSuffix("/") ? "" : "/") + nameOrPath + ".toml"
+            let names = available(in: directory)
+            guard names.contains(nameOrPath) else {
+                let message = names.isEmpty
+                    ? "no board profile named \"\(nameOrPath)\", and no profiles in \(directory)"
+                    : "no board profile named \"\(nameOrPath)\"; available: \(names.joined(separator: ", "))"
+                throw ConfigError(file: path, line: 0, message: message)
+            }
+        }
+        let text = try BoardFiles.readText(path)
+        return try parse(text, file: path, defaultName: stem(of: path))
+    }
+
+    /// The names of the profiles in `directory` (its `*.toml` files without the extension),
+    /// sorted; empty if the directory cannot be read.
+    public static func available(in directory: String) -> [String] {
+        BoardFiles.names(in: directory)
+            .filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") && $0.count > ".toml".count }
+            .map { stem(of: $0) }
+            .sorted()
+    }
+
+    /// Whether ``load(nameOrPath:directory:)`` takes `nameOrPath` as a path rather than a name.
+    public static func isPath(_ nameOrPath: String) -> Bool {
+        nameOrPath.contains("/") || nameOrPath.hasSuffix(".toml")
+    }
+
+    /// `board/rpi4b.toml` → `rpi4b`.
+    private static func stem(of path: String) -> String {
+        let file = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        return file.hasSuffix(".toml") ? String(file.dropLast(".toml".count)) : file
+    }
+}

@@ -1,0 +1,226 @@
+import AlarmHardware
+
+extension BoardProfile {
+    /// A profile with the file it came from and the keys in it that were ignored.
+    public struct Loaded: Hashable, Sendable {
+        public var profile: BoardProfile
+        /// The path that was read.
+        public var file: String
+        /// Unknown keys and tables (typos, most likely); log them, they never stop the daemon.
+        public var warnings: [ConfigWarning]
+    }
+
+    /// Reads a profile from the text of a board file (the format is in `board/README.md`).
+    /// - Parameter defaultName: the name when the file has no `name` key, usually its file name.
+    /// - Throws: ``ConfigError`` for the first problem: a syntax error, a value of the wrong type
+    ///   or out of range, a required key or table that is missing, two keys naming one pin.
+    public static func parse(_ text: String, file: String, defaultName: String) throws(ConfigError) -> Loaded {
+        var reader = ConfigReader(try TOMLDocument.parse(text, file: file))
+        let profile = try BoardProfile(reading: &reader, defaultName: defaultName)
+        return Loaded(profile: profile, file: file, warnings: reader.unknownKeys)
+    }
+
+    /// Reads every key of the format from `reader`, so that its ``ConfigReader/unknownKeys`` are
+    /// what the format does not know.
+    public init(reading reader: inout ConfigReader, defaultName: String) throws(ConfigError) {
+        let simulated = try reader.value("simulated", as: .boolean, default: false)
+        self.init(
+            name: try reader.value("name", as: .nonEmptyString, default: defaultName),
+            description: try reader.value("description", as: .string, default: ""),
+            simulated: simulated,
+            gpio: try Self.table("gpio", in: &reader, requiredUnless: simulated) { reader throws(ConfigError) in try GPIO(reading: &reader) },
+            display: try Self.table("display", in: &reader, requiredUnless: simulated) { reader throws(ConfigError) in try Display(reading: &reader) },
+            sound: try Sound(reading: &reader)
+        )
+    }
+
+    private static func table<T>(
+        _ name: String, in reader: inout ConfigReader, requiredUnless simulated: Bool,
+        read: (inout ConfigReader) throws(ConfigError) -> T
+    ) throws(ConfigError) -> T? {
+        if reader.contains(name) {
+            throw reader.error(name, "expected a [\(name)] table, found \(ConfigType<Int>.shown(reader.document[name]!.value))")
+        }
+        if reader.hasTable(name) { return try read(&reader) }
+        if simulated { return nil }
+        throw ConfigError(file: reader.file, line: 0, key: name, message: "missing [\(name)] table (required unless simulated = true)")
+    }
+}
+
+extension BoardProfile.GPIO {
+    init(reading reader: inout ConfigReader) throws(ConfigError) {
+        let chip = try reader.require("gpio.chip", as: .gpioChip)
+        var lines: [(key: String, line: BoardProfile.GPIOLine)] = []
+        for key in ["gpio.stop", "gpio.snooze", "gpio.led"] {
+            let line = try reader.require(key, as: .gpioLine)
+            if let earlier = lines.first(where: { $0.line == line }) {
+                throw reader.error(key, "\(line) is already used by \(earlier.key) (line \(reader.line(of: earlier.key)))")
+            }
+            lines.append((key, line))
+        }
+        let bias = try reader.value("gpio.button_bias", as: .word(BoardProfile.ButtonBias.self), default: .pullUp)
+        let activeLow = try reader.value("gpio.buttons_active_low", as: .boolean, default: true)
+        // A button that connects the line to the level its bias already holds never changes it.
+        if (bias == .pullUp && !activeLow) || (bias == .pullDown && activeLow) {
+            let key = reader.contains("gpio.button_bias") ? "gpio.button_bias" : "gpio.buttons_active_low"
+            throw reader.error(
+                key,
+                "button_bias = \"\(bias.rawValue)\" with buttons_active_low = \(activeLow) never sees a press: "
+                    + "buttons to GND need pull-up and active-low, buttons to 3.3 V need pull-down and active-high")
+        }
+        self.init(
+            chip: chip, stop: lines[0].line, snooze: lines[1].line, led: lines[2].line, buttonBias: bias, buttonsActiveLow: activeLow,
+            ledActiveLow: try reader.value("gpio.led_active_low", as: .boolean, default: false),
+            debounceMilliseconds: try reader.value("gpio.debounce_ms", as: .integer(in: 0...500), default: 30)
+        )
+    }
+}
+
+extension BoardProfile.Display {
+    init(reading reader: inout ConfigReader) throws(ConfigError) {
+        let bus = try reader.require("display.bus", as: .integer(in: 0...255))
+        let address = try reader.value("display.address", as: .displayAddress, default: .auto)
+        let size = try reader.value("display.size", as: .displaySize, default: .sixteenByTwo)
+        let wiring: BackpackWiring
+        if reader.contains("display.pins") {
+            throw reader.error("display.pins", "expected a [display.pins] table, found \(ConfigType<Int>.shown(reader.document["display.pins"]!.value))")
+        }
+        if reader.hasTable("display.pins") {
+            if reader.contains("display.wiring") {
+                _ = try reader.optional("display.wiring", as: .string)
+                throw reader.error("display.wiring", "give either wiring or a [display.pins] table, not both")
+            }
+            wiring = try BackpackWiring(reading: &reader)
+        } else {
+            let names = BackpackWiring.presets.map(\.name)
+            let name = try reader.value("display.wiring", as: .word(names), default: names[0])
+            wiring = BackpackWiring.presets.first { $0.name == name }!.wiring
+        }
+        self.init(
+            bus: bus, address: address, size: size, wiring: wiring,
+            compatibilityMode: try reader.value("display.compatibility_mode", as: .boolean, default: false)
+        )
+    }
+}
+
+extension BackpackWiring {
+    init(reading reader: inout ConfigReader) throws(ConfigError) {
+        var bits: [Int] = []
+        var owner: [Int: String] = [:]
+        for (name, _) in BackpackWiring.common.bits {
+            let key = "display.pins." + name
+            let bit = try reader.require(key, as: .integer(in: 0...7))
+            if let earlier = owner[bit] {
+                throw reader.error(key, "bit \(bit) is already used by \(earlier) (line \(reader.line(of: earlier)))")
+            }
+            owner[bit] = key
+            bits.append(bit)
+        }
+        self.init(
+            rs: bits[0], rw: bits[1], e: bits[2], backlight: bits[3], d4: bits[4], d5: bits[5], d6: bits[6], d7: bits[7],
+            backlightActiveLow: try reader.value("display.pins.backlight_active_low", as: .boolean, default: false)
+        )
+    }
+}
+
+extension BoardProfile.Sound {
+    init(reading reader: inout ConfigReader) throws(ConfigError) {
+        _ = reader.hasTable("sound")
+        self.init(
+            device: try reader.value("sound.device", as: .nonEmptyString, default: "default"),
+            mixer: try reader.optional("sound.mixer", as: .nonEmptyString),
+            card: try reader.value("sound.card", as: .nonEmptyString, default: "default")
+        )
+    }
+}
+
+// MARK: - Value types of the format
+
+/// The kernel keeps chip labels and line names in 32-byte fields with a terminating NUL.
+private let kernelNameLimit = 31
+
+extension ConfigType where Value == BoardProfile.GPIOChip {
+    /// A path (contains `/`), a device name (`gpiochip` and digits) or else a label.
+    static var gpioChip: ConfigType<BoardProfile.GPIOChip> {
+        let expected = "a chip label, name or path (\"pinctrl-bcm2711\", \"gpiochip0\", \"/dev/gpiochip0\")"
+        return ConfigType(expected: expected) { value in
+            guard case .string(let text) = value else { return .failure(ConfigRefusal("expected \(expected), found \(shown(value))")) }
+            if text.isEmpty { return .failure(ConfigRefusal("must not be empty; expected \(expected)")) }
+            if text.contains("/") {
+                return text.hasPrefix("/") ? .success(.path(text)) : .failure(ConfigRefusal("a chip path must be absolute, like \"/dev/gpiochip0\""))
+            }
+            if text.utf8.count > kernelNameLimit {
+                return .failure(ConfigRefusal("\(value) is longer than a chip label can be (\(kernelNameLimit) bytes)"))
+            }
+            let digits = text.dropFirst("gpiochip".count)
+            if text.hasPrefix("gpiochip"), !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
+                return .success(.name(text))
+            }
+            return .success(.label(text))
+        }
+    }
+}
+
+extension ConfigType where Value == BoardProfile.GPIOLine {
+    /// A line name (a string) or an offset (an integer).
+    static var gpioLine: ConfigType<BoardProfile.GPIOLine> {
+        let expected = "a line name (\"GPIO4\") or offset (4)"
+        return ConfigType(expected: expected) { value in
+            switch value {
+            case .integer(let offset):
+                guard (0...1023).contains(offset) else { return .failure(ConfigRefusal("line offset must be from 0 to 1023, found \(offset)")) }
+                return .success(.offset(offset))
+            case .string(let name):
+                if name.isEmpty { return .failure(ConfigRefusal("must not be empty; expected \(expected)")) }
+                if name.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                    return .failure(ConfigRefusal("\(value) is a string; write \(name) without quotes for a line offset"))
+                }
+                if name.utf8.count > kernelNameLimit {
+                    return .failure(ConfigRefusal("\(value) is longer than a line name can be (\(kernelNameLimit) bytes)"))
+                }
+                return .success(.name(name))
+            default:
+                return .failure(ConfigRefusal("expected \(expected), found \(shown(value))"))
+            }
+        }
+    }
+}
+
+extension ConfigType where Value == BoardProfile.DisplayAddress {
+    /// `"auto"` or a 7-bit address outside the reserved ranges.
+    static var displayAddress: ConfigType<BoardProfile.DisplayAddress> {
+        let valid = 0x03...0x77
+        let expected = "\"auto\" or an I2C address from \(hexAddress(valid.lowerBound)) to \(hexAddress(valid.upperBound))"
+        return ConfigType(expected: expected) { value in
+            switch value {
+            case .string("auto"):
+                return .success(.auto)
+            case .integer(let address) where valid.contains(address):
+                return .success(.fixed(UInt8(address)))
+            case .integer(let address):
+                let shownAddress = address >= 0 ? " (\(hexAddress(address)))" : ""
+                return .failure(ConfigRefusal("expected \(expected), found \(address)\(shownAddress)"))
+            case .string(let text) where Int(text.replacingHexPrefix, radix: text.hasHexPrefix ? 16 : 10) != nil:
+                return .failure(ConfigRefusal("\(value) is a string; write \(text) without quotes"))
+            default:
+                return .failure(ConfigRefusal("expected \(expected), found \(shown(value))"))
+            }
+        }
+    }
+}
+
+extension ConfigType where Value == DisplaySize {
+    /// `"16x2"` or `"20x4"`.
+    static var displaySize: ConfigType<DisplaySize> {
+        let sizes: [(String, DisplaySize)] = [("16x2", .sixteenByTwo), ("20x4", .twentyByFour)]
+        let words = ConfigType<String>.word(sizes.map(\.0))
+        return ConfigType(expected: words.expected) { value in
+            words.convert(value).map { word in sizes.first { $0.0 == word }!.1 }
+        }
+    }
+}
+
+extension String {
+    fileprivate var hasHexPrefix: Bool { hasPrefix("0x") || hasPrefix("0X") }
+    fileprivate var replacingHexPrefix: String { hasHexPrefix ? String(dropFirst(2)) : self }
+}
