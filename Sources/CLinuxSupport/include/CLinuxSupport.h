@@ -36,5 +36,6 @@ int64_t alarmd_boottime_nanoseconds(void);
 int alarmd_clock_is_synchronized(void);
 
 #include "CLinuxSupportTerminal.h"
+#include "CLinuxSupportI2C.h"
 
 #endif

@@ -1,0 +1,82 @@
+import Glibc
+import Synchronization
+
+/// The executor of ``HD44780Display``: runs the actor's jobs one at a time on a pthread of its
+/// own, so the blocking I2C transfers and `nanosleep` delays never occupy Swift's cooperative pool.
+///
+/// A thread is started when a job arrives and nothing is draining, and ends once the queue is
+/// empty: an idle display holds no thread, and a display that is dropped leaves none behind. At
+/// one frame a second that is one thread start a second, a few tens of microseconds. The thread
+/// is named ``threadName``, as `ps -L` and `top -H` show it.
+final class DisplayThreadExecutor: SerialExecutor {
+    /// At most 15 characters (the kernel's limit).
+    static let threadName = "alarmd-lcd"
+
+    private struct Queue {
+        var jobs: [UnownedJob] = []
+        var draining = false
+    }
+
+    private let queue = Mutex(Queue())
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let startsDrain = queue.withLock { queue in
+            queue.jobs.append(job)
+            defer { queue.draining = true }
+            return !queue.draining
+        }
+        if startsDrain { startThread() }
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Runs jobs until the queue is empty. Only one drain runs at a time (`draining`), which is
+    /// what makes this executor serial.
+    private func drain() {
+        while let job = nextJob() {
+            job.runSynchronously(on: asUnownedSerialExecutor())
+        }
+    }
+
+    private func nextJob() -> UnownedJob? {
+        queue.withLock { queue in
+            guard !queue.jobs.isEmpty else {
+                queue.draining = false
+                return nil
+            }
+            return queue.jobs.removeFirst()
+        }
+    }
+
+    private func startThread() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        // A static entry point, not a closure literal: see PLATFORM-FACTS on pthread_create.
+        if pthread_create(&thread, &attributes, Self.entry, context) != 0 {
+            // No thread to be had: drain here rather than never. It blocks this one thread.
+            Unmanaged<DisplayThreadExecutor>.fromOpaque(context).takeRetainedValue().drain()
+        }
+    }
+
+    private static let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+        guard let context else { return nil }
+        nameThisThread()
+        Unmanaged<DisplayThreadExecutor>.fromOpaque(context).takeRetainedValue().drain()
+        return nil
+    }
+
+    /// Through procfs: `pthread_setname_np` needs `_GNU_SOURCE`, which Swift's Glibc lacks.
+    private static func nameThisThread() {
+        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = threadName.withCString { write(descriptor, $0, strlen($0)) }
+        _ = close(descriptor)
+    }
+}
