@@ -12,7 +12,9 @@ public struct ButtonEvent: Hashable, Sendable {
 
     public var button: Button
     public var edge: Edge
-    /// Monotonic time of the edge (`CLOCK_MONOTONIC` or the manual clock's).
+    /// When the edge happened, on the wall clock's monotonic scale (`WallClock.monotonicNow`:
+    /// `CLOCK_BOOTTIME` for `SystemWallClock`, the manual clock's in tests); backends convert the
+    /// kernel's timestamps to it.
     public var timestamp: Duration
 
     public init(_ button: Button, _ edge: Edge, at timestamp: Duration) {

@@ -1,0 +1,127 @@
+import AlarmHardware
+import Glibc
+
+/// The device's buttons on GPIO lines, through libgpiod: the ``ButtonInput`` of a real board.
+///
+/// ```swift
+/// let buttons = try GPIODButtonInput(configuration: .init(
+///     chip: "gpiochip0", stop: .name("GPIO17"), snooze: .name("GPIO27")))
+/// for await event in buttons.events() { ... }
+/// ...
+/// await buttons.close()
+/// ```
+///
+/// A thread of its own requests both lines as inputs with both-edge events (bias and active-low
+/// as configured) and `poll`s their descriptors, so nothing blocks Swift's cooperative pool.
+/// Edges are debounced by the kernel on libgpiod 2 (the lines' debounce period) and by
+/// ``ButtonDebouncer`` on libgpiod 1, which has no kernel debounce; there the thread also wakes
+/// at the debouncer's confirmation deadline to read a line back after dropped edges.
+///
+/// Timestamps are the kernel's, moved from `CLOCK_MONOTONIC` (the only clock libgpiod 1 reports;
+/// libgpiod 2 could also give `CLOCK_REALTIME` or a hardware engine's, but not `CLOCK_BOOTTIME`)
+/// to `CLOCK_BOOTTIME`, the clock of `SystemWallClock.monotonicNow`, by adding the difference of
+/// the two clocks read when the edge is read. They differ by the time spent suspended.
+///
+/// A chip or line that is missing or busy does not fail the initialiser: ``status`` becomes
+/// ``GPIOStatus/failed(_:)`` with an error naming it (`"gpiochip0 line GPIO17 (stop)"`), and the
+/// thread tries again every ``Configuration/retryInterval``. A line that fails in use (the chip
+/// went away) is released and retried the same way; a button held at that moment is reported
+/// released, so no press is left hanging.
+///
+/// - Important: Active-low is the wiring's business: a button to ground on a pulled-up line is
+///   active-low, and with the wrong setting every press arrives as a release.
+public final class GPIODButtonInput: ButtonInput, Sendable {
+    /// Where the buttons are and how they are wired, from the board profile.
+    public struct Configuration: Hashable, Sendable {
+        /// The chip: a path (`/dev/gpiochip0`), number, name (`gpiochip0`) or label
+        /// (`pinctrl-bcm2711`).
+        public var chip: String
+        public var stop: GPIOLineSelector
+        public var snooze: GPIOLineSelector
+        public var bias: GPIOBias
+        /// Whether a pressed button reads low (a button to ground with a pull-up).
+        public var activeLow: Bool
+        /// How long after an edge further edges are bounce. The kernel's debounce period on
+        /// libgpiod 2, ``ButtonDebouncer/interval`` on libgpiod 1.
+        public var debounce: Duration
+        /// How long to wait before trying again after a chip or line was missing, busy or failed;
+        /// at least ``GPIOStatus/minimumRetryInterval``.
+        public var retryInterval: Duration
+        /// The consumer name the kernel shows for the lines (`gpioinfo`).
+        public var consumer: String
+
+        public init(
+            chip: String, stop: GPIOLineSelector, snooze: GPIOLineSelector, bias: GPIOBias = .pullUp,
+            activeLow: Bool = true, debounce: Duration = .milliseconds(30), retryInterval: Duration = .seconds(5),
+            consumer: String = "alarmd"
+        ) {
+            self.chip = chip
+            self.stop = stop
+            self.snooze = snooze
+            self.bias = bias
+            self.activeLow = activeLow
+            self.debounce = debounce
+            self.retryInterval = retryInterval
+            self.consumer = consumer
+        }
+
+        func line(for button: Button) -> GPIOLineSelector {
+            switch button {
+            case .stop: stop
+            case .snooze: snooze
+            }
+        }
+    }
+
+    public let configuration: Configuration
+    private let lifecycle: BackendLifecycle
+    private let feed = EventFeed<ButtonEvent>()
+
+    /// Starts watching the buttons on a thread of its own; the lines are requested there, and
+    /// failing to get them is reported on ``statusUpdates()``, not thrown.
+    ///
+    /// - Throws: ``HardwareError`` `.io` only when the process has no descriptor or thread to
+    ///   spare (an eventfd or `pthread_create` failed).
+    public convenience init(configuration: Configuration) throws(HardwareError) {
+        try self.init(configuration: configuration, access: LibgpiodChipAccess(), clock: SystemGPIOClock())
+    }
+
+    /// For tests: the C library and the clock replaced.
+    init(configuration: Configuration, access: any GPIOChipAccess, clock: any GPIOThreadClock) throws(HardwareError) {
+        self.configuration = configuration
+        let lifecycle = try BackendLifecycle(device: configuration.chip)
+        self.lifecycle = lifecycle
+        let feed = self.feed
+        let started = GPIOThread.start {
+            ButtonWatcher(configuration: configuration, access: access, clock: clock, lifecycle: lifecycle, feed: feed).run()
+        }
+        guard started else {
+            throw HardwareError(.io, device: configuration.chip, errno: EAGAIN)
+        }
+    }
+
+    deinit {
+        lifecycle.requestStop()
+    }
+
+    /// A new stream of every debounced press and release from now on.
+    ///
+    /// - Important: A stream has one consumer; call again for another. Streams do not end at
+    ///   ``close()``; cancelling the consuming task ends them.
+    public func events() -> AsyncStream<ButtonEvent> {
+        feed.subscribe()
+    }
+
+    /// Whether the lines are requested, missing or busy (being retried), or released.
+    public var status: GPIOStatus { lifecycle.status }
+
+    /// A new stream of every change of ``status`` from now on.
+    public func statusUpdates() -> AsyncStream<GPIOStatus> {
+        lifecycle.statusUpdates()
+    }
+
+    /// Releases both lines and ends the thread; returns once they are released. Harmless twice.
+    public func close() async {
+        await lifecycle.stop()
+    }
+}

@@ -1,0 +1,163 @@
+import AlarmHardware
+import Glibc
+import Synchronization
+
+/// The indicator LED on a GPIO output line, through libgpiod: the ``Indicator`` of a real board.
+///
+/// ```swift
+/// let led = try GPIODIndicator(configuration: .init(chip: "gpiochip0", line: .name("GPIO22")))
+/// try await led.show(.blink(.white, on: .milliseconds(500), off: .milliseconds(500)))
+/// ...
+/// await led.close()   // dark, and the line released
+/// ```
+///
+/// A thread of its own drives the line and times the pattern: it sets the level at each step and
+/// sleeps until the next one, towards absolute `CLOCK_MONOTONIC` deadlines counted from the
+/// pattern's start (no drift, and no busy loop), or until the next ``show(_:)``. A plain LED
+/// cannot dim, so `breathe` is a slow blink and colours only light it (black is off); see
+/// ``hasColor``.
+///
+/// A chip or line that is missing or busy does not fail the initialiser: ``status`` reports it
+/// (`"gpiochip0 line GPIO22 (LED)"`) and the thread tries again every
+/// ``Configuration/retryInterval``, then shows the latest pattern.
+public final class GPIODIndicator: Indicator, Sendable {
+    /// Where the LED is and how it is wired, from the board profile.
+    public struct Configuration: Hashable, Sendable {
+        /// The chip: a path (`/dev/gpiochip0`), number, name (`gpiochip0`) or label.
+        public var chip: String
+        public var line: GPIOLineSelector
+        /// Whether the LED lights when the line is low (wired from 3.3 V to the pin).
+        public var activeLow: Bool
+        /// How long to wait before trying again after the chip or line was missing, busy or
+        /// failed; at least ``GPIOStatus/minimumRetryInterval``.
+        public var retryInterval: Duration
+        /// The consumer name the kernel shows for the line (`gpioinfo`).
+        public var consumer: String
+
+        public init(
+            chip: String, line: GPIOLineSelector, activeLow: Bool = false, retryInterval: Duration = .seconds(5),
+            consumer: String = "alarmd"
+        ) {
+            self.chip = chip
+            self.line = line
+            self.activeLow = activeLow
+            self.retryInterval = retryInterval
+            self.consumer = consumer
+        }
+
+        /// How errors name the LED before its chip is open: `"gpiochip0 line GPIO22 (LED)"`.
+        var device: String { gpioLineDevice(chip: chip, line: line, role: "LED") }
+    }
+
+    public let configuration: Configuration
+    private let lifecycle: BackendLifecycle
+    private let mailbox: IndicatorMailbox
+
+    /// Starts the LED's thread, which requests the line (dark) at once; failing to get it is
+    /// reported on ``statusUpdates()`` and by ``show(_:)``, not thrown here.
+    ///
+    /// - Throws: ``HardwareError`` `.io` only when the process has no descriptor or thread to
+    ///   spare (an eventfd or `pthread_create` failed).
+    public convenience init(configuration: Configuration) throws(HardwareError) {
+        try self.init(configuration: configuration, access: LibgpiodChipAccess(), clock: SystemGPIOClock())
+    }
+
+    /// For tests: the C library and the clock replaced.
+    init(configuration: Configuration, access: any GPIOChipAccess, clock: any GPIOThreadClock) throws(HardwareError) {
+        self.configuration = configuration
+        let lifecycle = try BackendLifecycle(device: configuration.chip)
+        let mailbox = IndicatorMailbox()
+        self.lifecycle = lifecycle
+        self.mailbox = mailbox
+        let started = GPIOThread.start {
+            IndicatorPlayer(
+                configuration: configuration, access: access, clock: clock, lifecycle: lifecycle, mailbox: mailbox
+            ).run()
+        }
+        guard started else {
+            throw HardwareError(.io, device: configuration.chip, errno: EAGAIN)
+        }
+    }
+
+    deinit {
+        lifecycle.requestStop()
+    }
+
+    /// `false`: one plain LED, which lights for any colour but black.
+    public var hasColor: Bool { false }
+
+    /// Replaces the pattern shown, from its first step now; returns once the LED shows that step.
+    ///
+    /// - Throws: ``HardwareError`` naming the chip or line (`.deviceUnavailable`, `.busy`, `.io`)
+    ///   when the line cannot be driven now. The pattern is kept all the same, and shown once a
+    ///   retry gets the line. After ``close()``, `.deviceUnavailable`.
+    public func show(_ pattern: IndicatorPattern) async throws {
+        let request = IndicatorSteps(pattern)
+        let closedDevice = configuration.device
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            if mailbox.post(request, waiter: continuation) {
+                lifecycle.wake.signal()
+            } else {
+                continuation.resume(throwing: HardwareError(.deviceUnavailable, device: closedDevice))
+            }
+        }
+    }
+
+    /// Whether the line is requested, missing or busy (being retried), or released.
+    public var status: GPIOStatus { lifecycle.status }
+
+    /// A new stream of every change of ``status`` from now on.
+    public func statusUpdates() -> AsyncStream<GPIOStatus> {
+        lifecycle.statusUpdates()
+    }
+
+    /// Turns the LED off, releases the line and ends the thread; returns once it is released.
+    /// Harmless twice.
+    public func close() async {
+        await lifecycle.stop()
+    }
+}
+
+/// The latest pattern asked for and who waits for it to be shown; the thread takes it.
+final class IndicatorMailbox: Sendable {
+    private let state = Mutex(State())
+
+    private struct State {
+        var pattern: IndicatorSteps?
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var closed = false
+    }
+
+    /// Posts `pattern`, replacing one not yet taken (whose waiter then learns how this one went);
+    /// `false` once closed.
+    func post(_ pattern: IndicatorSteps, waiter: CheckedContinuation<Void, any Error>) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.pattern = pattern
+            state.waiters.append(waiter)
+            return true
+        }
+    }
+
+    /// The pattern posted since the last take, and its waiters.
+    func take() -> (pattern: IndicatorSteps, waiters: [CheckedContinuation<Void, any Error>])? {
+        state.withLock { state in
+            guard let pattern = state.pattern else { return nil }
+            defer {
+                state.pattern = nil
+                state.waiters = []
+            }
+            return (pattern, state.waiters)
+        }
+    }
+
+    /// Refuses further posts; returns the waiters of a pattern never taken.
+    func close() -> [CheckedContinuation<Void, any Error>] {
+        state.withLock { state in
+            state.closed = true
+            state.pattern = nil
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+    }
+}

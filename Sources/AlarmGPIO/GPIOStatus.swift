@@ -1,0 +1,19 @@
+import AlarmHardware
+
+/// Where a GPIO backend stands. Sent on ``GPIODButtonInput/statusUpdates()`` and
+/// ``GPIODIndicator/statusUpdates()`` each time it changes.
+public enum GPIOStatus: Hashable, Sendable {
+    /// Not yet tried to request the lines.
+    case starting
+    /// The lines are requested and working.
+    case ready
+    /// A chip or line is missing or busy, or failed while in use. The backend has let go of its
+    /// lines and tries again every retry interval.
+    case failed(HardwareError)
+    /// ``GPIODButtonInput/close()`` or ``GPIODIndicator/close()`` released the lines for good.
+    case closed
+
+    /// The shortest retry interval the backends use, whatever their configuration says: a
+    /// missing chip is never retried in a tight loop.
+    public static let minimumRetryInterval = Duration.milliseconds(100)
+}
