@@ -167,6 +167,8 @@ let package = Package(
             dependencies: ["AlarmScenario", "AlarmTestKit"]
         ),
         .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
+        // `alarmd` as a person or a script runs it: the built executable, its output and status.
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

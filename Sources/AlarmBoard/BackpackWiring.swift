@@ -75,8 +75,8 @@ extension BoardProfile {
 
     /// The backpack's 7-bit I2C address.
     public enum DisplayAddress: Hashable, Sendable, CustomStringConvertible {
-        /// The display backend looks for the backpack on the bus, in the address ranges of the
-        /// PCF8574 and the PCF8574A (see `board/README.md`).
+        /// The display backend looks for the backpack at the two factory addresses, 0x27
+        /// (PCF8574T) then 0x3F (PCF8574AT) (see `board/README.md`).
         case auto
         /// This address, with no probing.
         case fixed(UInt8)

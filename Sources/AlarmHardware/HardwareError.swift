@@ -1,3 +1,5 @@
+import Glibc
+
 /// A hardware operation that failed, with what a caller needs to decide and a log needs to say.
 ///
 /// Callers switch on ``kind``; ``device`` (`"/dev/i2c-1@0x27"`, `"gpiochip0:17"`, `"hw:0"`) and
@@ -26,7 +28,21 @@ public struct HardwareError: Error, Hashable, Sendable, CustomStringConvertible 
         self.errno = errno
     }
 
+    /// `/dev/i2c-1@0x27: not answering (No such device or address, errno 6)`.
     public var description: String {
-        "\(device): \(kind.rawValue)" + (errno.map { " (errno \($0))" } ?? "")
+        let reason = errno.map { " (\(String(cString: strerror($0))), errno \($0))" } ?? ""
+        return "\(device): \(kind.phrase)" + reason
+    }
+}
+
+extension HardwareError.Kind {
+    /// The kind in words, for people.
+    public var phrase: String {
+        switch self {
+        case .deviceUnavailable: "not available"
+        case .busy: "busy"
+        case .noAcknowledge: "not answering"
+        case .io: "input/output error"
+        }
     }
 }

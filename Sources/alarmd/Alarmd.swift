@@ -5,13 +5,24 @@ import FoundationEssentials
 import Glibc
 import Logging
 
-/// `alarmd`: the alarm clock appliance. For now it runs on the simulated board
-/// (`--simulate`); the real board and the system service come with the hardware and daemon issues.
+/// `alarmd`: the alarm clock appliance. `alarmd --simulate` runs it on the simulated board;
+/// `alarmd selftest --board NAME` checks a real board's parts. The service on a real board comes
+/// with the daemon issue.
 @main
-struct Alarmd: AsyncParsableCommand {
+struct AlarmdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alarmd",
         abstract: "The alarm clock appliance.",
+        subcommands: [Alarmd.self, SelfTestCommand.self],
+        defaultSubcommand: Alarmd.self
+    )
+}
+
+/// `alarmd [run] --simulate`: the appliance on the simulated board.
+struct Alarmd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the appliance (the default command).",
         discussion: """
             alarmd --simulate runs the whole appliance on a simulated board in this terminal: the \
             LCD, the LED and the sound are drawn as text, keys press the buttons. \

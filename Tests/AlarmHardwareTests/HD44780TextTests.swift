@@ -62,6 +62,7 @@ import Testing
     }
 
     @Test func hardwareErrorsNameTheDevice() {
-        #expect("\(HardwareError(.busy, device: "hw:0", errno: 16))" == "hw:0: busy (errno 16)")
+        #expect("\(HardwareError(.busy, device: "hw:0", errno: 16))" == "hw:0: busy (Device or resource busy, errno 16)")
+        #expect("\(HardwareError(.noAcknowledge, device: "/dev/i2c-1@0x27"))" == "/dev/i2c-1@0x27: not answering")
     }
 }

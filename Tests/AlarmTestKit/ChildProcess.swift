@@ -33,17 +33,22 @@ public struct ChildProcess {
     /// environment is not safe to read while another thread writes it).
     public static let baseEnvironment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"]
 
-    /// Runs `executable` with `arguments` to completion and captures stdout and stderr.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `executable` with `arguments` to completion and captures stdout and stderr; stdin
+    /// reads `input` (or /dev/null).
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+    ) throws -> Result {
         let output = try TemporaryDirectory()
         let stdoutPath = output.path + "/stdout"
         let stderrPath = output.path + "/stderr"
+        let stdinPath = output.path + "/stdin"
+        try TestFiles.write(Array((input ?? "").utf8), to: stdinPath)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input == nil ? "/dev/null" : stdinPath, O_RDONLY, 0)
         let pid = try spawn(executable, arguments, environment: environment, actions: &actions)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {

@@ -1,0 +1,129 @@
+import AlarmALSA
+import AlarmBoard
+import AlarmGPIO
+import AlarmHardware
+import AlarmLCD
+import AlarmSimulator
+import AlarmTime
+import Glibc
+import Logging
+
+/// Opens a board's parts from its profile: libgpiod buttons and LED, the HD44780 over I2C, ALSA;
+/// fakes for the simulated board. A part that cannot be opened carries its error.
+enum BoardParts {
+    /// How long to wait for the GPIO threads to say whether their chip and lines opened.
+    static let gpioStartTimeout: Duration = .seconds(3)
+
+    static func open(_ profile: BoardProfile, clock: any WallClock, logger: Logger) async -> SelfTestParts {
+        guard !profile.simulated, let gpio = profile.gpio, let display = profile.display else {
+            return SelfTestParts(
+                indicator: .success(FakeIndicator()),
+                display: .success(FakeCharacterDisplay(size: profile.display?.size ?? .sixteenByTwo)),
+                audio: .success(FakeAudioOutput()),
+                buttons: .success(FakeButtonInput(clock: clock)), simulated: true)
+        }
+        return SelfTestParts(
+            indicator: await openIndicator(gpio),
+            display: .success(openDisplay(display)),
+            audio: openSound(profile.sound, logger: logger),
+            buttons: await openButtons(gpio))
+    }
+
+    static func openButtons(_ gpio: BoardProfile.GPIO) async -> Result<any ButtonInput, HardwareError> {
+        let configuration = GPIODButtonInput.Configuration(
+            chip: chipArgument(gpio.chip), stop: selector(gpio.stop), snooze: selector(gpio.snooze),
+            bias: bias(gpio.buttonBias), activeLow: gpio.buttonsActiveLow,
+            debounce: .milliseconds(gpio.debounceMilliseconds))
+        do {
+            let buttons = try GPIODButtonInput(configuration: configuration)
+            if let problem = await firstProblem(buttons.statusUpdates()) { return .failure(problem) }
+            return .success(buttons)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func openIndicator(_ gpio: BoardProfile.GPIO) async -> Result<any Indicator, HardwareError> {
+        let configuration = GPIODIndicator.Configuration(
+            chip: chipArgument(gpio.chip), line: selector(gpio.led), activeLow: gpio.ledActiveLow)
+        do {
+            let indicator = try GPIODIndicator(configuration: configuration)
+            if let problem = await firstProblem(indicator.statusUpdates()) { return .failure(problem) }
+            return .success(indicator)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The HD44780 driver opens its bus lazily, on the first frame: errors show there.
+    static func openDisplay(_ display: BoardProfile.Display) -> any CharacterDisplay {
+        let wiring = display.wiring
+        let pins = PCF8574Wiring(
+            registerSelect: wiring.rs, readWrite: wiring.rw, enable: wiring.e,
+            data: (wiring.d4, wiring.d5, wiring.d6, wiring.d7), backlight: wiring.backlight,
+            backlightActiveLow: wiring.backlightActiveLow)
+        // The profile reader has checked that the pins are distinct and in 0...7.
+        let address: PCF8574Address = switch display.address {
+        case .auto: .automatic
+        case .fixed(let address): .fixed(address)
+        }
+        return HD44780Display(
+            size: display.size, bus: LinuxI2CBus(number: display.bus), address: address,
+            wiring: pins ?? .common, timing: display.compatibilityMode ? .compatibility : .datasheet)
+    }
+
+    static func openSound(_ sound: BoardProfile.Sound, logger: Logger) -> Result<any AudioOutput, HardwareError> {
+        let output = ALSAAudioOutput(device: sound.device, diagnostics: { message in
+            logger.debug("ALSA: \(message)")
+        })
+        if let problem = output.probe() { return .failure(problem) }
+        return .success(output)
+    }
+
+    /// Waits for the first status that is not `.starting`: `nil` for ready, else the failure.
+    private static func firstProblem(_ updates: AsyncStream<GPIOStatus>) async -> HardwareError? {
+        await withTaskGroup(of: HardwareError??.self) { group in
+            group.addTask {
+                for await status in updates {
+                    switch status {
+                    case .ready: return .some(nil)
+                    case .failed(let error): return .some(error)
+                    case .starting, .closed: continue
+                    }
+                }
+                return .some(nil)
+            }
+            group.addTask {
+                try? await Task.sleep(for: gpioStartTimeout)
+                return .none
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? HardwareError(.io, device: "gpio", errno: ETIMEDOUT)
+        }
+    }
+
+    static func chipArgument(_ chip: BoardProfile.GPIOChip) -> String {
+        switch chip {
+        case .label(let label): label
+        case .name(let name): name
+        case .path(let path): path
+        }
+    }
+
+    static func selector(_ line: BoardProfile.GPIOLine) -> GPIOLineSelector {
+        switch line {
+        case .name(let name): .name(name)
+        case .offset(let offset): .offset(UInt32(clamping: offset))
+        }
+    }
+
+    static func bias(_ bias: BoardProfile.ButtonBias) -> GPIOBias {
+        switch bias {
+        case .pullUp: .pullUp
+        case .pullDown: .pullDown
+        case .disabled: .disabled
+        case .asIs: .asIs
+        }
+    }
+}

@@ -1,0 +1,345 @@
+import AlarmAppliance
+import AlarmHardware
+import FoundationEssentials
+import Glibc
+
+/// The parts a self-test checks, opened from a board profile. A part that could not even be
+/// opened carries the error instead.
+struct SelfTestParts: Sendable {
+    var indicator: Result<any Indicator, HardwareError>
+    var display: Result<any CharacterDisplay, HardwareError>
+    var audio: Result<any AudioOutput, HardwareError>
+    var buttons: Result<any ButtonInput, HardwareError>
+    /// The simulated board: its buttons are the simulator's keys, nobody can press them here.
+    var simulated = false
+}
+
+/// One part of the board.
+enum BoardPart: String, CaseIterable, Sendable, Comparable {
+    case led, display, sound, buttons
+
+    static func < (lhs: BoardPart, rhs: BoardPart) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// How a person answers the self-test's questions: `nil` when nobody is there
+/// (`--non-interactive`), else one line of input per question.
+protocol SelfTestPerson: Sendable {
+    /// Asks a yes/no question; `nil` if there is no answer (end of input).
+    func confirm(_ question: String) async -> Bool?
+}
+
+/// The outcome of one part's check.
+struct PartResult: Sendable {
+    var part: BoardPart
+    var passed: Bool
+    /// What was seen: "blinked", or the cause of a failure.
+    var detail: String
+    /// What a person should try, for a failure.
+    var hint: String?
+}
+
+/// `alarmd selftest`: walks a person through the board, part by part, and reports what worked;
+/// each failure with its cause and a hint. Without a person (`--non-interactive`) it runs the
+/// output checks only (the drivers must accept the LED pattern, the frame and the tone) and skips
+/// the buttons.
+struct SelfTestRun {
+    let parts: SelfTestParts
+    let only: Set<BoardPart>
+    let person: (any SelfTestPerson)?
+    let say: @Sendable (String) -> Void
+    /// How long to wait for each button press.
+    var buttonTimeout: Duration = .seconds(20)
+    /// How long the LED blinks and the tone plays.
+    var showFor: Duration = .seconds(2)
+
+    func run() async -> [PartResult] {
+        var results: [PartResult] = []
+        for part in BoardPart.allCases where only.contains(part) {
+            let result: PartResult
+            switch part {
+            case .led: result = await checkLED()
+            case .display: result = await checkDisplay()
+            case .sound: result = await checkSound()
+            case .buttons: result = await checkButtons()
+            }
+            say("\(result.passed ? "PASS" : "FAIL")  \(part.rawValue): \(result.detail)")
+            if let hint = result.hint { say("      hint: \(hint)") }
+            results.append(result)
+        }
+        return results
+    }
+
+    private func checkLED() async -> PartResult {
+        let indicator: any Indicator
+        switch parts.indicator {
+        case .failure(let error): return failure(.led, error)
+        case .success(let opened): indicator = opened
+        }
+        say("LED: blinking for \(seconds(showFor)) s...")
+        do {
+            try await indicator.show(.blink(.white, on: .milliseconds(250), off: .milliseconds(250)))
+            try? await Task.sleep(for: showFor)
+            try await indicator.show(.off)
+        } catch {
+            return failure(.led, error)
+        }
+        return await ask(.led, "Did the LED blink?", seen: "blinked",
+                         unseen: "the driver set the line but nobody saw the LED blink",
+                         hint: "check the LED's polarity (long leg to the resistor and the GPIO), the resistor, and `led` and `led_active_low` in the profile")
+    }
+
+    private func checkDisplay() async -> PartResult {
+        let display: any CharacterDisplay
+        switch parts.display {
+        case .failure(let error): return failure(.display, error)
+        case .success(let opened): display = opened
+        }
+        do {
+            for icon in DisplayIcon.allCases {
+                try await display.define(icon.glyph, slot: Int(icon.code))
+            }
+            try await display.show(Self.testPattern(size: display.size))
+            try await display.setBacklight(true)
+        } catch {
+            return failure(.display, error)
+        }
+        say("Display: showing the test pattern (alarmd self-test, the four icons, digits).")
+        let result = await ask(.display, "Does the display show \"alarmd self-test\" and four icons (bell, Zz, pause, play)?",
+                               seen: "test pattern and glyphs shown",
+                               unseen: "the bytes were accepted but the pattern is not readable",
+                               hint: "turn the contrast potentiometer on the backpack; if the text is garbled, try `wiring = \"alternate\"` or `compatibility_mode = true` in the profile")
+        try? await display.show(DisplayFrame(size: display.size))
+        try? await display.setBacklight(false)
+        return result
+    }
+
+    private func checkSound() async -> PartResult {
+        let audio: any AudioOutput
+        switch parts.audio {
+        case .failure(let error): return failure(.sound, error)
+        case .success(let opened): audio = opened
+        }
+        say("Sound: playing the alarm tone for \(seconds(showFor)) s...")
+        do {
+            try await audio.play(.builtInTone, gain: .constant(-12), looping: true)
+            try? await Task.sleep(for: showFor)
+            await audio.stop()
+        } catch {
+            return failure(.sound, error)
+        }
+        return await ask(.sound, "Did you hear the tone?", seen: "tone played",
+                         unseen: "the device took the sound but nobody heard it",
+                         hint: "check the speaker and the card's volume (`alsamixer`), and `sound.device` in the profile (`aplay -l` lists cards)")
+    }
+
+    private func checkButtons() async -> PartResult {
+        let buttons: any ButtonInput
+        switch parts.buttons {
+        case .failure(let error): return failure(.buttons, error)
+        case .success(let opened): buttons = opened
+        }
+        guard person != nil else {
+            return PartResult(part: .buttons, passed: true, detail: "lines opened; presses not checked (nobody to press them: --non-interactive)")
+        }
+        guard !parts.simulated else {
+            return PartResult(part: .buttons, passed: true, detail: "simulated: the simulator's keys press them; nothing to check")
+        }
+        var events = buttons.events().makeAsyncIterator()
+        var missing: [Button] = []
+        for button in Button.allCases {
+            say("Press and release \(button.rawValue.uppercased()) (within \(seconds(buttonTimeout)) s)...")
+            if await waitForPress(of: button, in: &events) {
+                say("      \(button.rawValue.uppercased()) seen")
+            } else {
+                missing.append(button)
+            }
+        }
+        guard missing.isEmpty else {
+            return PartResult(
+                part: .buttons, passed: false,
+                detail: "no press seen on \(missing.map { $0.rawValue.uppercased() }.joined(separator: " and "))",
+                hint: "a button goes between its GPIO and GND (active-low, internal pull-up): check the wiring and `stop`/`snooze` in the profile (`gpioinfo` shows the lines)")
+        }
+        return PartResult(part: .buttons, passed: true, detail: "STOP and SNOOZE pressed and released")
+    }
+
+    /// Waits for a press and release of `button`; presses of the other button are named and
+    /// ignored.
+    private func waitForPress(of button: Button, in events: inout AsyncStream<ButtonEvent>.Iterator) async -> Bool {
+        let deadline = ContinuousClock.now + buttonTimeout
+        var pressed = false
+        while ContinuousClock.now < deadline {
+            let remaining = deadline - ContinuousClock.now
+            guard let event = await Self.next(&events, within: remaining) else { return false }
+            if event.button != button {
+                if event.edge == .pressed { say("      that was \(event.button.rawValue.uppercased())") }
+                continue
+            }
+            if event.edge == .pressed { pressed = true } else if pressed { return true }
+        }
+        return false
+    }
+
+    /// The next event, or `nil` when `timeout` passes first.
+    private static func next(
+        _ events: inout AsyncStream<ButtonEvent>.Iterator, within timeout: Duration
+    ) async -> ButtonEvent? {
+        let box = IteratorBox(events)
+        defer { events = box.iterator }
+        return await withTaskGroup(of: ButtonEvent?.self) { group in
+            group.addTask { await box.next() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func ask(_ part: BoardPart, _ question: String, seen: String, unseen: String, hint: String) async -> PartResult {
+        guard let person else {
+            return PartResult(part: part, passed: true, detail: "\(seen) (driver accepted it; not confirmed by a person)")
+        }
+        switch await person.confirm(question) {
+        case true?: return PartResult(part: part, passed: true, detail: seen)
+        case false?: return PartResult(part: part, passed: false, detail: unseen, hint: hint)
+        case nil: return PartResult(part: part, passed: false, detail: "no answer", hint: "answer y or n")
+        }
+    }
+
+    private func failure(_ part: BoardPart, _ error: any Error) -> PartResult {
+        guard let error = error as? HardwareError else {
+            return PartResult(part: part, passed: false, detail: "\(error)", hint: nil)
+        }
+        return PartResult(part: part, passed: false, detail: "\(error)", hint: Self.hint(for: error, part: part))
+    }
+
+    /// What to try for a hardware error, by part and kind.
+    static func hint(for error: HardwareError, part: BoardPart) -> String {
+        switch (part, error.kind) {
+        case (.led, .deviceUnavailable), (.buttons, .deviceUnavailable):
+            return "no such GPIO chip or line: check `gpio.chip` and the line names in the profile against `gpiodetect` and `gpioinfo`"
+        case (.led, .busy), (.buttons, .busy):
+            return "another program holds the line (`gpioinfo` shows its consumer); stop it, or stop alarmd.service while testing"
+        case (.display, .deviceUnavailable):
+            return "no I2C bus or nothing at the address: enable I2C (`sudo raspi-config nonint do_i2c 0`), then `i2cdetect -y BUS` shows 27 or 3f"
+        case (.display, .busy):
+            return "another driver owns the address (`i2cdetect` shows UU): unbind it or choose another address"
+        case (.display, .noAcknowledge):
+            return "the backpack does not acknowledge: check SDA/SCL, power (5 V) and `display.address` (`i2cdetect -y BUS`)"
+        case (.display, .io):
+            return "the bus reported an I/O error: check SDA/SCL and the power, and the kernel log (`dmesg`)"
+        case (_, .noAcknowledge):
+            return "the device does not answer: check its wiring and power"
+        case (.sound, .deviceUnavailable):
+            return "no such sound device: `aplay -l` lists the cards; set `sound.device` in the profile (e.g. plughw:CARD=Headphones)"
+        case (.sound, .busy):
+            return "another program is playing on the device (PipeWire or PulseAudio?): use `default` or stop it"
+        case (.sound, .io), (.led, .io), (.buttons, .io):
+            return "the device reported an I/O error: check the wiring and the kernel log (`dmesg`)"
+        }
+    }
+
+    /// The self-test's frame: a title, the four icons and the digits, then (20x4) ROM samples.
+    static func testPattern(size: DisplaySize) -> DisplayFrame {
+        var frame = DisplayFrame(size: size)
+        frame.write(HD44780Text.encode("alarmd self-test"), row: 0)
+        let icons = DisplayIcon.allCases.map(\.code)
+        frame.write(icons + HD44780Text.encode(" 0123456789ABCDEF"), row: 1)
+        if size.rows >= 4 {
+            frame.write(HD44780Text.encode("abcdefghijklmnopqrst"), row: 2)
+            frame.write(HD44780Text.encode("äöü°→ ÄÖÜ ß µ Ω !?#"), row: 3)
+        }
+        return frame
+    }
+
+    private func seconds(_ duration: Duration) -> String {
+        let value = duration / .seconds(1)
+        return value == value.rounded() ? "\(Int(value))" : "\(value)"
+    }
+}
+
+/// Holds an iterator across a task boundary for one `next()`.
+private final class IteratorBox: @unchecked Sendable {
+    // Only one task touches the iterator at a time: the reader inside `next(_:within:)`, then the
+    // caller after the task group has finished.
+    var iterator: AsyncStream<ButtonEvent>.Iterator
+
+    init(_ iterator: AsyncStream<ButtonEvent>.Iterator) {
+        self.iterator = iterator
+    }
+
+    func next() async -> ButtonEvent? {
+        await iterator.next()
+    }
+}
+
+/// A person at the terminal: questions on stdout, one line of answer on stdin.
+struct TerminalPerson: SelfTestPerson {
+    func confirm(_ question: String) async -> Bool? {
+        while true {
+            writeAll("\(question) [y/n] ", to: 1)
+            guard let line = await Self.readLine() else { return nil }
+            switch line.lowercased() {
+            case "y", "yes": return true
+            case "n", "no": return false
+            default: writeAll("Please answer y or n.\n", to: 1)
+            }
+        }
+    }
+
+    /// One line from stdin, read on a thread of its own so the cooperative pool never blocks.
+    private static func readLine() async -> String? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+            let thread = LineReaderThread(continuation: continuation)
+            thread.start()
+        }
+    }
+}
+
+/// Reads one line from stdin on a detached pthread.
+private final class LineReaderThread: @unchecked Sendable {
+    // Touched by the reading thread only, after `start()`.
+    let continuation: CheckedContinuation<String?, Never>
+
+    init(continuation: CheckedContinuation<String?, Never>) {
+        self.continuation = continuation
+    }
+
+    func start() {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        if pthread_create(&thread, nil, lineReaderEntry, context) != 0 {
+            Unmanaged<LineReaderThread>.fromOpaque(context).release()
+            continuation.resume(returning: nil)
+        } else {
+            pthread_detach(thread)
+        }
+    }
+
+    func read() {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = Glibc.read(0, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            if byte == UInt8(ascii: "\n") {
+                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+                return
+            }
+            bytes.append(byte)
+        }
+        continuation.resume(returning: bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+private func lineReaderEntry(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    let reader = Unmanaged<LineReaderThread>.fromOpaque(context!).takeRetainedValue()
+    reader.read()
+    return nil
+}
