@@ -132,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "alarm-benchmarks",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmScenario",
+                "AlarmALSA", "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmLCD", "AlarmScenario",
                 "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],

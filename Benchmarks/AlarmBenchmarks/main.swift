@@ -12,7 +12,7 @@
 //   --alarmctl PATH   the alarmctl binary (default: next to this binary)
 //   --skip-process    do not spawn alarmctl
 //   --seed N          the workload's random seed (default 1)
-//   --only SECTIONS   comma-separated: scheduler,runtime,store,process,appliance,sound (default all; for profiling)
+//   --only SECTIONS   comma-separated: scheduler,runtime,store,process,appliance,sound,lcd (default all; for profiling)
 
 import AlarmTestKit
 import Glibc
@@ -24,7 +24,7 @@ struct Options {
     var alarmctl = ChildProcess.product("alarmctl")
     var skipProcess = false
     var seed: UInt64 = 1
-    var sections: Set<String> = ["scheduler", "runtime", "store", "process", "appliance", "sound"]
+    var sections: Set<String> = ["scheduler", "runtime", "store", "process", "appliance", "sound", "lcd"]
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -48,12 +48,12 @@ struct Options {
             case "--only":
                 let chosen = Set(value(argument).split(separator: ",").map(String.init))
                 guard !chosen.isEmpty, chosen.isSubset(of: options.sections) else {
-                    fail("--only takes a comma-separated subset of scheduler,runtime,store,process,appliance,sound")
+                    fail("--only takes a comma-separated subset of scheduler,runtime,store,process,appliance,sound,lcd")
                 }
                 options.sections = chosen
             case "-h", "--help":
                 print("usage: alarm-benchmarks [--quick] [--samples N] [--dir PATH] [--alarmctl PATH] [--skip-process] [--seed N] [--only SECTIONS]")
-                print("  SECTIONS: comma-separated subset of scheduler,runtime,store,process,appliance,sound")
+                print("  SECTIONS: comma-separated subset of scheduler,runtime,store,process,appliance,sound,lcd")
                 exit(0)
             default: fail("unknown argument \(argument)")
             }
@@ -157,6 +157,12 @@ if options.sections.contains("appliance") {
 // 5. The ALSA backend: stop latency, writes, CPU of a playing alarm.
 if options.sections.contains("sound") {
     try await runSoundBenchmarks(quick: options.quick)
+    print("")
+}
+
+// 6. The LCD driver: I2C transactions per update.
+if options.sections.contains("lcd") {
+    try await runDisplayBenchmarks(quick: options.quick)
     print("")
 }
 
