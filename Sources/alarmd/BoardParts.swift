@@ -22,11 +22,20 @@ enum BoardParts {
                 audio: .success(FakeAudioOutput()),
                 buttons: .success(FakeButtonInput(clock: clock)), simulated: true)
         }
+        var mixer: Result<ClosedRange<Double>, HardwareError>?
+        if let control = profile.sound.mixer {
+            do {
+                mixer = .success(try ALSAMixerVolume(card: profile.sound.card, control: control).range())
+            } catch {
+                mixer = .failure(error)
+            }
+        }
         return SelfTestParts(
             indicator: await openIndicator(gpio),
             display: .success(openDisplay(display)),
             audio: openSound(profile.sound, logger: logger),
-            buttons: await openButtons(gpio))
+            buttons: await openButtons(gpio),
+            mixer: mixer)
     }
 
     static func openButtons(_ gpio: BoardProfile.GPIO) async -> Result<any ButtonInput, HardwareError> {

@@ -12,6 +12,8 @@ struct SelfTestParts: Sendable {
     var buttons: Result<any ButtonInput, HardwareError>
     /// The simulated board: its buttons are the simulator's keys, nobody can press them here.
     var simulated = false
+    /// The hardware volume control the profile names, if it names one: its range, or why not.
+    var mixer: Result<ClosedRange<Double>, HardwareError>?
 }
 
 /// One part of the board.
@@ -121,6 +123,17 @@ struct SelfTestRun {
         case .failure(let error): return failure(.sound, error)
         case .success(let opened): audio = opened
         }
+        var mixerNote = ""
+        switch parts.mixer {
+        case .failure(let error)?:
+            return PartResult(
+                part: .sound, passed: false, detail: "volume control: \(error)",
+                hint: "`amixer -c CARD scontrols` lists the card's controls; set `sound.mixer` and `sound.card` in the profile, or remove `mixer`")
+        case .success(let range)?:
+            mixerNote = "; volume control \(Int(range.lowerBound.rounded()))...\(Int(range.upperBound.rounded())) dB"
+        case nil:
+            break
+        }
         say("Sound: playing the alarm tone for \(seconds(showFor)) s...")
         do {
             try await audio.play(.builtInTone, gain: .constant(-12), looping: true)
@@ -129,7 +142,7 @@ struct SelfTestRun {
         } catch {
             return failure(.sound, error)
         }
-        return await ask(.sound, "Did you hear the tone?", seen: "tone played",
+        return await ask(.sound, "Did you hear the tone?", seen: "tone played" + mixerNote,
                          unseen: "the device took the sound but nobody heard it",
                          hint: "check the speaker and the card's volume (`alsamixer`), and `sound.device` in the profile (`aplay -l` lists cards)")
     }

@@ -54,6 +54,35 @@ import Testing
         #expect(output.contains("4 of 4 parts failed: led, display, sound, buttons."))
     }
 
+    @Test func soundPlaysThroughALSAAndAMissingVolumeControlIsNamed() throws {
+        let directory = try TemporaryDirectory()
+        let profile = """
+            [gpio]
+            chip = "gpiochip9"
+            stop = 1
+            snooze = 2
+            led = 3
+            [display]
+            bus = 9
+            [sound]
+            device = "null"
+
+            """
+        let plain = directory.path + "/null-sound.toml"
+        try TestFiles.write(Array(profile.utf8), to: plain)
+        // ALSA's `null` device exists everywhere: the tone really goes through libasound.
+        let played = try selftest(["--board", plain, "--non-interactive", "--only", "sound"])
+        #expect(played.exitStatus == 0, "\(played.standardOutput)")
+        #expect(played.standardOutput.contains("PASS  sound: tone played"))
+
+        let withMixer = directory.path + "/with-mixer.toml"
+        try TestFiles.write(Array((profile + "mixer = \"PCM\"\ncard = \"hw:CARD=alarmdNoSuchCard\"\n").utf8), to: withMixer)
+        let missing = try selftest(["--board", withMixer, "--non-interactive", "--only", "sound"])
+        #expect(missing.exitStatus == 1)
+        #expect(missing.standardOutput.contains("FAIL  sound: volume control: hw:CARD=alarmdNoSuchCard mixer PCM: not available"))
+        #expect(missing.standardOutput.contains("hint: `amixer -c CARD scontrols`"))
+    }
+
     @Test func onlyChecksTheNamedParts() throws {
         let result = try selftest(["--board", "rpi4b", "--non-interactive", "--only", "display", "--only", "led"])
         #expect(result.exitStatus == 1)
