@@ -70,6 +70,8 @@ extension Appliance {
         if let presented = snapshot.alerting.first {
             consumedPresses.insert(button)
             await answerAlert(presented, with: button)
+        } else if answerPrompt(with: button) {
+            consumedPresses.insert(button)
         } else if snapshot.countdowns.isEmpty, !snapshot.missedAlarms.isEmpty {
             consumedPresses.insert(button)
             logger.info("Missed alarms acknowledged", metadata: ["missed.count": "\(snapshot.missedAlarms.count)"])

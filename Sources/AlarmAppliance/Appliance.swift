@@ -4,6 +4,7 @@ import AlarmKit
 import AlarmTime
 import FoundationEssentials
 import Logging
+import Synchronization
 
 /// The bedside device: turns the engine's alarms into light, sound and text, and the buttons into
 /// alarm actions.
@@ -64,6 +65,18 @@ public actor Appliance {
     public private(set) var indicatorFault: HardwareError?
     var indicatorRetryAt: Date?
 
+    /// Clients waiting for the person's answer, oldest first.
+    var prompts: [PendingPrompt] = []
+    /// The run loop's input, so work that arrives from outside (a prompt) wakes it.
+    var loopInput: AsyncStream<Input>.Continuation?
+
+    struct PendingPrompt {
+        var client: ClientID
+        var name: String
+        var deadline: Date
+        var answer: CheckedContinuation<AlarmManager.AuthorizationState, Never>
+    }
+
     struct Playback: Hashable {
         var alarmID: Alarm.ID
         var source: SoundSource
@@ -97,6 +110,7 @@ public actor Appliance {
         let engineEvents = runtime.events()
         let soundFailures = hardware.audio.failures()
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        loopInput = feed
         await start()
         logger.info("Appliance started", metadata: ["display.size": "\(renderer.size.columns)x\(renderer.size.rows)"])
         await withDiscardingTaskGroup { group in
@@ -113,6 +127,7 @@ public actor Appliance {
                 await self.process(inputs, feed: feed)
             }
         }
+        loopInput = nil
         await shutdown()
         logger.info("Appliance stopped")
     }
@@ -162,6 +177,7 @@ public actor Appliance {
 
     /// Leaves the device dark and silent: sound stopped, LED off, display cleared, backlight off.
     public func shutdown() async {
+        answerAllPrompts(.notDetermined)
         await hardware.audio.stop()
         playing = nil
         try? await hardware.indicator.show(.off)
@@ -176,7 +192,7 @@ public actor Appliance {
     /// backlight's timeout, a sound retry, a held button becoming a long press.
     public var nextWake: Date? {
         let now = clock.now
-        var candidates = [nextScreenChange, soundRetryAt, displayRetryAt, indicatorRetryAt]
+        var candidates = [nextScreenChange, soundRetryAt, displayRetryAt, indicatorRetryAt, prompts.first?.deadline]
         candidates += [backlightUntil, nextAlarmShownUntil].map { $0.flatMap { $0 > now ? $0 : nil } }
         var monotonicDeadlines = Button.allCases.compactMap { debouncer.confirmationDeadline(for: $0) }
         if let held = gestures.nextDeadline { monotonicDeadlines.append(held) }
@@ -193,6 +209,7 @@ public actor Appliance {
 
     /// Catches the engine up with the clock and brings sound, LED and display in line with it.
     public func refresh() async {
+        expirePrompts()
         await confirmDebouncedLevels()
         await handleLongPresses()
         let snapshot = await runtime.deviceSnapshot()
@@ -316,16 +333,17 @@ public actor Appliance {
     private func updateDisplay(_ snapshot: DeviceSnapshot) async {
         let now = snapshot.now
         let showsNextAlarm = nextAlarmShownUntil.map { now < $0 } ?? false
-        let newContent = ScreenRenderer.content(of: snapshot, showsNextAlarm: showsNextAlarm)
+        let prompt = prompts.first.map { (client: $0.client, name: $0.name) }
+        let newContent = ScreenRenderer.content(of: snapshot, showsNextAlarm: showsNextAlarm, prompting: prompt?.client)
         if newContent != content {
             content = newContent
             contentSince = now
         }
         let output = renderer.render(.init(
             snapshot: snapshot, showsNextAlarm: showsNextAlarm,
-            soundFault: soundFault.map { "No sound: \($0.device)" }, contentSince: contentSince))
+            soundFault: soundFault.map { "No sound: \($0.device)" }, contentSince: contentSince, prompt: prompt))
         nextScreenChange = output.nextChange
-        let backlight = !snapshot.alerting.isEmpty || (backlightUntil.map { now < $0 } ?? false)
+        let backlight = !snapshot.alerting.isEmpty || !prompts.isEmpty || (backlightUntil.map { now < $0 } ?? false)
         do {
             if !glyphsLoaded {
                 for icon in DisplayIcon.allCases {
@@ -355,5 +373,85 @@ public actor Appliance {
             shownFrame = nil
             backlightOn = nil
         }
+    }
+}
+
+// MARK: - Asking the person
+
+extension Appliance {
+    /// Asks the person at the device whether `client` may set alarms: the display asks
+    /// "Allow NAME to set alarms?", SNOOZE answers yes, STOP no. Nobody answering within
+    /// ``ApplianceSettings/authorizationTimeout`` leaves it `.notDetermined`. Prompts queue; an
+    /// alert shows over them.
+    public func requestAuthorization(for client: ClientID, named name: String) async -> AlarmManager.AuthorizationState {
+        let deadline = clock.now.addingTimeInterval(settings.authorizationTimeout / .seconds(1))
+        let decision = await withCheckedContinuation { (answer: CheckedContinuation<AlarmManager.AuthorizationState, Never>) in
+            prompts.append(PendingPrompt(client: client, name: name, deadline: deadline, answer: answer))
+            logger.notice("Asking on the device whether a client may set alarms", metadata: ["client": "\(client)", "user": "\(name)"])
+            if let loopInput {
+                loopInput.yield(.engineChanged)
+            } else {
+                // Driven step by step (tests, scenarios): show the prompt now.
+                Task { await self.refresh() }
+            }
+        }
+        return decision
+    }
+
+    /// Answers the oldest prompt with the press of `button`; `false` if none is waiting.
+    func answerPrompt(with button: Button) -> Bool {
+        guard !prompts.isEmpty else { return false }
+        let prompt = prompts.removeFirst()
+        let decision: AlarmManager.AuthorizationState = button == .snooze ? .authorized : .denied
+        logger.notice("Client authorization answered on the device", metadata: [
+            "client": "\(prompt.client)", "user": "\(prompt.name)", "authorization": "\(decision.rawValue)",
+        ])
+        prompt.answer.resume(returning: decision)
+        return true
+    }
+
+    func expirePrompts() {
+        let now = clock.now
+        while let first = prompts.first, first.deadline <= now {
+            prompts.removeFirst()
+            logger.info("Nobody answered the authorization prompt", metadata: ["client": "\(first.client)"])
+            first.answer.resume(returning: .notDetermined)
+        }
+    }
+
+    func answerAllPrompts(_ decision: AlarmManager.AuthorizationState) {
+        let pending = prompts
+        prompts = []
+        pending.forEach { $0.answer.resume(returning: decision) }
+    }
+}
+
+/// The engine's ``AuthorizationPrompter``, answered by the person at the device through the
+/// appliance. The engine is made before the appliance (the appliance needs it), so the prompter
+/// is attached afterwards; until then, and after the appliance stops, nothing is decided.
+///
+/// ```swift
+/// let prompter = DevicePrompter()
+/// let runtime = try AlarmRuntime(..., authorizer: prompter, ...)
+/// let appliance = Appliance(runtime: runtime, ...)
+/// prompter.attach(appliance)
+/// ```
+public final class DevicePrompter: AuthorizationPrompter {
+    private let appliance = Mutex<Appliance?>(nil)
+    private let userName: @Sendable (ClientID) -> String
+
+    /// `userName` names a client for the prompt (the daemon looks the uid up in the password
+    /// database).
+    public init(userName: @escaping @Sendable (ClientID) -> String = { "\($0)" }) {
+        self.userName = userName
+    }
+
+    public func attach(_ appliance: Appliance) {
+        self.appliance.withLock { $0 = appliance }
+    }
+
+    public func requestAuthorization(for client: ClientID) async -> AlarmManager.AuthorizationState {
+        guard let appliance = appliance.withLock({ $0 }) else { return .notDetermined }
+        return await appliance.requestAuthorization(for: client, named: userName(client))
     }
 }

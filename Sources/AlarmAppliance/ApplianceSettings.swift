@@ -30,6 +30,8 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var backlightDuration: Duration = .seconds(10)
     /// How long an idle press shows the next alarm's details.
     public var nextAlarmDisplayDuration: Duration = .seconds(5)
+    /// How long an authorization prompt waits for a press before the client is left undecided.
+    public var authorizationTimeout: Duration = .seconds(60)
     /// 24-hour (`07:30`) or 12-hour (`7:30am`) times.
     public var clockFormat: ClockFormat = .twentyFourHour
 

@@ -15,6 +15,8 @@ public enum ScreenContent: Hashable, Sendable {
     case paused(Alarm.ID)
     /// Missed alarms, until a button is pressed.
     case missed
+    /// "Allow alice to set alarms?", answered with the buttons.
+    case authorizationPrompt(ClientID)
 }
 
 /// Draws the appliance's screens for a 16x2 or 20x4 character LCD (any display of at least 16
@@ -49,12 +51,18 @@ public struct ScreenRenderer: Sendable {
         public var soundFault: String?
         /// When the current content first appeared: scrolling counts from here.
         public var contentSince: Date
+        /// A client waiting to be allowed to set alarms, and the name to show for it.
+        public var prompt: (client: ClientID, name: String)?
 
-        public init(snapshot: DeviceSnapshot, showsNextAlarm: Bool = false, soundFault: String? = nil, contentSince: Date) {
+        public init(
+            snapshot: DeviceSnapshot, showsNextAlarm: Bool = false, soundFault: String? = nil, contentSince: Date,
+            prompt: (client: ClientID, name: String)? = nil
+        ) {
             self.snapshot = snapshot
             self.showsNextAlarm = showsNextAlarm
             self.soundFault = soundFault
             self.contentSince = contentSince
+            self.prompt = prompt
         }
     }
 
@@ -64,10 +72,13 @@ public struct ScreenRenderer: Sendable {
         public var nextChange: Date?
     }
 
-    /// What the display shows for this state: an alert over a countdown over missed alarms over
-    /// the clock.
-    public static func content(of snapshot: DeviceSnapshot, showsNextAlarm: Bool) -> ScreenContent {
+    /// What the display shows for this state: an alert over an authorization prompt over a
+    /// countdown over missed alarms over the clock.
+    public static func content(
+        of snapshot: DeviceSnapshot, showsNextAlarm: Bool, prompting client: ClientID? = nil
+    ) -> ScreenContent {
         if let alert = snapshot.alerting.first { return .alert(alert.id) }
+        if let client { return .authorizationPrompt(client) }
         if let countdown = snapshot.countdowns.first {
             if case .paused = countdown.phase { return .paused(countdown.id) }
             return .countdown(countdown.id)
@@ -79,7 +90,9 @@ public struct ScreenRenderer: Sendable {
     public func render(_ input: Input) -> Output {
         var canvas = Canvas(size: size, now: input.snapshot.now, contentSince: input.contentSince)
         let snapshot = input.snapshot
-        switch Self.content(of: snapshot, showsNextAlarm: input.showsNextAlarm) {
+        switch Self.content(of: snapshot, showsNextAlarm: input.showsNextAlarm, prompting: input.prompt?.client) {
+        case .authorizationPrompt:
+            drawPrompt(name: input.prompt?.name ?? "", on: &canvas)
         case .alert:
             drawAlert(snapshot.alerting[0], others: snapshot.alerting.count - 1, fault: input.soundFault, on: &canvas)
         case .countdown, .paused:
@@ -173,6 +186,17 @@ public struct ScreenRenderer: Sendable {
             // Cut, not scrolled: the screen may wait all night for a press.
             canvas.put(HD44780Text.encode(latest.title), row: 1)
         }
+    }
+
+    /// STOP answers no, SNOOZE yes: the labels sit over the buttons, as an alert's do.
+    private func drawPrompt(name: String, on canvas: inout Canvas) {
+        if isTall {
+            canvas.center("Allow " + name, row: 0)
+            canvas.center("to set alarms?", row: 1)
+        } else {
+            canvas.scroll(HD44780Text.encode("Allow \(name) to set alarms?"), row: 0)
+        }
+        canvas.labels(left: HD44780Text.encode("No"), right: HD44780Text.encode("Yes"), row: lastRow)
     }
 
     private func drawAlert(_ record: AlarmRecord, others: Int, fault: String?, on canvas: inout Canvas) {

@@ -147,14 +147,14 @@ final class ApplianceRig: Sendable {
     init(
         now: Date = Scene.monday(6, 59), displaySize: DisplaySize = .sixteenByTwo, ledHasColor: Bool = false,
         settings: ApplianceSettings = ApplianceSettings(), policy: EnginePolicy = .default,
-        clockTrust: ClockTrustPolicy = .always
+        clockTrust: ClockTrustPolicy = .always, authorizer: (any AuthorizationPrompter)? = nil
     ) async throws {
         clock = ManualWallClock(now: now)
         zones = ManualTimeZoneProvider(Scene.berlin)
         directory = try TemporaryDirectory()
         runtime = try AlarmRuntime(
             configuration: .init(policy: policy, clockTrust: clockTrust, storeDirectory: directory.path),
-            clock: clock, timeZones: zones, authorizer: FixedAuthorization(.authorized), logger: Scene.logger)
+            clock: clock, timeZones: zones, authorizer: authorizer ?? FixedAuthorization(.authorized), logger: Scene.logger)
         audioLog = RecordingAudioOutput(audio)
         indicator = FakeIndicator(hasColor: ledHasColor)
         display = FakeCharacterDisplay(size: displaySize)
