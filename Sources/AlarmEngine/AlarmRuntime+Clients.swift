@@ -128,6 +128,23 @@ extension AlarmRuntime {
 // MARK: - The device's view
 
 extension AlarmRuntime {
+    /// Every client's alarms with their owners, oldest first: for administrators.
+    public func allAlarms() -> [OwnedAlarm] {
+        scheduler.snapshot.alarms.map { OwnedAlarm(owner: $0.owner, alarm: $0.alarm) }
+    }
+
+    /// What rang, was snoozed, stopped, silenced or missed (the latest 500 events, oldest first):
+    /// one client's, or everyone's for `nil`.
+    public func history(for client: ClientID?) -> [HistoryEntry] {
+        guard let client else { return history.entries }
+        return history.entries.filter { $0.owner == client }
+    }
+
+    /// Every client with a recorded decision.
+    public func allAuthorizations() -> [ClientID: AlarmManager.AuthorizationState] {
+        authorizations
+    }
+
     /// Brings every alarm up to the clock now, as the timer would on waking: a clock jump, a
     /// change of trust, anything due. The appliance calls it before it reads the state, so what
     /// it shows never lags the engine's own timer; harmless early or twice.
@@ -139,5 +156,16 @@ extension AlarmRuntime {
     public func deviceSnapshot() -> DeviceSnapshot {
         catchUpWithClock()
         return scheduler.deviceSnapshot(now: clock.now)
+    }
+}
+
+/// An alarm and the client it belongs to.
+public struct OwnedAlarm: Codable, Hashable, Sendable {
+    public var owner: ClientID
+    public var alarm: Alarm
+
+    public init(owner: ClientID, alarm: Alarm) {
+        self.owner = owner
+        self.alarm = alarm
     }
 }

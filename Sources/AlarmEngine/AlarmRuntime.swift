@@ -56,6 +56,10 @@ public actor AlarmRuntime {
     var hasUnsavedChanges = false
     /// The alarms' encoded records, so a save re-encodes only what changed.
     var encodedAlarms = EncodedAlarmCache()
+    /// What rang, was snoozed, stopped, silenced or missed, newest last.
+    var history: AlarmHistory
+    /// Each alarm's owner and title as last seen, for history entries about alarms already gone.
+    var lastKnown: [Alarm.ID: (owner: ClientID, title: String)] = [:]
 
     /// Loads the store and resumes every alarm in wall time: countdowns count as if the process
     /// had never stopped, paused ones stay paused, alerts resume within auto-silence, and missed
@@ -72,6 +76,7 @@ public actor AlarmRuntime {
     ) throws {
         try configuration.policy.validate()
         self.store = AlarmStore(directory: configuration.storeDirectory, logger: logger)
+        self.history = AlarmHistory(directory: configuration.storeDirectory)
         self.clock = clock
         self.timeZones = timeZones
         self.clockTrust = configuration.clockTrust
@@ -207,16 +212,56 @@ public actor AlarmRuntime {
         publish(outcome)
     }
 
-    /// Sends changed lists and events to subscribers, logs the events and re-arms the timer.
+    /// Sends changed lists and events to subscribers, logs the events, records the history and
+    /// re-arms the timer.
     func publish(_ outcome: SchedulerOutcome) {
         for owner in outcome.changedOwners {
             alarmLists.publish(scheduler.alarms(of: owner), for: owner)
         }
         log(outcome.events)
+        recordHistory(outcome.events)
         for event in outcome.events {
             eventBroadcast.publish(event, for: 0)
         }
         rearmTimer()
+    }
+
+    private func recordHistory(_ events: [SchedulerEvent]) {
+        let now = clock.now
+        var entries: [HistoryEntry] = []
+        func entry(_ kind: HistoryEntry.Kind, _ id: Alarm.ID, at date: Date? = nil) {
+            let known = scheduler.record(for: id).map { ($0.owner, $0.definition.presentation.alert.title) } ?? lastKnown[id]
+            guard let (owner, title) = known else { return }
+            entries.append(HistoryEntry(date: date ?? now, kind: kind, alarmID: id, owner: owner, title: title))
+        }
+        for event in events {
+            switch event {
+            case .alertStarted(let id, _): entry(.rang, id)
+            case .countdownStarted(let id, _):
+                if case .countdown(let countdown)? = scheduler.record(for: id)?.phase, countdown.kind == .postAlert {
+                    entry(.snoozed, id)
+                }
+            case .stopped(let id): entry(.stopped, id)
+            case .autoSilenced(let id): entry(.autoSilenced, id)
+            case .missed(let missed) where missed.reason == .tooLate:
+                entries.append(HistoryEntry(
+                    date: missed.dueDate, kind: .missed, alarmID: missed.alarmID, owner: missed.owner, title: missed.title))
+            case .removed(let id, _):
+                lastKnown[id] = nil
+            case .scheduled, .paused, .resumed, .missed, .rescheduled:
+                break
+            }
+        }
+        for event in events {
+            if case .scheduled(let id, _) = event, let record = scheduler.record(for: id) {
+                lastKnown[id] = (record.owner, record.definition.presentation.alert.title)
+            }
+        }
+        do {
+            try history.append(entries)
+        } catch {
+            logger.warning("Alarm history could not be written", metadata: ["history.error": "\(error)"])
+        }
     }
 
     static func offset(now: Date, monotonic: Duration) -> TimeInterval {

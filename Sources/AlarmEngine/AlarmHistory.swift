@@ -1,0 +1,115 @@
+import AlarmKit
+import FoundationEssentials
+import Glibc
+
+/// Something that happened to an alarm that a person would ask about afterwards.
+public struct HistoryEntry: Codable, Hashable, Sendable {
+    public enum Kind: String, Codable, Hashable, Sendable, CaseIterable {
+        /// It started alerting.
+        case rang
+        /// Its secondary button started a countdown (a snooze).
+        case snoozed
+        /// Someone stopped it (a button, a client).
+        case stopped
+        /// It rang unanswered until the auto-silence limit.
+        case autoSilenced
+        /// It could not ring (the device was off, the clock jumped over it).
+        case missed
+    }
+
+    public var date: Date
+    public var kind: Kind
+    public var alarmID: Alarm.ID
+    public var owner: ClientID
+    public var title: String
+
+    public init(date: Date, kind: Kind, alarmID: Alarm.ID, owner: ClientID, title: String) {
+        self.date = date
+        self.kind = kind
+        self.alarmID = alarmID
+        self.owner = owner
+        self.title = title
+    }
+}
+
+/// The latest history entries, kept in memory and appended to `history.jsonl` in the state
+/// directory (one JSON object per line).
+///
+/// History is a convenience, not an alarm: it is appended without fsync, and a damaged line is
+/// skipped on load. The file is rewritten with the newest ``capacity`` entries when it has grown
+/// to twice that, so it stays small on an SD card.
+struct AlarmHistory {
+    let path: String
+    let capacity: Int
+    private(set) var entries: [HistoryEntry] = []
+    private var linesInFile = 0
+
+    init(directory: String, capacity: Int = 500) {
+        path = directory + "/history.jsonl"
+        self.capacity = capacity
+        guard let bytes = try? DurableFile.read(path) else { return }
+        let decoder = JSONDecoder()
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            linesInFile += 1
+            if let entry = try? decoder.decode(HistoryEntry.self, from: Data(line)) { entries.append(entry) }
+        }
+        entries = Array(entries.suffix(capacity))
+    }
+
+    /// Records `new` entries; a write that fails is reported and the entries stay in memory.
+    mutating func append(_ new: [HistoryEntry]) throws(StoreError) {
+        guard !new.isEmpty else { return }
+        entries.append(contentsOf: new)
+        if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        if linesInFile + new.count > 2 * capacity {
+            try rewrite(encoder)
+            return
+        }
+        var bytes: [UInt8] = []
+        for entry in new {
+            guard let line = try? encoder.encode(entry) else { continue }
+            bytes += line
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw StoreError(operation: "open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        try Self.writeAll(bytes, to: descriptor, path: path)
+        linesInFile += new.count
+    }
+
+    private mutating func rewrite(_ encoder: JSONEncoder) throws(StoreError) {
+        var bytes: [UInt8] = []
+        for entry in entries {
+            guard let line = try? encoder.encode(entry) else { continue }
+            bytes += line
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        let temporary = path + ".new"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw StoreError(operation: "open", path: temporary, errno: errno) }
+        do {
+            try Self.writeAll(bytes, to: descriptor, path: temporary)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else { throw StoreError(operation: "rename", path: path, errno: errno) }
+        linesInFile = entries.count
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StoreError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(operation: "write", path: path, errno: errno)
+            }
+            offset += written
+        }
+    }
+}
