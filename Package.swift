@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Linux interfaces Swift's Glibc module leaves out (timerfd, CLOCK_BOOTTIME helpers).
@@ -86,6 +87,16 @@ let package = Package(
             name: "AlarmBoard",
             dependencies: ["AlarmHardware"]
         ),
+        // The control socket: protocol, server (for alarmd) and the remote AlarmManager backend.
+        .target(
+            name: "AlarmControl",
+            dependencies: ["AlarmEngine", "AlarmKit", "AlarmTime", "CLinuxSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The daemon's pieces: configuration file, systemd notification, journal logging.
+        .target(
+            name: "AlarmDaemon",
+            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmHardware", "CLinuxSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
             name: "SimulatorConsole",
@@ -103,11 +114,12 @@ let package = Package(
         .executableTarget(
             name: "alarmd",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmGPIO", "AlarmHardware", "AlarmKit",
-                "AlarmLCD", "AlarmScenario",
+                "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO",
+                "AlarmHardware", "AlarmKit", "AlarmLCD", "AlarmScenario",
                 "AlarmSimulator", "AlarmTime", "SimulatorConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -161,6 +173,8 @@ let package = Package(
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit"]),
+        .testTarget(name: "AlarmControlTests", dependencies: ["AlarmControl", "AlarmEngine", "AlarmKit", "AlarmSimulator", "AlarmTime", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmBoard", "AlarmEngine", "AlarmAppliance", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",

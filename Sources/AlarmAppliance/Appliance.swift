@@ -455,3 +455,16 @@ public final class DevicePrompter: AuthorizationPrompter {
         return await appliance.requestAuthorization(for: client, named: userName(client))
     }
 }
+
+extension Appliance {
+    /// `true` once the appliance's actor answers: a hang in it (a deadlock, a blocking call)
+    /// never returns, which is what the systemd watchdog is for.
+    public func isResponsive() -> Bool {
+        true
+    }
+
+    /// What each part of the board is doing, for `alarmctl status`.
+    public var partFaults: (sound: HardwareError?, display: HardwareError?, indicator: HardwareError?) {
+        (soundFault, displayFault, indicatorFault)
+    }
+}

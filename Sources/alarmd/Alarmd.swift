@@ -18,12 +18,15 @@ struct AlarmdCommand: AsyncParsableCommand {
     )
 }
 
-/// `alarmd [run] --simulate`: the appliance on the simulated board.
+/// `alarmd [run]`: the appliance as the device's service, or `--simulate`d in a terminal.
 struct Alarmd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run the appliance (the default command).",
         discussion: """
+            Without --simulate, alarmd is the device's service (systemd starts it): it reads \
+            --config (default /etc/alarmd/alarmd.toml), drives the board of the profile, and serves \
+            alarmctl on the control socket. \
             alarmd --simulate runs the whole appliance on a simulated board in this terminal: the \
             LCD, the LED and the sound are drawn as text, keys press the buttons. \
             alarmd --simulate --script FILE runs a scenario in virtual time instead and prints \
@@ -31,8 +34,17 @@ struct Alarmd: AsyncParsableCommand {
             """
     )
 
-    @Flag(help: "Run on the simulated board (the only board so far).")
+    @Flag(help: "Run on the simulated board in this terminal (or, with --script, a scenario).")
     var simulate = false
+
+    @Option(help: ArgumentHelp("The configuration file (service mode).", valueName: "PATH"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("The board profile, a name or a path (service mode; `simulated` runs headless on fakes).", valueName: "NAME|PATH"))
+    var board: String?
+
+    @Option(help: ArgumentHelp("The control socket (service mode).", valueName: "PATH"))
+    var socket: String?
 
     @Option(help: ArgumentHelp("Run this scenario file in virtual time and exit.", valueName: "FILE"))
     var script: String?
@@ -60,8 +72,11 @@ struct Alarmd: AsyncParsableCommand {
     var logLevel: String?
 
     func validate() throws {
-        guard simulate else {
-            throw ValidationError("only the simulated board exists yet: run `alarmd --simulate`")
+        if simulate, config != nil || board != nil || socket != nil {
+            throw ValidationError("--config, --board and --socket are for the service; --simulate runs the simulator")
+        }
+        if !simulate, script != nil || start != nil || speed != 1 {
+            throw ValidationError("--script, --start and --speed need --simulate")
         }
         guard speed.isFinite, speed > 0, speed <= 100_000 else {
             throw ValidationError("--speed \(speed) must be more than 0 and at most 100000")
@@ -87,10 +102,14 @@ struct Alarmd: AsyncParsableCommand {
     }
 
     var level: Logger.Level {
-        logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (script == nil ? .info : .warning)
+        logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (simulate && script != nil ? .warning : .info)
     }
 
     func run() async throws {
+        guard simulate else {
+            try await DaemonMode(options: self).run()
+            return
+        }
         if let script {
             let code = await ScriptMode(path: script, logLevel: level).run()
             throw ExitCode(code)

@@ -186,19 +186,17 @@ struct ALSAAudioOutputTests {
         await rig.output.waitUntilIdle()
     }
 
-    @Test func stopReturnsPromptlyWhileLooping() async throws {
+    /// How fast is the benchmark's business (`alarm-benchmarks --only sound`); this checks that a
+    /// stop while looping really ends the playback, twenty times in a row.
+    @Test func stopEndsALoopingPlaybackEveryTime() async throws {
         let rig = try FilePluginRig()
-        let clock = ContinuousClock()
-        var durations: [Duration] = []
         for _ in 0..<20 {
             try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
-            let began = clock.now
             await rig.output.stop()
-            durations.append(clock.now - began)
+            let before = rig.output.statistics.writes
+            await rig.output.waitUntilIdle()
+            #expect(rig.output.statistics.writes == before, "nothing is written after stop() returned")
         }
-        let median = durations.sorted()[durations.count / 2]
-        // The target is well under 20 ms; the bound is loose so a loaded machine does not fail it.
-        #expect(median < .milliseconds(100), "\(durations)")
     }
 }
 

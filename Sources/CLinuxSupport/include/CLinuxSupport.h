@@ -37,5 +37,7 @@ int alarmd_clock_is_synchronized(void);
 
 #include "CLinuxSupportTerminal.h"
 #include "CLinuxSupportI2C.h"
+#include "CLinuxSupportSocket.h"
+#include "CLinuxSupportNotify.h"
 
 #endif

@@ -1,0 +1,205 @@
+import AlarmKit
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// One client connection to the daemon: requests correlated with responses by id, and events
+/// routed to subscriptions by number.
+///
+/// A thread of its own polls the non-blocking socket and a waker: it writes queued requests,
+/// splits what arrives into lines and dispatches each. When the connection ends, every request
+/// still waiting fails with ``AlarmOperationError/serviceUnavailable(_:)`` and `onClose` runs.
+final class ControlChannel: Sendable {
+    /// Receives the lines of one subscription's events, on the channel's thread.
+    typealias Sink = @Sendable ([UInt8]) -> Void
+
+    private struct State {
+        var output = OutputBuffer(limit: 16 * ControlProtocol.maximumRequestSize)
+        var waiting: [Int64: CheckedContinuation<[UInt8], any Error>] = [:]
+        /// Subscribe requests in flight: their sink is routed when the response arrives, on the
+        /// channel's thread, before any event of the subscription can be read.
+        var pendingRoutes: [Int64: Sink] = [:]
+        var routes: [Int: Sink] = [:]
+        var nextID: Int64 = 0
+        var closing = false
+        var closed = false
+        /// Why the daemon refused us, if it said so before closing (`busy`).
+        var refusal: String?
+    }
+
+    /// Tells this connection from earlier ones of the same client.
+    let serial: Int
+    private let fd: Int32
+    private let waker: Waker
+    private let state = Mutex(State())
+    private let onClose: Mutex<(@Sendable () -> Void)?>
+
+    /// Starts serving `fd` (connected, non-blocking), which the channel owns from now on.
+    init(fd: Int32, serial: Int, onClose: @escaping @Sendable () -> Void) throws(ControlSocketError) {
+        self.fd = fd
+        self.serial = serial
+        do {
+            waker = try Waker()
+        } catch {
+            UnixSocket.close(fd)
+            throw error
+        }
+        self.onClose = Mutex(onClose)
+        do {
+            try ControlThread.start { [self] in serve() }
+        } catch {
+            UnixSocket.close(fd)
+            waker.close()
+            throw error
+        }
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed || $0.closing } }
+
+    /// Closes the connection; waiting requests fail.
+    func close() {
+        state.withLock { $0.closing = true }
+        waker.signal()
+    }
+
+    // MARK: - Requests
+
+    /// Sends a request and returns the response's line.
+    ///
+    /// - Parameter route: for a subscribe request, where the subscription's events go.
+    /// - Throws: ``AlarmOperationError/serviceUnavailable(_:)`` if the connection is or becomes
+    ///   closed before the response, `CancellationError` if the task is cancelled meanwhile.
+    func request<Parameters: Encodable>(_ operation: String, _ parameters: Parameters, route: Sink? = nil) async throws -> [UInt8] {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        guard let line = ControlProtocol.line(RequestMessage(id: id, op: operation, params: parameters)) else {
+            throw ControlError(.malformed, "the parameters of \(operation) cannot be encoded")
+        }
+        // alarmd would refuse it and close the connection: refuse it here and keep the connection.
+        guard line.count <= ControlProtocol.maximumRequestSize + 1 else {
+            throw ControlError(.tooLarge, "the \(operation) request is \(line.count - 1) bytes; alarmd accepts at most \(ControlProtocol.maximumRequestSize)")
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let failure: (any Error)? = state.withLock { state in
+                    if state.closed || state.closing { return Self.lostError(state.refusal, sent: false) }
+                    if Task.isCancelled { return CancellationError() }
+                    guard state.output.append(line) else {
+                        return AlarmOperationError.serviceUnavailable("too many requests waiting to be sent to alarmd")
+                    }
+                    state.waiting[id] = continuation
+                    if let route { state.pendingRoutes[id] = route }
+                    return nil
+                }
+                if let failure {
+                    continuation.resume(throwing: failure)
+                } else {
+                    waker.signal()
+                }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state in
+                state.pendingRoutes[id] = nil
+                return state.waiting.removeValue(forKey: id)
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Forgets a subscription's route (its events are dropped from now on).
+    func removeRoute(_ number: Int) {
+        state.withLock { _ = $0.routes.removeValue(forKey: number) }
+    }
+
+    private static func lostError(_ refusal: String?, sent: Bool) -> AlarmOperationError {
+        if let refusal { return .serviceUnavailable("alarmd refused the connection: \(refusal)") }
+        return .serviceUnavailable(sent
+            ? "the connection to alarmd closed before it answered; the request may or may not have taken effect"
+            : "the connection to alarmd is closed")
+    }
+
+    // MARK: - The channel's thread
+
+    private func serve() {
+        var decoder = ControlLineDecoder(maximumLineLength: ControlProtocol.maximumResponseSize)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        serving: while true {
+            let wantsOutput = state.withLock { !$0.output.isEmpty }
+            var fds = [
+                pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: fd, events: Int16(POLLIN) | (wantsOutput ? Int16(POLLOUT) : 0), revents: 0),
+            ]
+            let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), -1) }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if fds[0].revents != 0 { waker.drain() }
+            if state.withLock({ $0.closing }) { break }
+            if fds[1].revents != 0 {
+                for _ in 0..<4 {
+                    let transfer = buffer.withUnsafeMutableBytes { UnixSocket.receive(fd, into: $0) }
+                    guard case .done(let count) = transfer else {
+                        if transfer == .wouldBlock { break }
+                        break serving
+                    }
+                    if count == 0 { break serving }
+                    for output in decoder.feed(buffer[0..<count]) {
+                        guard case .line(let line) = output else { break serving }
+                        dispatch(line)
+                    }
+                }
+            }
+            let failed = state.withLock { $0.output.write(to: fd) != nil }
+            if failed { break }
+        }
+        finish()
+    }
+
+    /// Routes one line from the daemon: an event to its subscription, a response to its request.
+    private func dispatch(_ line: [UInt8]) {
+        guard let envelope = try? ControlProtocol.makeDecoder().decode(IncomingEnvelope.self, from: Data(line)) else { return }
+        if envelope.event != nil, let number = envelope.subscription {
+            state.withLock { $0.routes[number] }?(line)
+            return
+        }
+        guard let id = envelope.id else {
+            // A refusal before any request (`busy`): remembered for the error requests get.
+            if envelope.ok == false, let error = envelope.error {
+                state.withLock { $0.refusal = error.message }
+            }
+            return
+        }
+        let continuation = state.withLock { state -> CheckedContinuation<[UInt8], any Error>? in
+            let route = state.pendingRoutes.removeValue(forKey: id)
+            if let route, envelope.ok == true,
+                let subscription = try? ControlProtocol.makeDecoder().decode(ResultEnvelope<ControlSubscription>.self, from: Data(line))
+            {
+                state.routes[subscription.result.subscription] = route
+            }
+            return state.waiting.removeValue(forKey: id)
+        }
+        continuation?.resume(returning: line)
+    }
+
+    private func finish() {
+        UnixSocket.close(fd)
+        waker.close()
+        let (waiting, refusal) = state.withLock { state in
+            state.closed = true
+            state.routes = [:]
+            state.pendingRoutes = [:]
+            defer { state.waiting = [:] }
+            return (Array(state.waiting.values), state.refusal)
+        }
+        let error = Self.lostError(refusal, sent: true)
+        waiting.forEach { $0.resume(throwing: error) }
+        let onClose = self.onClose.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+        onClose?()
+    }
+}

@@ -1,0 +1,378 @@
+import AlarmEngine
+import AlarmKit
+import FoundationEssentials
+import Synchronization
+
+/// A connection to `alarmd`'s control socket with the whole protocol: the AlarmKit operations,
+/// subscriptions that survive a daemon restart, and the administrators' operations.
+///
+/// ```swift
+/// let client = ControlClient(path: "/run/alarmd/control.sock")
+/// for entry in try await client.allAlarms() { print(entry.owner, entry.alarm.state) }
+/// let status = try await client.request("status")          // an operation the daemon added
+/// ```
+///
+/// - It connects on first use and says `hello` first. Requests may run concurrently; each is
+///   correlated with its response by id.
+/// - A request in flight when the connection drops fails with
+///   ``AlarmOperationError/serviceUnavailable(_:)``: it is never retried, since it may have
+///   taken effect (a `schedule` retried could fail as `duplicateID`, a `countdown` could snooze
+///   twice). The next request connects again.
+/// - Streams (``alarmUpdates()``, ``authorizationUpdates()``) outlive connections: after a drop
+///   the client reconnects with backoff (0.1 s doubling to 5 s by default) and subscribes again,
+///   and each stream yields the fresh value. They end only with ``close()``.
+public final class ControlClient: Sendable {
+    /// How to open a connection.
+    public struct Connector: Sendable {
+        /// The socket's path, for messages.
+        public var path: String
+        let open: @Sendable () throws(ControlSocketError) -> Int32
+
+        /// Connects to the socket at `path` as this process.
+        public static func unixSocket(path: String) -> Connector {
+            Connector(path: path) { () throws(ControlSocketError) in try UnixSocket.connect(to: path) }
+        }
+
+        /// Connects to the socket at `path` as another user: the daemon sees `uid` and `gid` as
+        /// the peer. Only root may (for tools acting for a user, and for tests).
+        public static func unixSocket(path: String, actingAsUID uid: UInt32, gid: UInt32) -> Connector {
+            Connector(path: path) { () throws(ControlSocketError) in try UnixSocket.connect(to: path, uid: uid, gid: gid) }
+        }
+    }
+
+    /// The wait between reconnection attempts: from `lowerBound`, doubling, up to `upperBound`.
+    public typealias Backoff = ClosedRange<Duration>
+
+    private struct Subscription {
+        var operation: String
+        var sink: ControlChannel.Sink
+        var finish: @Sendable () -> Void
+        /// The serial number of the channel it is subscribed on, and its number there.
+        var channel: Int?
+        var number: Int?
+    }
+
+    private struct State {
+        var channel: ControlChannel?
+        var hello: ControlHello?
+        var connecting: Task<ControlChannel, any Error>?
+        var subscriptions: [Int: Subscription] = [:]
+        var nextSubscription = 0
+        var reconnecting: Task<Void, Never>?
+        var closed = false
+        var channelSerial = 0
+    }
+
+    public let connector: Connector
+    private let backoff: Backoff
+    private let state = Mutex(State())
+
+    public init(connector: Connector, reconnectBackoff: Backoff = .milliseconds(100)...(.seconds(5))) {
+        self.connector = connector
+        self.backoff = reconnectBackoff
+    }
+
+    public convenience init(path: String) {
+        self.init(connector: .unixSocket(path: path))
+    }
+
+    deinit {
+        let (channel, reconnecting) = state.withLock { ($0.channel, $0.reconnecting) }
+        reconnecting?.cancel()
+        channel?.close()
+    }
+
+    /// Closes the connection and ends every stream; requests fail from now on.
+    public func close() {
+        let (channel, reconnecting, connecting, subscriptions) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.channel = nil
+                state.subscriptions = [:]
+            }
+            return (state.channel, state.reconnecting, state.connecting, Array(state.subscriptions.values))
+        }
+        reconnecting?.cancel()
+        connecting?.cancel()
+        channel?.close()
+        subscriptions.forEach { $0.finish() }
+    }
+
+    // MARK: - Requests
+
+    /// What the daemon said in `hello` on the current connection (connecting if needed).
+    public func hello() async throws -> ControlHello {
+        _ = try await channel()
+        guard let hello = state.withLock({ $0.hello }) else {
+            throw AlarmOperationError.serviceUnavailable("the connection to alarmd is closed")
+        }
+        return hello
+    }
+
+    /// Any operation, with parameters and result as plain JSON: for operations the daemon adds
+    /// (`status`, `history`) and for scripts.
+    ///
+    /// - Throws: the ``AlarmOperationError`` or ``AlarmManager/AlarmError`` the daemon reported,
+    ///   a ``ControlError`` for a protocol refusal (`forbidden`, `unknownOperation`, ...), or
+    ///   ``AlarmOperationError/serviceUnavailable(_:)`` if the daemon cannot be reached.
+    public func request(_ operation: String, parameters: [String: JSONValue] = [:]) async throws -> JSONValue {
+        try await request(operation, parameters, as: JSONValue.self)
+    }
+
+    /// One request with typed parameters and result.
+    func request<Parameters: Encodable, Result: Decodable>(
+        _ operation: String, _ parameters: Parameters, as type: Result.Type
+    ) async throws -> Result {
+        let channel = try await channel()
+        let line = try await channel.request(operation, parameters)
+        return try Self.result(of: line, as: type, operation: operation)
+    }
+
+    static func result<Result: Decodable>(of line: [UInt8], as type: Result.Type, operation: String) throws -> Result {
+        let decoder = ControlProtocol.makeDecoder()
+        let data = Data(line)
+        guard let envelope = try? decoder.decode(IncomingEnvelope.self, from: data) else {
+            throw ControlError(.malformed, "alarmd's response to \(operation) is not a response")
+        }
+        if envelope.ok != true {
+            throw (envelope.error ?? ControlErrorBody(code: .malformed, message: "alarmd's response to \(operation) has no error")).error
+        }
+        do {
+            return try decoder.decode(ResultEnvelope<Result>.self, from: data).result
+        } catch let error as DecodingError {
+            throw ControlError(.malformed, "alarmd's result of \(operation) is unexpected: \(ControlRequest.summary(of: error))")
+        }
+    }
+
+    // MARK: - The AlarmKit operations
+
+    /// The caller's alarms.
+    public func alarms() async throws -> [Alarm] {
+        try await request(ControlOperationName.alarms, NoParameters(), as: [Alarm].self)
+    }
+
+    /// Schedules an alarm; returns it once the daemon made it durable.
+    public func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm {
+        try await request(ControlOperationName.schedule, ScheduleParameters(id: id, definition: definition), as: Alarm.self)
+    }
+
+    /// Stops, snoozes, pauses, resumes or cancels one of the caller's alarms.
+    public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
+        _ = try await request(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
+    }
+
+    public func authorizationState() async throws -> AlarmManager.AuthorizationState {
+        try await request(ControlOperationName.authorizationState, NoParameters(), as: AlarmManager.AuthorizationState.self)
+    }
+
+    /// Asks the device's owner (only while not determined); may take as long as the prompt.
+    public func requestAuthorization() async throws -> AlarmManager.AuthorizationState {
+        try await request(ControlOperationName.requestAuthorization, NoParameters(), as: AlarmManager.AuthorizationState.self)
+    }
+
+    // MARK: - The administrators' operations
+
+    /// Every client's alarms with their owners. Administrators only (else `forbidden`).
+    public func allAlarms() async throws -> [OwnedAlarm] {
+        try await request(ControlOperationName.allAlarms, NoParameters(), as: [OwnedAlarm].self)
+    }
+
+    /// Every recorded authorization. Administrators only.
+    public func authorizations() async throws -> [ClientAuthorization] {
+        try await request(ControlOperationName.authorizations, NoParameters(), as: [ClientAuthorization].self)
+    }
+
+    /// Grants (`.authorized`), revokes (`.denied`) or resets a client. Administrators only; an
+    /// administrator's own state cannot be changed (`forbidden`).
+    public func setAuthorization(_ authorization: AlarmManager.AuthorizationState, forUID uid: UInt32) async throws {
+        _ = try await request(
+            ControlOperationName.setAuthorization, SetAuthorizationParameters(uid: uid, state: authorization), as: JSONValue.self)
+    }
+
+    // MARK: - Streams
+
+    /// The caller's whole list now, then after every change, across reconnections (each new
+    /// connection starts with the list as it is then). Each call returns a new stream.
+    public func alarmUpdates() -> AsyncStream<[Alarm]> {
+        stream(ControlOperationName.subscribeAlarms, of: [Alarm].self)
+    }
+
+    /// The caller's authorization now, then every change, across reconnections.
+    public func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState> {
+        stream(ControlOperationName.subscribeAuthorization, of: AlarmManager.AuthorizationState.self)
+    }
+
+    private func stream<Value: Decodable & Sendable>(_ operation: String, of type: Value.Type) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
+        let sink: ControlChannel.Sink = { line in
+            if let event = try? ControlProtocol.makeDecoder().decode(EventEnvelope<Value>.self, from: Data(line)) {
+                continuation.yield(event.data)
+            }
+        }
+        let key: Int? = state.withLock { state in
+            guard !state.closed else { return nil }
+            state.nextSubscription += 1
+            state.subscriptions[state.nextSubscription] = Subscription(
+                operation: operation, sink: sink, finish: { continuation.finish() })
+            return state.nextSubscription
+        }
+        guard let key else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in self?.removeSubscription(key) }
+        Task { [weak self] in
+            guard let self else { return }
+            do {
+                try await subscribe(key, on: try await channel())
+            } catch {
+                reconnectIfNeeded()
+            }
+        }
+        return stream
+    }
+
+    /// Subscribes `key` on `channel` unless it already is.
+    private func subscribe(_ key: Int, on channel: ControlChannel) async throws {
+        let serial = channel.serial
+        guard let subscription = state.withLock({ state -> Subscription? in
+            guard let subscription = state.subscriptions[key], subscription.channel != serial else { return nil }
+            state.subscriptions[key]?.channel = serial
+            state.subscriptions[key]?.number = nil
+            return subscription
+        }) else { return }
+        let line = try await channel.request(subscription.operation, NoParameters(), route: subscription.sink)
+        let number = try Self.result(of: line, as: ControlSubscription.self, operation: subscription.operation).subscription
+        let stillWanted = state.withLock { state -> Bool in
+            guard state.subscriptions[key]?.channel == serial else { return false }
+            state.subscriptions[key]?.number = number
+            return true
+        }
+        if !stillWanted { unsubscribe(number, on: channel) }
+    }
+
+    private func removeSubscription(_ key: Int) {
+        let removed = state.withLock { state -> (Subscription, ControlChannel?)? in
+            guard let subscription = state.subscriptions.removeValue(forKey: key) else { return nil }
+            return (subscription, state.channel)
+        }
+        guard let (subscription, channel) = removed, let channel, let number = subscription.number,
+            subscription.channel == channel.serial
+        else { return }
+        unsubscribe(number, on: channel)
+    }
+
+    private func unsubscribe(_ number: Int, on channel: ControlChannel) {
+        channel.removeRoute(number)
+        Task { _ = try? await channel.request(ControlOperationName.unsubscribe, UnsubscribeParameters(subscription: number)) }
+    }
+
+    // MARK: - Connecting
+
+    /// The open channel, connecting (once, for all callers) if there is none.
+    private func channel() async throws -> ControlChannel {
+        let task: Task<ControlChannel, any Error> = try state.withLock { state in
+            if state.closed { throw AlarmOperationError.serviceUnavailable("the control client is closed") }
+            if let channel = state.channel, !channel.isClosed { return Task { channel } }
+            if let connecting = state.connecting { return connecting }
+            let connecting = Task { try await self.connect() }
+            state.connecting = connecting
+            return connecting
+        }
+        return try await task.value
+    }
+
+    /// Opens a connection, says hello, and subscribes every stream on it.
+    private func connect() async throws -> ControlChannel {
+        defer { state.withLock { $0.connecting = nil } }
+        let connector = self.connector
+        let opened = await ControlThread.run { () -> Result<Int32, ControlSocketError> in
+            do throws(ControlSocketError) {
+                return .success(try connector.open())
+            } catch {
+                return .failure(error)
+            }
+        }
+        let fd: Int32
+        switch opened {
+        case .success(let descriptor): fd = descriptor
+        case .failure(let error): throw AlarmOperationError.serviceUnavailable("\(error)")
+        }
+        let serial = state.withLock { state in
+            state.channelSerial += 1
+            return state.channelSerial
+        }
+        let channel = try ControlChannel(fd: fd, serial: serial) { [weak self] in self?.channelClosed() }
+        let hello: ControlHello
+        do {
+            hello = try Self.result(
+                of: try await channel.request(ControlOperationName.hello, NoParameters()), as: ControlHello.self, operation: "hello")
+            guard hello.protocol == ControlProtocol.version else {
+                throw ControlError(
+                    .unsupportedVersion, "alarmd speaks protocol version \(hello.protocol); this client speaks \(ControlProtocol.version)")
+            }
+        } catch {
+            channel.close()
+            throw error
+        }
+        let keys: [Int] = try state.withLock { state in
+            if state.closed {
+                channel.close()
+                throw AlarmOperationError.serviceUnavailable("the control client is closed")
+            }
+            state.channel = channel
+            state.hello = hello
+            return Array(state.subscriptions.keys)
+        }
+        for key in keys {
+            try? await subscribe(key, on: channel)
+        }
+        return channel
+    }
+
+    private func channelClosed() {
+        state.withLock { state in
+            if let channel = state.channel, channel.isClosed {
+                state.channel = nil
+                state.hello = nil
+            }
+        }
+        reconnectIfNeeded()
+    }
+
+    /// Starts the reconnection loop if streams are waiting and nothing is connected or connecting.
+    private func reconnectIfNeeded() {
+        state.withLock { state in
+            guard !state.closed, state.reconnecting == nil, !state.subscriptions.isEmpty else { return }
+            state.reconnecting = Task { [weak self] in await self?.reconnect() }
+        }
+    }
+
+    private func reconnect() async {
+        var delay = backoff.lowerBound
+        var first = true
+        while !Task.isCancelled {
+            let needed = state.withLock { state -> Bool in
+                let connected = state.channel.map { !$0.isClosed } ?? false
+                let bound = state.subscriptions.values.allSatisfy { $0.channel != nil && $0.channel == state.channel?.serial }
+                if state.closed || state.subscriptions.isEmpty || (connected && bound) {
+                    state.reconnecting = nil
+                    return false
+                }
+                return true
+            }
+            guard needed else { return }
+            if !first {
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, backoff.upperBound)
+            }
+            first = false
+            if let channel = try? await channel() {
+                for key in state.withLock({ Array($0.subscriptions.keys) }) {
+                    try? await subscribe(key, on: channel)
+                }
+            }
+        }
+        state.withLock { $0.reconnecting = nil }
+    }
+}

@@ -1,0 +1,130 @@
+import Synchronization
+
+/// The state of one accepted connection that its session (tasks) and the server's I/O thread
+/// share: the bounded output, and what the idle timeout needs to know.
+///
+/// Only the I/O thread touches the descriptor; tasks append lines and wake it.
+final class ControlConnection: Sendable {
+    /// Why a connection must close, in the log.
+    enum CloseReason: String, Sendable {
+        case peerClosed = "peer closed"
+        case socketError = "socket error"
+        case tooLarge = "line too large"
+        case outputOverflow = "client does not read"
+        case idle = "idle"
+        case serverStopping = "server stopping"
+    }
+
+    private struct State {
+        var output: OutputBuffer
+        var overflowed = false
+        var closeAfterFlush: CloseReason?
+        var closed = false
+        /// Requests received and not yet answered (including ones waiting for a person).
+        var pendingRequests = 0
+        var subscriptions = 0
+        var lastActivity: ContinuousClock.Instant
+    }
+
+    let id: Int
+    let peer: ControlPeer
+    private let waker: Waker
+    private let state: Mutex<State>
+
+    init(id: Int, peer: ControlPeer, outputLimit: Int, waker: Waker, now: ContinuousClock.Instant) {
+        self.id = id
+        self.peer = peer
+        self.waker = waker
+        state = Mutex(State(output: OutputBuffer(limit: outputLimit), lastActivity: now))
+    }
+
+    // MARK: - From tasks
+
+    /// Queues a line for the peer. A line that would pass the output bound marks the connection
+    /// for closing instead: a client that does not read must not make the daemon's memory grow.
+    func send(_ line: [UInt8]) {
+        let wake = state.withLock { state -> Bool in
+            guard !state.closed, !state.overflowed else { return false }
+            let wasEmpty = state.output.isEmpty
+            if !state.output.append(line) {
+                state.overflowed = true
+                return true
+            }
+            return wasEmpty
+        }
+        if wake { waker.signal() }
+    }
+
+    /// A request was answered: the connection may become idle from now.
+    func requestFinished() {
+        state.withLock { state in
+            state.pendingRequests = max(0, state.pendingRequests - 1)
+            state.lastActivity = ContinuousClock.now
+        }
+        waker.signal()
+    }
+
+    func subscriptionAdded() {
+        state.withLock { $0.subscriptions += 1 }
+    }
+
+    func subscriptionRemoved() {
+        state.withLock { state in
+            state.subscriptions = max(0, state.subscriptions - 1)
+            state.lastActivity = ContinuousClock.now
+        }
+        waker.signal()
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    // MARK: - From the I/O thread
+
+    /// Counts a new request unless `limit` are already pending; records the activity either way.
+    func admitRequest(limit: Int, now: ContinuousClock.Instant) -> Bool {
+        state.withLock { state in
+            state.lastActivity = now
+            guard state.pendingRequests < limit else { return false }
+            state.pendingRequests += 1
+            return true
+        }
+    }
+
+    /// Sends whatever the socket takes. Returns why the connection must close now, if it must.
+    func flush(to fd: Int32) -> CloseReason? {
+        state.withLock { state in
+            if state.overflowed { return .outputOverflow }
+            if state.output.write(to: fd) != nil { return .socketError }
+            if state.output.isEmpty, let reason = state.closeAfterFlush { return reason }
+            return nil
+        }
+    }
+
+    /// Nothing pending and nothing left to write.
+    var isQuiescent: Bool { state.withLock { $0.pendingRequests == 0 && $0.output.isEmpty } }
+
+    var hasOutput: Bool { state.withLock { !$0.output.isEmpty || $0.overflowed } }
+
+    /// Closes once everything queued so far is written (after a `tooLarge` reply).
+    func closeAfterFlush(_ reason: CloseReason) {
+        state.withLock { $0.closeAfterFlush = $0.closeAfterFlush ?? reason }
+    }
+
+    var isClosing: Bool { state.withLock { $0.closeAfterFlush != nil } }
+
+    /// When the connection times out if nothing happens: `nil` while a request is pending or a
+    /// subscription is open (a subscriber waits for events, legitimately silent).
+    func idleDeadline(after timeout: Duration) -> ContinuousClock.Instant? {
+        state.withLock { state in
+            state.pendingRequests == 0 && state.subscriptions == 0 ? state.lastActivity + timeout : nil
+        }
+    }
+
+    /// The descriptor is closed: later lines are dropped.
+    func markClosed() {
+        state.withLock { state in
+            state.closed = true
+            state.output = OutputBuffer(limit: 0)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import AlarmKit
+import FoundationEssentials
+
+/// The control socket's wire protocol, version 1: newline-delimited JSON, one UTF-8 object per
+/// line.
+///
+/// ```text
+/// → {"v":1,"id":7,"op":"stop","params":{"id":"6F0C…"}}
+/// ← {"v":1,"id":7,"ok":true,"result":null}
+/// ← {"v":1,"id":8,"ok":false,"error":{"code":"notFound","message":"no alarm with id 6F0C…","alarm":"6F0C…"}}
+/// ← {"v":1,"event":"alarms","subscription":2,"data":[…]}
+/// ```
+///
+/// - A request carries `v` (the protocol version), `id` (any integer the client chooses; the
+///   response repeats it), `op` and optional `params`. Unknown fields are ignored, so a newer
+///   client's additions do not break an older daemon; an unknown `v` gets `unsupportedVersion`.
+/// - A response has `ok` and either `result` or `error` (``ControlErrorBody``). A request that
+///   cannot be parsed far enough to read its `id` gets `"id":null`.
+/// - Events (`alarms`, `authorization`) follow a `subscribeAlarms`/`subscribeAuthorization`
+///   response and carry its `subscription` number; each holds the whole current value.
+/// - Dates are seconds since 1970 (a JSON number); ``AlarmDefinition/metadata`` is base64.
+///
+/// See ``ControlOperationName`` for the operations and their parameters.
+public enum ControlProtocol {
+    /// The version this build speaks.
+    public static let version = 1
+    /// Where `alarmd` listens unless configured otherwise (systemd's `RuntimeDirectory=alarmd`).
+    public static let defaultSocketPath = "/run/alarmd/control.sock"
+    /// The longest line a client may send, in bytes, without its newline: 64 KiB.
+    public static let maximumRequestSize = 64 * 1024
+    /// The longest line a client accepts from the daemon. Larger than requests: the whole list of
+    /// up to `EnginePolicy.maximumAlarms` alarms travels in one event.
+    public static let maximumResponseSize = 16 * 1024 * 1024
+
+    /// The encoder for everything on the wire.
+    static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// The decoder for everything on the wire.
+    static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
+
+    /// One encoded line with its newline; `nil` only if `value` cannot be encoded (a non-finite
+    /// number, which nothing the protocol sends contains).
+    static func line(_ value: some Encodable) -> [UInt8]? {
+        guard var bytes = try? Array(makeEncoder().encode(value)) else { return nil }
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+}
+
+/// The operations of protocol version 1, by their `op` name.
+///
+/// | op | params | result |
+/// |---|---|---|
+/// | `hello` | none | ``ControlHello`` |
+/// | `alarms` | none | the caller's `[Alarm]` |
+/// | `schedule` | `id` (UUID), `definition` (``AlarmDefinition``) | the `Alarm` |
+/// | `stop`, `countdown`, `pause`, `resume`, `cancel` | `id` | `null` |
+/// | `subscribeAlarms`, `subscribeAuthorization` | none | ``ControlSubscription``; then events |
+/// | `unsubscribe` | `subscription` | `null` (also for an unknown number) |
+/// | `authorizationState`, `requestAuthorization` | none | `"notDetermined"`, `"denied"` or `"authorized"` |
+/// | `allAlarms` (administrators) | none | `[OwnedAlarm]` (`{"owner": uid, "alarm": …}`) |
+/// | `authorizations` (administrators) | none | `[`` ClientAuthorization ``]` |
+/// | `setAuthorization` (administrators) | `uid`, `state` | `null` |
+///
+/// The daemon may register more (``ControlServer/Handler``), e.g. `status` and `history`.
+public enum ControlOperationName {
+    public static let hello = "hello"
+    public static let alarms = "alarms"
+    public static let schedule = "schedule"
+    public static let subscribeAlarms = "subscribeAlarms"
+    public static let subscribeAuthorization = "subscribeAuthorization"
+    public static let unsubscribe = "unsubscribe"
+    public static let authorizationState = "authorizationState"
+    public static let requestAuthorization = "requestAuthorization"
+    public static let allAlarms = "allAlarms"
+    public static let authorizations = "authorizations"
+    public static let setAuthorization = "setAuthorization"
+
+    /// The operations every version-1 server answers (the actions by their ``AlarmAction`` names).
+    public static let builtIn: Set<String> = Set([
+        hello, alarms, schedule, subscribeAlarms, subscribeAuthorization, unsubscribe, authorizationState,
+        requestAuthorization, allAlarms, authorizations, setAuthorization,
+    ] + AlarmAction.allCases.map(\.rawValue))
+}
+
+/// The events a subscription delivers.
+public enum ControlEventName {
+    /// `data` is the subscriber's whole `[Alarm]`.
+    public static let alarms = "alarms"
+    /// `data` is the subscriber's authorization state.
+    public static let authorization = "authorization"
+}

@@ -1,0 +1,250 @@
+import AlarmEngine
+import AlarmKit
+import CLinuxSupport
+import Glibc
+import Logging
+import Synchronization
+
+/// `alarmd`'s control socket: serves the AlarmKit API, subscriptions and the administrators'
+/// operations to local clients over a Unix stream socket (``ControlProtocol``).
+///
+/// ```swift
+/// let server = ControlServer(
+///     configuration: .init(socketPath: "/run/alarmd/control.sock", socketGroupID: alarmGroup,
+///                          administrators: .init(groupID: ControlAdministrators.groupID(named: "alarmadmin"))),
+///     runtime: runtime, logger: logger)
+/// try await server.run()    // until the task is cancelled; then every connection is closed
+/// ```
+///
+/// - The client is the peer's effective uid (`SO_PEERCRED`): it sees and changes only its own
+///   alarms. Root and the administrators' group are always authorized and may use `allAlarms`,
+///   `authorizations` and `setAuthorization`.
+/// - One I/O thread of its own runs `poll()` over the listening socket and every connection, all
+///   non-blocking; requests are handled by one task per connection, one at a time in order,
+///   calling the ``AlarmRuntime`` actor. A request that waits for a person (`requestAuthorization`,
+///   or the first `schedule` of an undetermined client) waits on the side and holds up nothing.
+/// - Limits: lines of ``ControlProtocol/maximumRequestSize``, ``Configuration/maximumClients``,
+///   an idle timeout, a bound on each connection's unread output (a client that does not read
+///   its events is disconnected), requests in flight and subscriptions per connection.
+/// - Bad input gets an error reply and changes nothing; a line too large gets one and the
+///   connection is closed. Nothing a client sends can stop the server.
+public final class ControlServer: Sendable {
+    /// Where and how to listen, and the limits.
+    public struct Configuration: Sendable {
+        /// The socket's path. Its directory must exist (systemd's `RuntimeDirectory=`); a stale
+        /// socket there is replaced, anything else is left alone and refused.
+        public var socketPath: String
+        /// The socket file's group (mode 0660); `nil` keeps the daemon's group.
+        public var socketGroupID: UInt32?
+        public var administrators: ControlAdministrators
+        /// Connections at once; one more gets a `busy` error line and is closed. Default 64.
+        public var maximumClients = 64
+        /// A connection with no request pending and no subscription is closed after this long
+        /// without a request. Default 300 s.
+        public var idleTimeout: Duration = .seconds(300)
+        /// Unwritten bytes per connection; a client that lets more pile up is disconnected. Default 1 MiB.
+        public var outputLimit = 1 << 20
+        /// Unanswered requests per connection; more get `busy`. Default 32.
+        public var maximumPendingRequests = 32
+        /// Subscriptions per connection; more get `busy`. Default 16.
+        public var maximumSubscriptions = 16
+        /// Reported by `hello`.
+        public var serverName = "alarmd"
+        public var serverVersion = "0"
+
+        public init(socketPath: String, socketGroupID: UInt32? = nil, administrators: ControlAdministrators = .init(groupID: nil)) {
+            self.socketPath = socketPath
+            self.socketGroupID = socketGroupID
+            self.administrators = administrators
+        }
+    }
+
+    /// An operation the daemon adds to the protocol, such as `status` or `history`.
+    public struct Handler: Sendable {
+        /// Whether only administrators may call it (others get `forbidden`).
+        public var requiresAdministrator: Bool
+        /// Answers one request; what it returns is the response's `result`. Errors are sent as in
+        /// ``ControlErrorBody/init(_:)``; a ``ControlRequestError`` from
+        /// ``ControlRequest/parameters(_:)`` as `malformed`.
+        public var handle: @Sendable (ControlCall) async throws -> any Encodable & Sendable
+
+        public init(requiresAdministrator: Bool, handle: @escaping @Sendable (ControlCall) async throws -> any Encodable & Sendable) {
+            self.requiresAdministrator = requiresAdministrator
+            self.handle = handle
+        }
+    }
+
+    let configuration: Configuration
+    let runtime: AlarmRuntime
+    let handlers: [String: Handler]
+    let logger: Logger
+    let operations: Set<String>
+
+    private struct Listening {
+        var listener: Int32
+        var waker: Waker
+        var loopFinished: Completion
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    private struct State {
+        var listening: Listening?
+        var started = false
+        var sessions: [Int: (session: ControlSession, task: Task<Void, Never>)] = [:]
+    }
+
+    private let state = Mutex(State())
+    let stopRequested = Atomic<Bool>(false)
+
+    /// A server for `runtime`; nothing happens until ``start()`` or ``run()``.
+    ///
+    /// - Parameter handlers: extra operations by name; a name of the protocol's own is ignored.
+    public init(configuration: Configuration, runtime: AlarmRuntime, handlers: [String: Handler] = [:], logger: Logger) {
+        self.configuration = configuration
+        self.runtime = runtime
+        self.handlers = handlers.filter { !ControlOperationName.builtIn.contains($0.key) }
+        self.logger = logger
+        self.operations = ControlOperationName.builtIn.union(self.handlers.keys)
+    }
+
+    /// Binds the socket (mode 0660, the configured group), listens, and starts the I/O thread.
+    /// Clients can connect once it returns. A server starts once.
+    ///
+    /// - Throws: ``ControlSocketError``: the path is not a socket, another daemon listens there,
+    ///   or a call failed (bind, chmod, chown, listen). Nothing is left behind then.
+    public func start() throws(ControlSocketError) {
+        let path = configuration.socketPath
+        try state.withLock { state throws(ControlSocketError) in
+            guard !state.started else { throw ControlSocketError("start", path: path, errno: EALREADY) }
+            try Self.removeStaleSocket(at: path)
+            let listener = alarmd_unix_bind(path)
+            guard listener >= 0 else { throw ControlSocketError("bind", path: path, errno: -listener) }
+            var listening: Listening?
+            defer {
+                if listening == nil {
+                    UnixSocket.close(listener)
+                    unlink(path)
+                }
+            }
+            // Before listen(): nobody can connect while the file still has the umask's mode.
+            guard chmod(path, 0o660) == 0 else { throw ControlSocketError("chmod 0660", path: path, errno: errno) }
+            if let group = configuration.socketGroupID, chown(path, UInt32.max, group) != 0 {
+                throw ControlSocketError("chown to group \(group)", path: path, errno: errno)
+            }
+            guard listen(listener, 64) == 0 else { throw ControlSocketError("listen", path: path, errno: errno) }
+            var device: UInt64 = 0
+            var inode: UInt64 = 0
+            guard alarmd_path_kind(path, &device, &inode) == Int32(ALARMD_PATH_SOCKET.rawValue) else {
+                throw ControlSocketError("stat", path: path, errno: ENOENT)
+            }
+            let waker = try Waker()
+            let finished = Completion()
+            do throws(ControlSocketError) {
+                try ControlThread.start { [self] in
+                    ServerLoop(server: self, listener: listener, waker: waker).run()
+                    finished.complete()
+                }
+            } catch {
+                waker.close()
+                throw error
+            }
+            listening = Listening(listener: listener, waker: waker, loopFinished: finished, device: device, inode: inode)
+            state.listening = listening
+            state.started = true
+        }
+        if configuration.administrators.groupID == nil {
+            logger.notice("Control socket has no administrators' group; only root administers", metadata: ["control.socket": "\(path)"])
+        }
+        logger.info("Control socket listening", metadata: ["control.socket": "\(path)"])
+    }
+
+    /// Closes every connection, ends their tasks (and subscriptions), and removes the socket
+    /// file if it is still the one this server created. Harmless if never started or repeated.
+    public func stop() async {
+        guard let listening = state.withLock({ state -> Listening? in
+            defer { state.listening = nil }
+            return state.listening
+        }) else { return }
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        listening.waker.signal()
+        await listening.loopFinished.wait()
+        listening.waker.close()
+        let sessions = state.withLock { state in
+            defer { state.sessions = [:] }
+            return state.sessions.values
+        }
+        for (session, task) in sessions {
+            session.close()
+            await task.value
+        }
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
+        if alarmd_path_kind(configuration.socketPath, &device, &inode) == Int32(ALARMD_PATH_SOCKET.rawValue),
+            device == listening.device, inode == listening.inode
+        {
+            unlink(configuration.socketPath)
+        }
+        logger.info("Control socket closed", metadata: ["control.socket": "\(configuration.socketPath)"])
+    }
+
+    /// Starts, serves until the calling task is cancelled, then stops.
+    public func run() async throws {
+        try start()
+        let cancelled = Completion()
+        await withTaskCancellationHandler {
+            await cancelled.wait()
+        } onCancel: {
+            cancelled.complete()
+        }
+        await stop()
+    }
+
+    // MARK: - For the I/O thread
+
+    /// Starts the task serving a new connection.
+    func open(_ connection: ControlConnection) -> ControlSession {
+        let session = ControlSession(connection: connection, server: self)
+        state.withLock { state in
+            let task = Task { [weak self] in
+                await session.run()
+                self?.sessionEnded(connection.id)
+            }
+            state.sessions[connection.id] = (session, task)
+        }
+        return session
+    }
+
+    private func sessionEnded(_ id: Int) {
+        state.withLock { _ = $0.sessions.removeValue(forKey: id) }
+    }
+
+    /// Removes a socket nobody listens on; refuses to touch anything else at `path`.
+    private static func removeStaleSocket(at path: String) throws(ControlSocketError) {
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
+        let kind = alarmd_path_kind(path, &device, &inode)
+        if kind < 0 { throw ControlSocketError("stat", path: path, errno: -kind) }
+        switch UInt32(kind) {
+        case ALARMD_PATH_MISSING.rawValue:
+            return
+        case ALARMD_PATH_SOCKET.rawValue:
+            let probe = alarmd_unix_connect(path)
+            if probe >= 0 {
+                UnixSocket.close(probe)
+                throw ControlSocketError("bind (another daemon listens there)", path: path, errno: EADDRINUSE)
+            }
+            guard unlink(path) == 0 || errno == ENOENT else { throw ControlSocketError("unlink stale socket", path: path, errno: errno) }
+        default:
+            throw ControlSocketError("bind (not a socket; left alone)", path: path, errno: EEXIST)
+        }
+    }
+}
+
+/// One request, for a handler the daemon registered.
+public struct ControlCall: Sendable {
+    /// Who asked.
+    public var peer: ControlPeer
+    /// The request; decode its parameters with ``ControlRequest/parameters(_:)``.
+    public var request: ControlRequest
+}

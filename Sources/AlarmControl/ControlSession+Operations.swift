@@ -1,0 +1,125 @@
+import AlarmEngine
+import AlarmKit
+
+extension ControlSession {
+    /// Handles one request of the connection's queue.
+    ///
+    /// - Parameter decided: a `schedule` back from its authorization prompt.
+    func perform(_ request: ControlRequest, decided: Bool) async throws -> Outcome {
+        let client = peer.client
+        if let action = AlarmAction(rawValue: request.operation) {
+            let parameters = try request.parameters(AlarmIDParameters.self)
+            try await runtime.perform(action, id: parameters.id, client: client)
+            return .result(JSONValue.null)
+        }
+        switch request.operation {
+        case ControlOperationName.hello:
+            let configuration = server.configuration
+            return .result(ControlHello(
+                protocol: ControlProtocol.version, server: configuration.serverName, version: configuration.serverVersion,
+                uid: peer.uid, gid: peer.gid, admin: peer.isAdministrator, maximumRequestSize: ControlProtocol.maximumRequestSize))
+
+        case ControlOperationName.alarms:
+            _ = try request.parameters(NoParameters.self)
+            return .result(await runtime.alarms(for: client))
+
+        case ControlOperationName.schedule:
+            return try await schedule(request, decided: decided)
+
+        case ControlOperationName.subscribeAlarms:
+            return try subscribe(request, runtime.alarmUpdates(for: client), event: ControlEventName.alarms)
+
+        case ControlOperationName.subscribeAuthorization:
+            try await authorizeAdministrator()
+            return try subscribe(request, runtime.authorizationUpdates(for: client), event: ControlEventName.authorization)
+
+        case ControlOperationName.unsubscribe:
+            let parameters = try request.parameters(UnsubscribeParameters.self)
+            _ = unsubscribe(parameters.subscription)
+            return .result(JSONValue.null)
+
+        case ControlOperationName.authorizationState:
+            try await authorizeAdministrator()
+            return .result(await runtime.authorizationState(for: client))
+
+        case ControlOperationName.requestAuthorization:
+            try await authorizeAdministrator()
+            let current = await runtime.authorizationState(for: client)
+            guard current == .notDetermined else { return .result(current) }
+            park(request) { [self] in
+                do {
+                    send(try await runtime.requestAuthorization(for: client), to: request)
+                } catch {
+                    send(error, to: request)
+                }
+                connection.requestFinished()
+            }
+            return .parked
+
+        case ControlOperationName.allAlarms:
+            try requireAdministrator(request)
+            return .result(await runtime.allAlarms())
+
+        case ControlOperationName.authorizations:
+            try requireAdministrator(request)
+            let all = await runtime.allAuthorizations()
+            return .result(all.map { ClientAuthorization(uid: $0.key.rawValue, state: $0.value) }.sorted { $0.uid < $1.uid })
+
+        case ControlOperationName.setAuthorization:
+            try requireAdministrator(request)
+            let parameters = try request.parameters(SetAuthorizationParameters.self)
+            let administrators = server.configuration.administrators
+            if await ControlThread.run({ administrators.includes(uid: parameters.uid) }) {
+                throw ControlError(.forbidden, "uid \(parameters.uid) is an administrator and always authorized")
+            }
+            try await runtime.setAuthorization(parameters.state, for: ClientID(rawValue: parameters.uid))
+            return .result(JSONValue.null)
+
+        default:
+            guard let handler = server.handlers[request.operation] else {
+                throw ControlError(.unknownOperation, "unknown operation \"\(ControlRequest.clipped(request.operation))\"")
+            }
+            if handler.requiresAdministrator { try requireAdministrator(request) }
+            return .result(try await handler.handle(ControlCall(peer: peer, request: request)))
+        }
+    }
+
+    /// `schedule`: validated first, so a bad definition never prompts anyone; a client whose
+    /// authorization is not determined is asked beside the queue, then the request rejoins it.
+    private func schedule(_ request: ControlRequest, decided: Bool) async throws -> Outcome {
+        let parameters = try request.parameters(ScheduleParameters.self)
+        try parameters.definition.validate()
+        let client = peer.client
+        try await authorizeAdministrator()
+        let authorization = await runtime.authorizationState(for: client)
+        if authorization == .notDetermined {
+            // After a prompt nobody answered, refuse rather than ask again in the queue.
+            if decided { throw AlarmOperationError.notAuthorized(.notDetermined) }
+            park(request) { [self] in
+                _ = try? await runtime.requestAuthorization(for: client)
+                requeue(request)
+            }
+            return .parked
+        }
+        return .result(try await runtime.schedule(id: parameters.id, definition: parameters.definition, client: client))
+    }
+
+    private func subscribe<Value: Encodable & Sendable>(
+        _ request: ControlRequest, _ stream: AsyncStream<Value>, event: String
+    ) throws -> Outcome {
+        let number = subscribe(stream, event: event) { number in
+            send(ControlSubscription(subscription: number), to: request)
+        }
+        guard number != nil else {
+            let limit = server.configuration.maximumSubscriptions
+            throw ControlError(.busy, "at most \(limit) subscriptions per connection")
+        }
+        return .sent
+    }
+
+    private func requireAdministrator(_ request: ControlRequest) throws {
+        guard peer.isAdministrator else {
+            throw ControlError(.forbidden, "\(request.operation) is for administrators (root or the administrators' group)")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import AlarmKit
+
+/// Serves an ``AlarmManager`` from `alarmd` over its control socket: the same API as in process.
+///
+/// ```swift
+/// let manager = AlarmManager(backend: SocketAlarmBackend(path: ControlProtocol.defaultSocketPath))
+/// for await alarms in manager.alarmUpdates { ... }     // survives a daemon restart
+/// ```
+///
+/// The client is this process's effective uid, as the daemon reads it from the socket. Where the
+/// socket makes a difference:
+/// - Calls throw ``AlarmOperationError/serviceUnavailable(_:)`` while the daemon cannot be
+///   reached, and a call in flight when the connection drops fails that way too (it is not
+///   retried: it may have taken effect).
+/// - ``authorizationState()`` cannot throw: it returns `.notDetermined` while the daemon cannot
+///   be reached.
+/// - `alarmUpdates` and `authorizationUpdates` keep going across daemon restarts: they yield the
+///   fresh value after each reconnection.
+public struct SocketAlarmBackend: AlarmBackend {
+    public let client: ControlClient
+
+    public init(client: ControlClient) {
+        self.client = client
+    }
+
+    /// A backend over a new ``ControlClient`` for the socket at `path`.
+    public init(path: String = ControlProtocol.defaultSocketPath) {
+        self.init(client: ControlClient(path: path))
+    }
+
+    public func authorizationState() async -> AlarmManager.AuthorizationState {
+        (try? await client.authorizationState()) ?? .notDetermined
+    }
+
+    public func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState> {
+        client.authorizationUpdates()
+    }
+
+    public func requestAuthorization() async throws -> AlarmManager.AuthorizationState {
+        try await client.requestAuthorization()
+    }
+
+    public func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm {
+        try await client.schedule(id: id, definition: definition)
+    }
+
+    public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
+        try await client.perform(action, id: id)
+    }
+
+    public func alarms() async throws -> [Alarm] {
+        try await client.alarms()
+    }
+
+    public func alarmUpdates() -> AsyncStream<[Alarm]> {
+        client.alarmUpdates()
+    }
+}

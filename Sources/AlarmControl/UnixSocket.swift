@@ -1,0 +1,112 @@
+import CLinuxSupport
+import Glibc
+import Synchronization
+
+/// A failed socket call: what was attempted, on which path, and the errno.
+public struct ControlSocketError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What failed, e.g. `bind` or `connect`.
+    public var operation: String
+    public var path: String
+    public var errno: Int32
+
+    public init(_ operation: String, path: String, errno: Int32) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    public var description: String {
+        "\(operation) \(path): \(String(cString: strerror(errno)))"
+    }
+}
+
+/// The socket calls of the control socket, over the C shim (`CLinuxSupportSocket.h`). Descriptors
+/// are plain `Int32`s owned by whoever opened them; every wrapper retries EINTR in C.
+enum UnixSocket {
+    /// A non-blocking descriptor connected to `path`.
+    static func connect(to path: String) throws(ControlSocketError) -> Int32 {
+        let fd = alarmd_unix_connect(path)
+        guard fd >= 0 else { throw ControlSocketError("connect", path: path, errno: -fd) }
+        return fd
+    }
+
+    /// A non-blocking descriptor connected to `path` with another effective uid and gid (root only).
+    static func connect(to path: String, uid: UInt32, gid: UInt32) throws(ControlSocketError) -> Int32 {
+        let fd = alarmd_unix_connect_as(path, uid, gid)
+        guard fd >= 0 else { throw ControlSocketError("connect as uid \(uid)", path: path, errno: -fd) }
+        return fd
+    }
+
+    /// The result of a non-blocking send or receive.
+    enum Transfer: Equatable {
+        case done(Int)
+        case wouldBlock
+        /// The peer is gone or the socket failed; for receive, `done(0)` is the end of stream.
+        case failed(Int32)
+    }
+
+    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Transfer {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .done(0) }
+        let sent = alarmd_socket_send(fd, base, bytes.count)
+        if sent >= 0 { return .done(sent) }
+        return Int32(-sent) == EAGAIN || Int32(-sent) == EWOULDBLOCK ? .wouldBlock : .failed(Int32(-sent))
+    }
+
+    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Transfer {
+        guard let base = buffer.baseAddress else { return .done(0) }
+        let received = alarmd_socket_receive(fd, base, buffer.count)
+        if received >= 0 { return .done(received) }
+        return Int32(-received) == EAGAIN || Int32(-received) == EWOULDBLOCK ? .wouldBlock : .failed(Int32(-received))
+    }
+
+    /// The peer's pid, effective uid and effective gid at connect time (`SO_PEERCRED`).
+    static func peerCredentials(_ fd: Int32) -> (pid: Int32, uid: UInt32, gid: UInt32)? {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+        guard alarmd_peer_credentials(fd, &pid, &uid, &gid) == 0 else { return nil }
+        return (pid, uid, gid)
+    }
+
+    static func close(_ fd: Int32) {
+        // Linux releases the descriptor even when close reports EINTR: never retry.
+        _ = Glibc.close(fd)
+    }
+}
+
+/// An eventfd that wakes a `poll()` loop from any thread. Signalling after ``close()`` does
+/// nothing, so a late signal never writes to a descriptor number reused by another file.
+final class Waker: Sendable {
+    private let descriptor: Mutex<Int32?>
+
+    init() throws(ControlSocketError) {
+        let fd = alarmd_eventfd_create()
+        guard fd >= 0 else { throw ControlSocketError("eventfd", path: "", errno: -fd) }
+        descriptor = Mutex(fd)
+    }
+
+    /// The descriptor to poll, valid until ``close()``. Only the polling thread reads it.
+    var fd: Int32 { descriptor.withLock { $0 ?? -1 } }
+
+    func signal() {
+        descriptor.withLock { fd in
+            if let fd { _ = alarmd_eventfd_signal(fd) }
+        }
+    }
+
+    /// Empties the counter after the loop woke.
+    func drain() {
+        descriptor.withLock { fd in
+            guard let fd else { return }
+            var count: UInt64 = 0
+            _ = withUnsafeMutableBytes(of: &count) { read(fd, $0.baseAddress, 8) }
+        }
+    }
+
+    func close() {
+        descriptor.withLock { fd in
+            if let open = fd { UnixSocket.close(open) }
+            fd = nil
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Glibc
+import Logging
+
+/// Sends `WATCHDOG=1` at half the watchdog interval, but only after the daemon has shown it is
+/// alive: before each ping it awaits `health`, a round trip through the parts whose hang would
+/// leave an alarm silent.
+///
+/// ```swift
+/// if let interval = try SystemdNotifier.watchdogInterval(environment: environment) {
+///     let pinger = WatchdogPinger(notifier: notifier, interval: interval, logger: logger) {
+///         await appliance.isResponsive()     // an actor hop: a deadlocked actor never returns
+///     }
+///     group.addTask { await pinger.run() }
+/// }
+/// ```
+///
+/// Why ask rather than be told: a ping from a task of its own proves only that the cooperative
+/// pool still runs tasks. Requiring the main loop to call a `heartbeat()` would prove more but
+/// force the appliance to wake every few seconds, while idle it sleeps a minute at a time. A
+/// health check costs nothing between pings and answers the real question. If `health` hangs (an
+/// actor stuck in a blocking call, a deadlock), no ping is sent and systemd kills and restarts the
+/// service after `WatchdogSec=`; if it returns `false`, this ping is skipped and the next one
+/// asks again.
+///
+/// - Important: `health` must not block a thread: it runs on the cooperative pool.
+public struct WatchdogPinger: Sendable {
+    /// The watchdog interval systemd enforces (`WatchdogSec=`).
+    public let interval: Duration
+    private let notifier: SystemdNotifier
+    private let health: @Sendable () async -> Bool
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - interval: from ``SystemdNotifier/watchdogInterval(environment:processID:)``.
+    ///   - sleep: waits for the given time, throwing on cancellation; tests replace it.
+    ///   - health: `true` when the daemon is fit to ring an alarm.
+    public init(
+        notifier: SystemdNotifier, interval: Duration, logger: Logger,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        health: @escaping @Sendable () async -> Bool
+    ) {
+        self.notifier = notifier
+        self.interval = interval
+        self.health = health
+        self.sleep = sleep
+        self.logger = logger
+    }
+
+    /// The time between pings: half the interval, as systemd advises.
+    public var period: Duration { interval / 2 }
+
+    /// Sleeps a ``period``, checks health, pings; again and again until the task is cancelled.
+    public func run() async {
+        while !Task.isCancelled {
+            do { try await sleep(period) } catch { return }
+            guard await health() else {
+                logger.warning("Watchdog not pinged: the health check failed", metadata: ["watchdog.interval": "\(interval)"])
+                continue
+            }
+            if Task.isCancelled { return }
+            do {
+                try notifier.send(.watchdog)
+            } catch {
+                logger.warning("Watchdog ping not delivered", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
+
+extension SystemdNotifier {
+    /// The watchdog interval systemd asked for (`WATCHDOG_USEC`), if it asked this process: when
+    /// `WATCHDOG_PID` is set it must be `processID` (a child that inherited the variables must not
+    /// ping for its parent).
+    /// - Returns: `nil` without `WATCHDOG_USEC` or when `WATCHDOG_PID` names another process.
+    /// - Throws: ``SystemdNotifyError`` for a value that is not a positive number.
+    public static func watchdogInterval(environment: [String: String], processID: Int32 = getpid()) throws(SystemdNotifyError) -> Duration? {
+        guard let text = environment["WATCHDOG_USEC"] else { return nil }
+        if let pidText = environment["WATCHDOG_PID"] {
+            guard let pid = Int32(pidText), pid > 0 else {
+                throw SystemdNotifyError("WATCHDOG_PID \"\(pidText)\" is not a process ID")
+            }
+            if pid != processID { return nil }
+        }
+        guard let microseconds = Int64(text), microseconds > 0 else {
+            throw SystemdNotifyError("WATCHDOG_USEC \"\(text)\" is not a positive number of microseconds")
+        }
+        return .microseconds(microseconds)
+    }
+}

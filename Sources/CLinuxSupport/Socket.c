@@ -1,0 +1,225 @@
+#define _GNU_SOURCE
+#include "CLinuxSupportSocket.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int make_address(const char *path, struct sockaddr_un *address, socklen_t *length) {
+    size_t count = strlen(path);
+    if (count == 0) return -EINVAL;
+    if (count >= sizeof address->sun_path) return -ENAMETOOLONG;
+    memset(address, 0, sizeof *address);
+    address->sun_family = AF_UNIX;
+    memcpy(address->sun_path, path, count + 1);
+    *length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + count + 1);
+    return 0;
+}
+
+int alarmd_unix_bind(const char *path) {
+    struct sockaddr_un address;
+    socklen_t length;
+    int invalid = make_address(path, &address, &length);
+    if (invalid) return invalid;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    if (bind(fd, (struct sockaddr *)&address, length) < 0) {
+        int saved = errno;
+        close(fd);
+        return -saved;
+    }
+    return fd;
+}
+
+int alarmd_unix_accept(int listen_fd) {
+    for (;;) {
+        int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd >= 0) return fd;
+        if (errno != EINTR) return -errno;
+    }
+}
+
+static int set_nonblocking(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return -errno;
+    return 0;
+}
+
+int alarmd_unix_connect(const char *path) {
+    struct sockaddr_un address;
+    socklen_t length;
+    int invalid = make_address(path, &address, &length);
+    if (invalid) return invalid;
+    for (;;) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) return -errno;
+        if (connect(fd, (struct sockaddr *)&address, length) == 0) {
+            int failed = set_nonblocking(fd);
+            if (failed) {
+                close(fd);
+                return failed;
+            }
+            return fd;
+        }
+        int saved = errno;
+        close(fd);
+        // An interrupted connect leaves the socket in an unspecified state: start over.
+        if (saved != EINTR) return -saved;
+    }
+}
+
+struct connect_as_job {
+    const char *path;
+    uint32_t uid;
+    uint32_t gid;
+    int result;
+};
+
+static void *connect_as_thread(void *context) {
+    struct connect_as_job *job = context;
+    gid_t groups[1] = {(gid_t)job->gid};
+    // Raw system calls: glibc's wrappers would apply the change to every thread of the process.
+    // Groups first, while this thread still has CAP_SETGID.
+    if (syscall(SYS_setgroups, 1, groups) < 0 ||
+        syscall(SYS_setresgid, -1, (gid_t)job->gid, -1) < 0 ||
+        syscall(SYS_setresuid, -1, (uid_t)job->uid, -1) < 0) {
+        job->result = -errno;
+        return NULL;
+    }
+    job->result = alarmd_unix_connect(job->path);
+    // The thread ends here, and its changed credentials with it.
+    return NULL;
+}
+
+int alarmd_unix_connect_as(const char *path, uint32_t uid, uint32_t gid) {
+    struct connect_as_job job = {.path = path, .uid = uid, .gid = gid, .result = -EINVAL};
+    pthread_t thread;
+    int created = pthread_create(&thread, NULL, connect_as_thread, &job);
+    if (created != 0) return -created;
+    pthread_join(thread, NULL);
+    return job.result;
+}
+
+int alarmd_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) < 0) return -errno;
+    *pid = (int32_t)credentials.pid;
+    *uid = (uint32_t)credentials.uid;
+    *gid = (uint32_t)credentials.gid;
+    return 0;
+}
+
+ssize_t alarmd_socket_send(int fd, const void *bytes, size_t count) {
+    for (;;) {
+        ssize_t sent = send(fd, bytes, count, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (sent >= 0) return sent;
+        if (errno != EINTR) return -errno;
+    }
+}
+
+ssize_t alarmd_socket_receive(int fd, void *buffer, size_t capacity) {
+    for (;;) {
+        ssize_t received = recv(fd, buffer, capacity, MSG_DONTWAIT);
+        if (received >= 0) return received;
+        if (errno != EINTR) return -errno;
+    }
+}
+
+int alarmd_path_kind(const char *path, uint64_t *device, uint64_t *inode) {
+    struct stat status;
+    if (lstat(path, &status) < 0) return errno == ENOENT ? ALARMD_PATH_MISSING : -errno;
+    if (!S_ISSOCK(status.st_mode)) return ALARMD_PATH_OTHER;
+    *device = (uint64_t)status.st_dev;
+    *inode = (uint64_t)status.st_ino;
+    return ALARMD_PATH_SOCKET;
+}
+
+// getpwuid_r and friends say ERANGE when the buffer is too small: grow it up to 1 MiB.
+enum { initial_buffer = 4096, largest_buffer = 1 << 20 };
+
+int alarmd_user_in_group(uint32_t uid, uint32_t gid) {
+    size_t size = initial_buffer;
+    char *buffer = NULL;
+    struct passwd entry;
+    struct passwd *found = NULL;
+    int failed;
+    for (;;) {
+        char *grown = realloc(buffer, size);
+        if (!grown) {
+            free(buffer);
+            return -ENOMEM;
+        }
+        buffer = grown;
+        failed = getpwuid_r((uid_t)uid, &entry, buffer, size, &found);
+        if (failed != ERANGE || size >= largest_buffer) break;
+        size *= 2;
+    }
+    if (failed || !found) {
+        free(buffer);
+        return failed ? -failed : -ENOENT;
+    }
+    if ((uint32_t)entry.pw_gid == gid) {
+        free(buffer);
+        return 1;
+    }
+    int count = 32;
+    gid_t *groups = NULL;
+    int member = 0;
+    for (;;) {
+        gid_t *grown = realloc(groups, (size_t)count * sizeof *groups);
+        if (!grown) {
+            member = -ENOMEM;
+            break;
+        }
+        groups = grown;
+        int capacity = count;
+        if (getgrouplist(entry.pw_name, entry.pw_gid, groups, &count) >= 0) {
+            for (int i = 0; i < count; i++) {
+                if ((uint32_t)groups[i] == gid) member = 1;
+            }
+            break;
+        }
+        // count now holds the number needed; guard against a library that does not set it.
+        if (count <= capacity) count = capacity * 2;
+        if (count > 65536) {
+            member = -E2BIG;
+            break;
+        }
+    }
+    free(groups);
+    free(buffer);
+    return member;
+}
+
+int alarmd_group_id(const char *name, uint32_t *gid) {
+    size_t size = initial_buffer;
+    char *buffer = NULL;
+    struct group entry;
+    struct group *found = NULL;
+    int failed;
+    for (;;) {
+        char *grown = realloc(buffer, size);
+        if (!grown) {
+            free(buffer);
+            return -ENOMEM;
+        }
+        buffer = grown;
+        failed = getgrnam_r(name, &entry, buffer, size, &found);
+        if (failed != ERANGE || size >= largest_buffer) break;
+        size *= 2;
+    }
+    if (!failed && found) *gid = (uint32_t)entry.gr_gid;
+    free(buffer);
+    if (failed) return -failed;
+    return found ? 0 : -ENOENT;
+}

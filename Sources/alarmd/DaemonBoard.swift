@@ -1,0 +1,83 @@
+import AlarmALSA
+import AlarmAppliance
+import AlarmBoard
+import AlarmGPIO
+import AlarmHardware
+import AlarmSimulator
+import AlarmTime
+import Logging
+
+/// The daemon's board: every part opened from the profile and kept even when it is missing at
+/// start (the GPIO backends retry every few seconds, the display and the sound on each use), so a
+/// part plugged in later starts working without a restart.
+struct DaemonBoard: Sendable {
+    let hardware: ApplianceHardware
+    let buttons: GPIODButtonInput?
+    let indicator: GPIODIndicator?
+    /// The hardware volume control, when the profile names one.
+    let mixer: ALSAMixerVolume?
+
+    static func open(
+        _ profile: BoardProfile, clock: any WallClock, settings: inout ApplianceSettings, logger: Logger
+    ) async -> DaemonBoard {
+        guard !profile.simulated, let gpio = profile.gpio, let display = profile.display else {
+            logger.notice("Simulated board: no hardware, fakes for every part", metadata: ["board": "\(profile.name)"])
+            let hardware = ApplianceHardware(
+                buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(),
+                audio: FakeAudioOutput(clock: clock), display: FakeCharacterDisplay(size: profile.display?.size ?? .sixteenByTwo))
+            return DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil)
+        }
+        var buttons: GPIODButtonInput?
+        var indicator: GPIODIndicator?
+        do {
+            buttons = try GPIODButtonInput(configuration: .init(
+                chip: BoardParts.chipArgument(gpio.chip), stop: BoardParts.selector(gpio.stop),
+                snooze: BoardParts.selector(gpio.snooze), bias: BoardParts.bias(gpio.buttonBias),
+                activeLow: gpio.buttonsActiveLow, debounce: .milliseconds(gpio.debounceMilliseconds)))
+        } catch {
+            logger.error("Buttons cannot be watched (no thread or eventfd)", metadata: ["error": "\(error)"])
+        }
+        do {
+            indicator = try GPIODIndicator(configuration: .init(
+                chip: BoardParts.chipArgument(gpio.chip), line: BoardParts.selector(gpio.led), activeLow: gpio.ledActiveLow))
+        } catch {
+            logger.error("LED cannot be driven (no thread or eventfd)", metadata: ["error": "\(error)"])
+        }
+        let audio = ALSAAudioOutput(device: profile.sound.device, diagnostics: { message in
+            logger.debug("ALSA: \(message)")
+        })
+        if let problem = audio.probe() {
+            logger.error("Sound device not available at start; alarms alert on the LED and display until it is", metadata: [
+                "error": "\(problem)",
+            ])
+        }
+        var mixer: ALSAMixerVolume?
+        if let control = profile.sound.mixer {
+            let volume = ALSAMixerVolume(card: profile.sound.card, control: control)
+            do {
+                // The card plays at the alarm volume; the crescendo then ramps up to full scale
+                // in software, starting as far below as it would have.
+                try volume.set(decibels: settings.volume)
+                settings.crescendoStart -= settings.volume
+                settings.volume = 0
+                mixer = volume
+                logger.info("Alarm volume set on the sound card", metadata: ["mixer": "\(control)", "card": "\(profile.sound.card)"])
+            } catch {
+                logger.warning("Sound card volume control not available; the volume is set in software", metadata: [
+                    "error": "\(error)",
+                ])
+            }
+        }
+        let hardware = ApplianceHardware(
+            buttons: buttons ?? FakeButtonInput(clock: clock) as any ButtonInput,
+            indicator: indicator ?? FakeIndicator() as any Indicator,
+            audio: audio, display: BoardParts.openDisplay(display))
+        return DaemonBoard(hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer)
+    }
+
+    /// Releases the GPIO lines (the LED is left off).
+    func close() async {
+        await buttons?.close()
+        await indicator?.close()
+    }
+}

@@ -1,0 +1,231 @@
+import AlarmALSA
+import AlarmAppliance
+import AlarmBoard
+import AlarmControl
+import AlarmDaemon
+import AlarmEngine
+import AlarmGPIO
+import AlarmHardware
+import AlarmKit
+import AlarmLCD
+import AlarmSimulator
+import AlarmTime
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import Logging
+import ServiceLifecycle
+
+/// `alarmd` as the device's service: the engine, the appliance on the board's parts and the
+/// control socket, under swift-service-lifecycle. SIGTERM (or SIGINT) shuts it down in order:
+/// the socket closes, the appliance stops the sound and leaves the LED off and the display
+/// blank, the GPIO lines are released, the engine stops (its store is written on every change).
+///
+/// Nothing touches the hardware before the configuration and the board profile have been read
+/// without error: a bad file stops start-up with one line, `FILE:LINE: KEY: message`, and exit
+/// status 78.
+struct DaemonMode {
+    let options: Alarmd
+
+    /// Exit status for a bad configuration or profile (`EX_CONFIG`).
+    static let configurationError: Int32 = 78
+
+    func run() async throws {
+        let output = JournalOutput.standardError
+        let bootstrapLogger = Self.logger(level: options.level, output: output)
+
+        // 1. Configuration and profile: all checked before any hardware is opened.
+        var configuration: DaemonConfiguration
+        let profile: BoardProfile
+        do {
+            var loaded = try DaemonConfiguration.load(path: options.config)
+            try loaded.configuration.apply(DaemonConfiguration.Overrides(
+                board: options.board, stateDirectory: options.stateDir, socketPath: options.socket,
+                logLevel: options.logLevel.flatMap(Logger.Level.init(rawValue:))))
+            for warning in loaded.warnings {
+                bootstrapLogger.warning("Configuration key not understood; ignored", metadata: ["config.warning": "\(warning)"])
+            }
+            if loaded.file == nil {
+                bootstrapLogger.notice("No configuration file; using the defaults", metadata: ["config.file": "\(DaemonConfiguration.defaultPath)"])
+            }
+            configuration = loaded.configuration
+            let board = try configuration.loadBoard()
+            for warning in board.warnings {
+                bootstrapLogger.warning("Board profile key not understood; ignored", metadata: ["board.warning": "\(warning)"])
+            }
+            profile = board.profile
+        } catch {
+            bootstrapLogger.critical("Configuration error; not starting: \(error)")
+            throw ExitCode(Self.configurationError)
+        }
+        let logger = Self.logger(level: configuration.logLevel, output: output)
+        let notifier = Self.notifier(logger: logger)
+
+        // 2. State directory (systemd's StateDirectory= makes it; a hand start may not have).
+        if mkdir(configuration.stateDirectory, 0o700) != 0, errno != EEXIST {
+            logger.critical("State directory cannot be created", metadata: [
+                "state.directory": "\(configuration.stateDirectory)", "error": "\(String(cString: strerror(errno)))",
+            ])
+            throw ExitCode(73)
+        }
+
+        // 3. The board's parts. Missing ones are logged and retried by their backends; the
+        //    alarm still rings on whatever works.
+        let clock = SystemWallClock()
+        let board = await DaemonBoard.open(profile, clock: clock, settings: &configuration.appliance, logger: logger)
+
+        // 4. Engine and appliance.
+        let prompter = DevicePrompter(userName: Self.userName(of:))
+        let runtime: AlarmRuntime
+        do {
+            runtime = try AlarmRuntime(
+                configuration: .init(
+                    policy: configuration.engine, clockTrust: configuration.clockTrust,
+                    storeDirectory: configuration.stateDirectory),
+                clock: clock, timeZones: SystemTimeZoneProvider(), authorizer: prompter, logger: logger)
+        } catch {
+            logger.critical("Alarm engine cannot start", metadata: ["error": "\(error)"])
+            throw ExitCode(73)
+        }
+        let appliance = Appliance(
+            runtime: runtime, hardware: board.hardware, clock: clock, settings: configuration.appliance, logger: logger)
+        prompter.attach(appliance)
+
+        // 5. The control socket.
+        var control = ControlServer.Configuration(
+            socketPath: configuration.socketPath,
+            socketGroupID: ControlAdministrators.groupID(named: configuration.socketGroup),
+            administrators: ControlAdministrators(groupID: ControlAdministrators.groupID(named: configuration.adminGroup)))
+        control.maximumClients = configuration.control.maximumClients
+        if let idle = configuration.control.idleTimeout { control.idleTimeout = idle }
+        control.serverVersion = AlarmdVersion.current
+        let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
+        let server = ControlServer(
+            configuration: control, runtime: runtime,
+            handlers: DaemonOperations.handlers(runtime: runtime, status: status), logger: logger)
+        do {
+            try server.start()
+        } catch {
+            logger.critical("Control socket cannot be opened", metadata: ["error": "\(error)"])
+            await board.close()
+            throw ExitCode(71)
+        }
+
+        // 6. Run until SIGTERM or SIGINT.
+        var services: [any Service] = [
+            TaskService { await runtime.run() },
+            TaskService { await appliance.run() },
+            TaskService {
+                await Completion.never()
+                await server.stop()
+            },
+            TaskService {
+                await status.followParts(logger: logger)
+                await Completion.never()  // a service that returns would stop the whole group
+            },
+        ]
+        if let interval = Self.watchdogInterval(logger: logger) {
+            let pinger = WatchdogPinger(notifier: notifier, interval: interval, logger: logger) {
+                await appliance.isResponsive()
+            }
+            services.append(TaskService { await pinger.run() })
+        }
+        let socketPath = configuration.socketPath
+        services.append(TaskService {
+            // Ready once everything above runs: tell systemd, and say what the device is doing.
+            Self.send(notifier, [.ready, .status(await status.summary())], logger: logger)
+            logger.notice("alarmd ready", metadata: [
+                "board": "\(profile.name)", "control.socket": "\(socketPath)",
+                "version": "\(AlarmdVersion.current)",
+            ])
+            await Completion.never()
+        })
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            logger.error("Service ended with an error", metadata: ["error": "\(error)"])
+        }
+        Self.send(notifier, [.stopping], logger: logger)
+        await appliance.shutdown()
+        await board.close()
+        logger.notice("alarmd stopped")
+    }
+
+    // MARK: - Pieces
+
+    static func logger(level: Logger.Level, output: JournalOutput) -> Logger {
+        var logger = Logger(label: "alarmd", factory: { JournalLogHandler(label: $0, output: output) })
+        logger.logLevel = level
+        return logger
+    }
+
+    static func notifier(logger: Logger) -> SystemdNotifier {
+        do {
+            return try SystemdNotifier(environment: SystemdNotifier.processEnvironment())
+        } catch {
+            logger.warning("NOTIFY_SOCKET not usable; systemd will not hear from alarmd", metadata: ["error": "\(error)"])
+            return SystemdNotifier(address: nil)
+        }
+    }
+
+    static func watchdogInterval(logger: Logger) -> Duration? {
+        do {
+            return try SystemdNotifier.watchdogInterval(environment: SystemdNotifier.processEnvironment())
+        } catch {
+            logger.warning("WATCHDOG_USEC not usable; no watchdog pings", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    static func send(_ notifier: SystemdNotifier, _ states: [SystemdNotifier.State], logger: Logger) {
+        do {
+            try notifier.send(states)
+        } catch {
+            logger.warning("systemd notification not delivered", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The login name of a client, for the authorization prompt; the uid if it has none.
+    @Sendable static func userName(of client: ClientID) -> String {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard getpwuid_r(client.rawValue, &entry, &buffer, buffer.count, &result) == 0, result != nil,
+              let name = entry.pw_name
+        else { return "uid \(client.rawValue)" }
+        return String(cString: name)
+    }
+}
+
+/// A service that runs `body` until it returns or graceful shutdown cancels it.
+struct TaskService: Service {
+    let body: @Sendable () async -> Void
+
+    init(_ body: @escaping @Sendable () async -> Void) {
+        self.body = body
+    }
+
+    func run() async {
+        await cancelWhenGracefulShutdown {
+            await body()
+        }
+    }
+}
+
+/// Waiting for nothing, until cancelled.
+enum Completion {
+    static func never() async {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        for await _ in stream {}
+        withExtendedLifetime(continuation) {}
+    }
+}
+
+/// The version alarmd reports (`alarmctl status`, the control socket's `hello`).
+enum AlarmdVersion {
+    static let current = "0.5.0"
+}

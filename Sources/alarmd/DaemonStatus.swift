@@ -1,0 +1,125 @@
+import AlarmAppliance
+import AlarmBoard
+import AlarmControl
+import AlarmEngine
+import AlarmGPIO
+import AlarmHardware
+import AlarmTime
+import FoundationEssentials
+import Logging
+
+/// What `alarmctl status` shows: the daemon, the clock, the alarms and each part of the board.
+struct StatusReport: Codable, Hashable, Sendable {
+    struct Part: Codable, Hashable, Sendable {
+        var name: String
+        /// `ok`, `fault` or `starting`.
+        var state: String
+        var detail: String?
+    }
+
+    var version: String
+    var board: String
+    var startedAt: Date
+    var clockTrusted: Bool
+    var timeZone: String
+    var alarms: Int
+    var alerting: Int
+    var nextAlarm: Date?
+    var parts: [Part]
+}
+
+/// Gathers the daemon's status from the engine, the appliance and the GPIO backends.
+struct DaemonStatus: Sendable {
+    let runtime: AlarmRuntime
+    let appliance: Appliance
+    let board: DaemonBoard
+    let profile: BoardProfile
+    let startedAt = Date()
+
+    func report() async -> StatusReport {
+        let snapshot = await runtime.deviceSnapshot()
+        let alarms = await runtime.allAlarms().count
+        let faults = await appliance.partFaults
+        var parts: [StatusReport.Part] = []
+        parts.append(Self.part("buttons", board.buttons?.status))
+        parts.append(Self.part("led", board.indicator?.status, fault: faults.indicator))
+        parts.append(.init(name: "display", state: faults.display == nil ? "ok" : "fault", detail: faults.display.map { "\($0)" }))
+        parts.append(.init(name: "sound", state: faults.sound == nil ? "ok" : "fault", detail: faults.sound.map { "\($0)" }))
+        return StatusReport(
+            version: AlarmdVersion.current, board: profile.name, startedAt: startedAt,
+            clockTrusted: snapshot.isClockTrusted, timeZone: snapshot.timeZone.identifier, alarms: alarms,
+            alerting: snapshot.alerting.count, nextAlarm: snapshot.nextAlarm?.dueDate, parts: parts)
+    }
+
+    private static func part(_ name: String, _ status: GPIOStatus?, fault: HardwareError? = nil) -> StatusReport.Part {
+        if let fault { return .init(name: name, state: "fault", detail: "\(fault)") }
+        switch status {
+        case nil: return .init(name: name, state: "ok", detail: "simulated")
+        case .ready?: return .init(name: name, state: "ok", detail: nil)
+        case .starting?: return .init(name: name, state: "starting", detail: nil)
+        case .failed(let error)?: return .init(name: name, state: "fault", detail: "\(error)")
+        case .closed?: return .init(name: name, state: "fault", detail: "closed")
+        }
+    }
+
+    /// One line for `systemctl status`.
+    func summary() async -> String {
+        let report = await report()
+        let faulty = report.parts.filter { $0.state != "ok" }.map(\.name)
+        var line = "\(report.alarms) alarm\(report.alarms == 1 ? "" : "s")"
+        if !report.clockTrusted { line += "; clock not set: waiting for the time" }
+        line += faulty.isEmpty ? "; all parts working" : "; not working: \(faulty.joined(separator: ", "))"
+        return line
+    }
+
+    /// Logs each GPIO backend's status changes until cancelled (the backends have no logger).
+    func followParts(logger: Logger) async {
+        await withDiscardingTaskGroup { group in
+            if let buttons = board.buttons {
+                let updates = buttons.statusUpdates()
+                group.addTask { await Self.log(updates, part: "buttons", logger: logger) }
+            }
+            if let indicator = board.indicator {
+                let updates = indicator.statusUpdates()
+                group.addTask { await Self.log(updates, part: "led", logger: logger) }
+            }
+        }
+    }
+
+    private static func log(_ updates: AsyncStream<GPIOStatus>, part: String, logger: Logger) async {
+        for await status in updates {
+            switch status {
+            case .ready: logger.notice("Board part working", metadata: ["part": "\(part)"])
+            case .failed(let error): logger.error("Board part not working; retrying", metadata: ["part": "\(part)", "error": "\(error)"])
+            case .starting, .closed: break
+            }
+        }
+    }
+}
+
+/// The daemon's own operations on the control socket, beside the AlarmKit ones.
+enum DaemonOperations {
+    struct HistoryParameters: Decodable {
+        /// Everyone's history (administrators only); default the caller's.
+        var all: Bool?
+    }
+
+    static func handlers(runtime: AlarmRuntime, status: DaemonStatus) -> [String: ControlServer.Handler] {
+        [
+            "status": .init(requiresAdministrator: false) { _ in
+                await status.report()
+            },
+            "history": .init(requiresAdministrator: false) { call in
+                let parameters = try call.request.parameters(HistoryParameters.self)
+                if parameters.all == true {
+                    guard call.peer.isAdministrator else {
+                        throw ControlRequestError(
+                            id: call.request.id, .forbidden, "only root and the admin group see everyone's history")
+                    }
+                    return await runtime.history(for: nil)
+                }
+                return await runtime.history(for: ClientID(rawValue: call.peer.uid))
+            },
+        ]
+    }
+}

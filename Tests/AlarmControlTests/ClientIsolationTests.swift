@@ -1,0 +1,143 @@
+import AlarmKit
+import CLinuxSupport
+import FoundationEssentials
+import Glibc
+import Testing
+
+@testable import AlarmControl
+@testable import AlarmEngine
+
+/// Two clients with different uids over the real socket: the kernel's peer credentials decide
+/// who is who. Connections as another user are made from a thread whose effective uid and gid
+/// are changed (root only), so `SO_PEERCRED` really reports that user.
+@Suite(.timeLimit(.minutes(1)))
+struct ClientIsolationTests {
+    static let isRoot = getuid() == 0
+
+    @Test func theSocketIsMode0660WithTheConfiguredGroupAndTheKernelNamesThePeer() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            var status = stat()
+            #expect(lstat(rig.socketPath, &status) == 0)
+            #expect(status.st_mode & 0o777 == 0o660)
+            if Self.isRoot { #expect(status.st_gid == ServerRig.otherUser.gid) }
+            // A plain connection from this process: SO_PEERCRED gives our own uid and gid.
+            let hello = try await rig.client().hello()
+            #expect(hello.uid == geteuid())
+            #expect(hello.gid == getegid())
+            #expect(hello.admin == (geteuid() == 0))
+            #expect(hello.protocol == 1)
+            #expect(hello.server == "alarmd")
+            #expect(hello.version == "test")
+        }
+        #expect(access(rig.socketPath, F_OK) != 0, "stop() removes the socket file")
+    }
+
+    @Test(.enabled(if: isRoot, "connecting as another user needs root"))
+    func anotherUserIsIdentifiedByTheKernelAndTheModeKeepsStrangersOut() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            let hello = try await rig.client(as: ServerRig.otherUser).hello()
+            #expect(hello.uid == ServerRig.otherUser.uid)
+            #expect(hello.gid == ServerRig.otherUser.gid)
+            #expect(!hello.admin)
+            // Neither the owner nor in the socket's group: mode 0660 refuses the connection.
+            let stranger = rig.client(as: (65533, 65533))
+            let error = await #expect(throws: AlarmOperationError.self) { try await stranger.hello() }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("Permission denied"))
+        }
+    }
+
+    @Test(.enabled(if: isRoot, "connecting as another user needs root"))
+    func clientsSeeAndChangeOnlyTheirOwnAlarms() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            let owner = AlarmManager(backend: SocketAlarmBackend(client: rig.client(as: (1000, ServerRig.otherUser.gid))))
+            let other = AlarmManager(backend: SocketAlarmBackend(client: rig.client(as: ServerRig.otherUser)))
+            let ownersAlarm = Alarm.ID()
+            let alarm = try await owner.schedule(id: ownersAlarm, configuration: .alarm(
+                schedule: .fixed(ServerRig.start.addingTimeInterval(3600)),
+                attributes: AlarmAttributes<NoAlarmMetadata>(presentation: .init(alert: .init(title: "Mine")), tintColor: .blue)))
+            #expect(alarm.state == .scheduled)
+            #expect(try await owner.alarms.map(\.id) == [ownersAlarm])
+            #expect(try await other.alarms.isEmpty)
+            for action in AlarmAction.allCases {
+                await #expect(throws: AlarmOperationError.notFound(ownersAlarm)) {
+                    try await SocketAlarmBackend(client: rig.client(as: ServerRig.otherUser)).perform(action, id: ownersAlarm)
+                }
+            }
+            let othersAlarm = Alarm.ID()
+            _ = try await other.schedule(id: othersAlarm, configuration: .timer(
+                duration: 60, attributes: AlarmAttributes<NoAlarmMetadata>(presentation: .init(alert: .init(title: "Tea")), tintColor: .green)))
+            #expect(try await owner.alarms.map(\.id) == [ownersAlarm])
+            #expect(try await other.alarms.map(\.id) == [othersAlarm])
+            try await owner.cancel(id: ownersAlarm)
+            #expect(try await owner.alarms.isEmpty)
+            #expect(try await other.alarms.map(\.id) == [othersAlarm], "the owner's cancel touched only its own")
+            // What the engine holds agrees.
+            #expect(await rig.runtime.alarms(for: ClientID(rawValue: 1000)).isEmpty)
+            #expect(await rig.runtime.alarms(for: ClientID(rawValue: ServerRig.otherUser.uid)).map(\.id) == [othersAlarm])
+        }
+    }
+
+    @Test(.enabled(if: isRoot, "connecting as another user needs root"))
+    func rootAdministersEveryone() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            let owner = rig.client(as: (1000, ServerRig.otherUser.gid))
+            let other = rig.client(as: ServerRig.otherUser)
+            let admin = rig.client()
+            let first = try await owner.schedule(id: Alarm.ID(), definition: Sample.definition("Owner"))
+            let second = try await other.schedule(id: Alarm.ID(), definition: Sample.definition("Other"))
+            #expect(try await admin.allAlarms() == [OwnedAlarm(owner: ClientID(rawValue: 1000), alarm: first), OwnedAlarm(owner: ClientID(rawValue: 65534), alarm: second)])
+            #expect(try await admin.authorizations() == [ClientAuthorization(uid: 1000, state: .authorized), ClientAuthorization(uid: 65534, state: .authorized)])
+            // Nobody else may.
+            for call in [{ _ = try await other.allAlarms() }, { _ = try await other.authorizations() }, { try await other.setAuthorization(.authorized, forUID: 65534) }] as [@Sendable () async throws -> Void] {
+                let error = await #expect(throws: ControlError.self) { try await call() }
+                #expect(error?.code == .forbidden)
+            }
+            // Revoked: the client's next schedule fails with a clear error; its alarms stay.
+            try await admin.setAuthorization(.denied, forUID: 65534)
+            await #expect(throws: AlarmOperationError.notAuthorized(.denied)) {
+                try await other.schedule(id: Alarm.ID(), definition: Sample.definition())
+            }
+            #expect(try await other.authorizationState() == .denied)
+            #expect(try await other.requestAuthorization() == .denied, "a decision is not asked again")
+            #expect(try await other.alarms() == [second])
+            // Granted again.
+            try await admin.setAuthorization(.authorized, forUID: 65534)
+            _ = try await other.schedule(id: Alarm.ID(), definition: Sample.definition())
+            // An administrator's own authorization cannot be revoked.
+            let error = await #expect(throws: ControlError.self) { try await admin.setAuthorization(.denied, forUID: 0) }
+            #expect(error?.code == .forbidden)
+            #expect(try await admin.authorizationState() == .authorized)
+        }
+    }
+
+    @Test(.enabled(if: isRoot, "connecting as another user needs root"))
+    func membersOfTheAdministratorsGroupAdminister() async throws {
+        let rig = try ServerRig(configure: { $0.administrators = ControlAdministrators(groupID: ServerRig.otherUser.gid) })
+        try await rig.serving { () async throws in
+            // The peer's effective gid is the administrators' group.
+            let member = rig.client(as: (4242, ServerRig.otherUser.gid))
+            #expect(try await member.hello().admin)
+            #expect(try await member.allAlarms() == [])
+            // Administrators are authorized without a prompt.
+            #expect(try await member.authorizationState() == .authorized)
+        }
+    }
+
+    @Test func groupMembershipComesFromTheAccountDatabase() {
+        // Debian's nobody has nogroup (65534) as its primary group; root is in group 0.
+        #expect(alarmd_user_in_group(0, 0) == 1)
+        #expect(alarmd_user_in_group(65534, 65534) == 1)
+        #expect(alarmd_user_in_group(65534, 0) == 0)
+        #expect(alarmd_user_in_group(3_999_999_999, 0) == -ENOENT)
+        #expect(ControlAdministrators(groupID: nil).includes(uid: 0))
+        #expect(!ControlAdministrators(groupID: nil).includes(uid: 65534, gid: 65534))
+        #expect(ControlAdministrators(groupID: 65534).includes(uid: 65534))
+        #expect(!ControlAdministrators(groupID: 0).includes(uid: 65534, gid: 65534))
+        #expect(ControlAdministrators.groupID(named: "root") == 0)
+        #expect(ControlAdministrators.groupID(named: "no-such-group-here") == nil)
+    }
+}

@@ -1,0 +1,114 @@
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+@testable import AlarmControl
+
+/// A connection that sends whatever bytes a test gives it and reads the daemon's lines, with
+/// every blocking wait on a thread of its own and bounded by a timeout (never a sleep).
+final class RawConnection: Sendable {
+    enum Read: Equatable {
+        case line([UInt8])
+        case closed
+        case timedOut
+    }
+
+    private struct State {
+        var decoder = ControlLineDecoder(maximumLineLength: ControlProtocol.maximumResponseSize)
+        var lines: [[UInt8]] = []
+        var ended = false
+        var fd: Int32?
+    }
+
+    private let state: Mutex<State>
+
+    init(fd: Int32) {
+        state = Mutex(State(fd: fd))
+    }
+
+    deinit {
+        close()
+    }
+
+    func close() {
+        state.withLock { state in
+            if let fd = state.fd { Glibc.close(fd) }
+            state.fd = nil
+        }
+    }
+
+    /// Sends all of `bytes`; `false` if the daemon closed the connection first or it stalled for
+    /// `timeout`.
+    @discardableResult
+    func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) async -> Bool {
+        guard let fd = state.withLock({ $0.fd }) else { return false }
+        return await ControlThread.run {
+            var offset = 0
+            while offset < bytes.count {
+                var pollDescriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                guard poll(&pollDescriptor, 1, Self.milliseconds(timeout)) > 0 else { return false }
+                let transfer = bytes.withUnsafeBytes { UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+                switch transfer {
+                case .done(let count): offset += count
+                case .wouldBlock: continue
+                case .failed: return false
+                }
+            }
+            return true
+        }
+    }
+
+    /// The next line from the daemon, or `.closed` once it closed the connection.
+    func next(timeout: Duration = .seconds(10)) async -> Read {
+        if let line = takeLine() { return line }
+        guard let fd = state.withLock({ $0.fd }) else { return .closed }
+        return await ControlThread.run { [self] in
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                if let line = takeLine() { return line }
+                var pollDescriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&pollDescriptor, 1, Self.milliseconds(timeout)) > 0 else { return .timedOut }
+                switch buffer.withUnsafeMutableBytes({ UnixSocket.receive(fd, into: $0) }) {
+                case .done(0), .failed:
+                    state.withLock { $0.ended = true }
+                case .done(let count):
+                    state.withLock { state in
+                        for output in state.decoder.feed(buffer[0..<count]) {
+                            if case .line(let line) = output { state.lines.append(line) }
+                        }
+                    }
+                case .wouldBlock:
+                    continue
+                }
+            }
+        }
+    }
+
+    /// The next line decoded as a response or event.
+    func nextMessage(timeout: Duration = .seconds(10)) async -> JSONValue? {
+        guard case .line(let line) = await next(timeout: timeout) else { return nil }
+        return try? JSONDecoder().decode(JSONValue.self, from: Data(line))
+    }
+
+    /// Reads and drops lines until the daemon closes the connection; `false` on a timeout.
+    func drainUntilClosed(timeout: Duration = .seconds(10)) async -> Bool {
+        while true {
+            switch await next(timeout: timeout) {
+            case .line: continue
+            case .closed: return true
+            case .timedOut: return false
+            }
+        }
+    }
+
+    private func takeLine() -> Read? {
+        state.withLock { state in
+            if !state.lines.isEmpty { return .line(state.lines.removeFirst()) }
+            return state.ended ? .closed : nil
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        Int32(clamping: duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,236 @@
+import AlarmKit
+import AlarmSimulator
+import AlarmTestKit
+import AlarmTime
+import FoundationEssentials
+import Glibc
+import Logging
+import Synchronization
+import Testing
+
+@testable import AlarmControl
+@testable import AlarmEngine
+
+/// A real ``AlarmRuntime`` (store in a temporary directory, manual clock, UTC) behind a real
+/// ``ControlServer`` on a Unix socket in that directory.
+///
+/// The directory is searchable by everyone and the socket's group is `nogroup` (65534), so a
+/// connection made as another user (``otherUser``) can reach it, as on the device.
+final class ServerRig: Sendable {
+    static let otherUser: (uid: UInt32, gid: UInt32) = (65534, 65534)
+    static let start = Date(timeIntervalSince1970: 1_795_000_000)
+    static let logger = Logger(label: "control-test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    let directory: TemporaryDirectory
+    let clock: ManualWallClock
+    let zones = ManualTimeZoneProvider(.utc)
+    let authorizer: any AuthorizationPrompter
+    let configuration: ControlServer.Configuration
+    /// Everything the server logged.
+    let log = CapturedLog()
+    private let current: Mutex<(runtime: AlarmRuntime, server: ControlServer)>
+
+    var storeDirectory: String { directory.path + "/state" }
+    var socketPath: String { configuration.socketPath }
+    var runtime: AlarmRuntime { current.withLock { $0.runtime } }
+    var server: ControlServer { current.withLock { $0.server } }
+
+    init(
+        authorizer: any AuthorizationPrompter = FixedAuthorization(.authorized),
+        configure: (inout ControlServer.Configuration) -> Void = { _ in }
+    ) throws {
+        directory = try TemporaryDirectory()
+        // Searchable by the other user, who must reach the socket; mkdtemp made it 0700.
+        chmod(directory.path, 0o711)
+        mkdir(directory.path + "/run", 0o755)
+        clock = ManualWallClock(now: Self.start)
+        self.authorizer = authorizer
+        var configuration = ControlServer.Configuration(
+            socketPath: directory.path + "/run/control.sock", socketGroupID: getuid() == 0 ? Self.otherUser.gid : nil)
+        configuration.serverVersion = "test"
+        configure(&configuration)
+        self.configuration = configuration
+        let runtime = try Self.makeRuntime(store: directory.path + "/state", clock: clock, zones: zones, authorizer: authorizer)
+        current = Mutex((runtime, Self.makeServer(configuration, runtime, logger: log.logger)))
+    }
+
+    static func makeRuntime(
+        store: String, clock: ManualWallClock, zones: ManualTimeZoneProvider, authorizer: any AuthorizationPrompter
+    ) throws -> AlarmRuntime {
+        try AlarmRuntime(
+            configuration: .init(clockTrust: .always, storeDirectory: store), clock: clock, timeZones: zones,
+            authorizer: authorizer, logger: logger)
+    }
+
+    static func makeServer(
+        _ configuration: ControlServer.Configuration, _ runtime: AlarmRuntime, logger: Logger = ServerRig.logger
+    ) -> ControlServer {
+        ControlServer(
+            configuration: configuration, runtime: runtime,
+            handlers: ["echo": .init(requiresAdministrator: false) { call in call.request.anyParameters }],
+            logger: logger)
+    }
+
+    /// Runs `body` with the server listening, then stops it.
+    func serving(_ body: () async throws -> Void) async throws {
+        try server.start()
+        do {
+            try await body()
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    /// The daemon restarts: a new runtime loads the same store, a new server takes the same path.
+    func restart() async throws {
+        await server.stop()
+        let runtime = try Self.makeRuntime(store: storeDirectory, clock: clock, zones: zones, authorizer: authorizer)
+        let server = Self.makeServer(configuration, runtime, logger: log.logger)
+        current.withLock { $0 = (runtime, server) }
+    }
+
+    /// Every file of the store with its bytes.
+    func storeFiles() -> [String: [UInt8]] {
+        Dictionary(uniqueKeysWithValues: TestFiles.names(in: storeDirectory).map { ($0, TestFiles.read(storeDirectory + "/" + $0) ?? []) })
+    }
+
+    /// A client connecting as this process, or as another user.
+    func client(as user: (uid: UInt32, gid: UInt32)? = nil) -> ControlClient {
+        let connector: ControlClient.Connector = user.map {
+            .unixSocket(path: socketPath, actingAsUID: $0.uid, gid: $0.gid)
+        } ?? .unixSocket(path: socketPath)
+        return ControlClient(connector: connector, reconnectBackoff: .milliseconds(10)...(.milliseconds(100)))
+    }
+
+    /// A raw connection for sending arbitrary bytes.
+    func rawConnection(as user: (uid: UInt32, gid: UInt32)? = nil) async throws -> RawConnection {
+        let path = socketPath
+        let opened = await ControlThread.run { () -> Result<Int32, ControlSocketError> in
+            do throws(ControlSocketError) {
+                if let user { return .success(try UnixSocket.connect(to: path, uid: user.uid, gid: user.gid)) }
+                return .success(try UnixSocket.connect(to: path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return RawConnection(fd: try opened.get())
+    }
+}
+
+/// Answers every prompt only when the test releases it, and counts the prompts.
+final class GatedPrompter: AuthorizationPrompter {
+    private struct State {
+        var asked = 0
+        var decision: AlarmManager.AuthorizationState?
+        var waiting: [CheckedContinuation<AlarmManager.AuthorizationState, Never>] = []
+        var askedWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func requestAuthorization(for client: ClientID) async -> AlarmManager.AuthorizationState {
+        await withCheckedContinuation { continuation in
+            let (decision, waiters) = state.withLock { state in
+                state.asked += 1
+                if state.decision == nil { state.waiting.append(continuation) }
+                defer { state.askedWaiters = [] }
+                return (state.decision, state.askedWaiters)
+            }
+            waiters.forEach { $0.resume() }
+            if let decision { continuation.resume(returning: decision) }
+        }
+    }
+
+    /// Suspends until somebody is being asked.
+    func waitUntilAsked() async {
+        await withCheckedContinuation { continuation in
+            let asked = state.withLock { state in
+                if state.asked == 0 { state.askedWaiters.append(continuation) }
+                return state.asked > 0
+            }
+            if asked { continuation.resume() }
+        }
+    }
+
+    var timesAsked: Int { state.withLock { $0.asked } }
+
+    /// Answers every pending and later prompt with `decision`.
+    func answer(_ decision: AlarmManager.AuthorizationState) {
+        let waiting = state.withLock { state in
+            state.decision = decision
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        waiting.forEach { $0.resume(returning: decision) }
+    }
+}
+
+/// A log handler that keeps every record, for checking what the server logs.
+final class CapturedLog: Sendable {
+    struct Record: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: [String: String]
+    }
+
+    private let records = Mutex<[Record]>([])
+
+    var entries: [Record] { records.withLock { $0 } }
+
+    var logger: Logger {
+        var logger = Logger(label: "control-test") { _ in Handler(log: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    private struct Handler: LogHandler {
+        let log: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let record = Record(
+                level: event.level, message: "\(event.message)",
+                metadata: (event.metadata ?? [:]).mapValues { "\($0)" })
+            log.records.withLock { $0.append(record) }
+        }
+    }
+}
+
+/// Test values.
+enum Sample {
+    static func definition(_ title: String = "Wake up", at date: Date = ServerRig.start.addingTimeInterval(3600)) -> AlarmDefinition {
+        AlarmDefinition(
+            schedule: .fixed(date), countdownDuration: .init(preAlert: nil, postAlert: 540),
+            presentation: AlarmPresentation(alert: .init(title: title, secondaryButton: .snooze, secondaryButtonBehavior: .countdown)))
+    }
+
+    static func timer(_ seconds: TimeInterval = 300) -> AlarmDefinition {
+        AlarmDefinition(
+            schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: seconds),
+            presentation: AlarmPresentation(alert: .init(title: "Tea"), countdown: .init(title: "Tea", pauseButton: .pause)))
+    }
+
+    /// A request line as a client sends it.
+    static func request(_ id: Int64, _ operation: String, _ parameters: [String: JSONValue] = [:]) -> [UInt8] {
+        ControlProtocol.line(RequestMessage(id: id, op: operation, params: parameters)) ?? []
+    }
+
+    static func scheduleRequest(_ id: Int64, alarm: Alarm.ID, _ definition: AlarmDefinition = definition()) -> [UInt8] {
+        ControlProtocol.line(RequestMessage(id: id, op: "schedule", params: ScheduleParameters(id: alarm, definition: definition))) ?? []
+    }
+}
+
+extension AsyncIteratorProtocol where Failure == Never {
+    /// The next element of a sequence that cannot fail.
+    mutating func nextElement() async -> Element? {
+        await next(isolation: nil)
+    }
+}
