@@ -144,8 +144,8 @@ let package = Package(
         .executableTarget(
             name: "alarm-benchmarks",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmLCD", "AlarmScenario",
-                "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                "AlarmALSA", "AlarmAppliance", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmLCD",
+                "AlarmScenario", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/AlarmBenchmarks"

@@ -10,9 +10,11 @@
 //   --samples N       samples per scheduler operation (default 2000; quick 200)
 //   --dir PATH        where store files are written (default /work/alarmd-bench; must be a real disk)
 //   --alarmctl PATH   the alarmctl binary (default: next to this binary)
+//   --alarmd PATH     the alarmd binary for section 7 (default: next to this binary)
+//   --static-alarmd PATH  a stripped static release alarmd whose size section 7 reports
 //   --skip-process    do not spawn alarmctl
 //   --seed N          the workload's random seed (default 1)
-//   --only SECTIONS   comma-separated: scheduler,runtime,store,process,appliance,sound,lcd (default all; for profiling)
+//   --only SECTIONS   comma-separated: scheduler,runtime,store,process,appliance,sound,lcd,daemon (default all; for profiling)
 
 import AlarmTestKit
 import Glibc
@@ -22,9 +24,11 @@ struct Options {
     var samples: Int?
     var directory = "/work/alarmd-bench"
     var alarmctl = ChildProcess.product("alarmctl")
+    var alarmd = ChildProcess.product("alarmd")
+    var staticAlarmd: String?
     var skipProcess = false
     var seed: UInt64 = 1
-    var sections: Set<String> = ["scheduler", "runtime", "store", "process", "appliance", "sound", "lcd"]
+    var sections: Set<String> = ["scheduler", "runtime", "store", "process", "appliance", "sound", "lcd", "daemon"]
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -41,6 +45,8 @@ struct Options {
                 options.samples = count
             case "--dir": options.directory = value(argument)
             case "--alarmctl": options.alarmctl = value(argument)
+            case "--alarmd": options.alarmd = value(argument)
+            case "--static-alarmd": options.staticAlarmd = value(argument)
             case "--skip-process": options.skipProcess = true
             case "--seed":
                 guard let seed = UInt64(value(argument)) else { fail("--seed needs a number") }
@@ -48,12 +54,12 @@ struct Options {
             case "--only":
                 let chosen = Set(value(argument).split(separator: ",").map(String.init))
                 guard !chosen.isEmpty, chosen.isSubset(of: options.sections) else {
-                    fail("--only takes a comma-separated subset of scheduler,runtime,store,process,appliance,sound,lcd")
+                    fail("--only takes a comma-separated subset of scheduler,runtime,store,process,appliance,sound,lcd,daemon")
                 }
                 options.sections = chosen
             case "-h", "--help":
-                print("usage: alarm-benchmarks [--quick] [--samples N] [--dir PATH] [--alarmctl PATH] [--skip-process] [--seed N] [--only SECTIONS]")
-                print("  SECTIONS: comma-separated subset of scheduler,runtime,store,process,appliance,sound,lcd")
+                print("usage: alarm-benchmarks [--quick] [--samples N] [--dir PATH] [--alarmctl PATH] [--alarmd PATH] [--static-alarmd PATH] [--skip-process] [--seed N] [--only SECTIONS]")
+                print("  SECTIONS: comma-separated subset of scheduler,runtime,store,process,appliance,sound,lcd,daemon")
                 exit(0)
             default: fail("unknown argument \(argument)")
             }
@@ -163,6 +169,17 @@ if options.sections.contains("sound") {
 // 6. The LCD driver: I2C transactions per update.
 if options.sections.contains("lcd") {
     try await runDisplayBenchmarks(quick: options.quick)
+    print("")
+}
+
+// 7. alarmd as a service on the simulated board.
+if options.sections.contains("daemon") {
+    if access(options.alarmd, X_OK) == 0 {
+        try await runDaemonBenchmarks(
+            quick: options.quick, parent: options.directory, alarmd: options.alarmd, staticBinary: options.staticAlarmd)
+    } else {
+        print("== 7. alarmd: \(options.alarmd) not found; build it (--product alarmd) or pass --alarmd PATH")
+    }
     print("")
 }
 

@@ -4,8 +4,9 @@ import Glibc
 public final class TemporaryDirectory: Sendable {
     public let path: String
 
-    public init() throws {
-        var template = Array("/tmp/alarmd-test-XXXXXX".utf8CString)
+    /// - Parameter parent: where to make it (a real disk for benchmarks; /tmp by default).
+    public init(parent: String = "/tmp") throws {
+        var template = Array("\(parent)/alarmd-test-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else {
             throw ChildProcessError(message: "mkdtemp failed: errno \(errno)")
         }

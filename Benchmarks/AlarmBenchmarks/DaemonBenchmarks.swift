@@ -1,0 +1,149 @@
+import AlarmControl
+import AlarmKit
+import AlarmTestKit
+import FoundationEssentials
+import Glibc
+
+/// 7. `alarmd` as a service, on the simulated board (the hardware is fakes; everything else is
+/// the real daemon): start to READY with 1,000 stored alarms, idle RSS with 100, control round
+/// trips, and the size of the static release binary if one was built.
+func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBinary: String?) async throws {
+    let board = repositoryRoot() + "/board/simulated.toml"
+    print("== 7. alarmd on the simulated board (\(alarmd))")
+
+    // Start to READY: from spawn to the READY=1 datagram on our NOTIFY_SOCKET, 1,000 alarms stored.
+    let starts = quick ? 5 : 20
+    let work = try TemporaryDirectory(parent: parent)
+    var daemon = try DaemonProcess(alarmd: alarmd, board: board, directory: work.path)
+    try await daemon.waitUntilReady()
+    let client = ControlClient(path: daemon.socket)
+    for index in 0..<1_000 {
+        _ = try await client.schedule(id: Alarm.ID(), definition: benchmarkAlarm(index))
+    }
+    client.close()
+    daemon.terminate()
+    var startTimes: [Double] = []
+    for _ in 0..<starts {
+        let start = ContinuousClock.now
+        daemon = try DaemonProcess(alarmd: alarmd, board: board, directory: work.path)
+        try await daemon.waitUntilReady()
+        startTimes.append(microseconds(ContinuousClock.now - start) / 1000)
+        daemon.terminate()
+    }
+    let start = Summary(startTimes)
+
+    // Idle RSS and round trips with 100 alarms.
+    let small = try TemporaryDirectory(parent: parent)
+    daemon = try DaemonProcess(alarmd: alarmd, board: board, directory: small.path)
+    try await daemon.waitUntilReady()
+    let roundTrips = ControlClient(path: daemon.socket)
+    var scheduleTimes: [Double] = [], listTimes: [Double] = []
+    for index in 0..<100 {
+        let began = ContinuousClock.now
+        _ = try await roundTrips.schedule(id: Alarm.ID(), definition: benchmarkAlarm(index))
+        scheduleTimes.append(microseconds(ContinuousClock.now - began))
+    }
+    let lists = quick ? 50 : 500
+    for _ in 0..<lists {
+        let began = ContinuousClock.now
+        let alarms = try await roundTrips.alarms()
+        precondition(alarms.count == 100)
+        listTimes.append(microseconds(ContinuousClock.now - began))
+    }
+    roundTrips.close()
+    try await Task.sleep(for: .seconds(2))  // idle: nothing due, nothing asked
+    let rss = residentKiB(pid: daemon.pid)
+    daemon.terminate()
+    let schedule = Summary(scheduleTimes), list = Summary(listTimes)
+
+    printTable(
+        [["measure", "n", "p50", "p99", "max", "target"]],
+        [
+            ["start to READY, 1,000 alarms stored (ms)", "\(starts)", fixed(start.p50, 1), fixed(start.p99, 1), fixed(start.max, 1), "< 200 ms"],
+            ["round trip: schedule (µs, fsync included)", "100", fixed(schedule.p50, 0), fixed(schedule.p99, 0), fixed(schedule.max, 0), "p99 < 2 ms"],
+            ["round trip: list of 100 (µs)", "\(lists)", fixed(list.p50, 0), fixed(list.p99, 0), fixed(list.max, 0), "p99 < 2 ms"],
+        ])
+    print("idle RSS with 100 alarms: \(rss.map { "\(fixed(Double($0) / 1024, 1)) MiB" } ?? "unknown") (target < 12 MiB; debug builds are larger)")
+    if let staticBinary {
+        var info = stat()
+        if stat(staticBinary, &info) == 0 {
+            print("static release binary \(staticBinary): \(fixed(Double(info.st_size) / 1_048_576, 1)) MiB (target < 25 MB stripped)")
+        }
+    }
+}
+
+private func benchmarkAlarm(_ index: Int) -> AlarmDefinition {
+    AlarmDefinition(
+        schedule: .relative(.init(time: .init(hour: index % 24, minute: index % 60), repeats: .weekly([.monday, .friday]))),
+        countdownDuration: .init(preAlert: nil, postAlert: 540),
+        presentation: AlarmPresentation(
+            alert: .init(title: "Alarm \(index)", stopButton: .stop, secondaryButton: .snooze, secondaryButtonBehavior: .countdown)))
+}
+
+/// The package root, from this file's path.
+private func repositoryRoot() -> String {
+    "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+}
+
+/// Resident memory of a process, from /proc/PID/status.
+private func residentKiB(pid: pid_t) -> Int? {
+    guard let bytes = TestFiles.read("/proc/\(pid)/status") else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+}
+
+/// A headless `alarmd` with its own NOTIFY_SOCKET, so READY=1 is observed exactly.
+private struct DaemonProcess {
+    let pid: pid_t
+    let socket: String
+    private let notify: Int32
+
+    init(alarmd: String, board: String, directory: String) throws {
+        socket = directory + "/control.sock"
+        let notifyPath = directory + "/notify.sock"
+        unlink(notifyPath)
+        let notify = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        self.notify = notify
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in notifyPath.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        precondition(bound == 0, "cannot bind \(notifyPath)")
+        let config = directory + "/alarmd.toml"
+        try TestFiles.write([], to: config)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        pid = try ChildProcess.spawn(
+            alarmd, ["--config", config, "--board", board, "--state-dir", directory + "/state", "--socket", socket,
+                     "--log-level", "warning"],
+            environment: ["NOTIFY_SOCKET": notifyPath], actions: &actions)
+    }
+
+    /// Waits (up to 30 s) for READY=1.
+    func waitUntilReady() async throws {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var descriptor = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            guard poll(&descriptor, 1, 100) > 0 else { continue }
+            let count = recv(notify, &buffer, buffer.count, 0)
+            if count > 0, String(decoding: buffer[0..<count], as: UTF8.self).contains("READY=1") { return }
+        }
+        struct NotReady: Error {}
+        throw NotReady()
+    }
+
+    func terminate() {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        close(notify)
+    }
+}
