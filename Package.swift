@@ -182,7 +182,7 @@ let package = Package(
         ),
         .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
-        .testTarget(name: "alarmdTests", dependencies: ["AlarmTestKit"]),
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmControl", "AlarmKit", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

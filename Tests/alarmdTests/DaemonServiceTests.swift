@@ -1,0 +1,115 @@
+import AlarmControl
+import AlarmKit
+import AlarmTestKit
+import FoundationEssentials
+import Glibc
+import Testing
+
+/// `alarmd` as a service, headless on the simulated board: start-up checks, a real socket, and
+/// an acknowledged alarm surviving `kill -9`.
+@Suite(.timeLimit(.minutes(2))) struct DaemonServiceTests {
+    static let alarmd = ChildProcess.product("alarmd")
+    static let board = AlarmdCommandTests.repository + "/board/simulated.toml"
+
+    /// A running daemon in `directory`, stopped with SIGKILL (or SIGTERM) by the test.
+    final class Daemon {
+        let pid: pid_t
+        let socket: String
+        let log: String
+
+        init(directory: String, extraArguments: [String] = []) throws {
+            socket = directory + "/control.sock"
+            log = directory + "/alarmd.log"
+            let config = directory + "/alarmd.toml"
+            if access(config, F_OK) != 0 { try TestFiles.write([], to: config) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            pid = try ChildProcess.spawn(
+                DaemonServiceTests.alarmd,
+                ["--config", config, "--board", DaemonServiceTests.board, "--state-dir", directory + "/state",
+                 "--socket", socket] + extraArguments,
+                environment: [:], actions: &actions)
+        }
+
+        /// Waits (bounded) until the socket answers `hello`.
+        func waitUntilServing() async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                if access(socket, F_OK) == 0 {
+                    let client = ControlClient(path: socket)
+                    defer { client.close() }
+                    if (try? await client.hello()) != nil { return }
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            Issue.record("alarmd did not start serving: \(String(decoding: TestFiles.read(log) ?? [], as: UTF8.self))")
+        }
+
+        /// Sends `signal` and reaps the process; returns its wait status.
+        @discardableResult
+        func stop(_ signal: Int32) -> Int32 {
+            kill(pid, signal)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            return status
+        }
+    }
+
+    static func wakeUp() -> AlarmDefinition {
+        AlarmDefinition(
+            schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.monday]))),
+            countdownDuration: .init(preAlert: nil, postAlert: 540),
+            presentation: AlarmPresentation(
+                alert: .init(title: "Wake up", stopButton: .stop, secondaryButton: .snooze, secondaryButtonBehavior: .countdown)))
+    }
+
+    @Test func anAcknowledgedAlarmSurvivesKillDashNine() async throws {
+        let directory = try TemporaryDirectory()
+        var daemon = try Daemon(directory: directory.path)
+        try await daemon.waitUntilServing()
+        let client = ControlClient(path: daemon.socket)
+        let id = Alarm.ID()
+        _ = try await client.schedule(id: id, definition: Self.wakeUp())
+        client.close()
+        // No chance to flush anything: the alarm must already be on disk when schedule returned.
+        let status = daemon.stop(SIGKILL)
+        #expect(status & 0x7f == SIGKILL)
+
+        daemon = try Daemon(directory: directory.path)
+        defer { daemon.stop(SIGTERM) }
+        try await daemon.waitUntilServing()
+        let again = ControlClient(path: daemon.socket)
+        defer { again.close() }
+        let alarms = try await again.alarms()
+        #expect(alarms.map(\.id) == [id])
+        #expect(alarms.first?.state == .scheduled)
+    }
+
+    @Test func sigtermShutsDownCleanlyAndRemovesTheSocket() async throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try Daemon(directory: directory.path)
+        try await daemon.waitUntilServing()
+        let status = daemon.stop(SIGTERM)
+        #expect(status & 0x7f == 0, "exited, not killed")
+        #expect((status >> 8) & 0xff == 0)
+        #expect(access(daemon.socket, F_OK) != 0, "the socket file is removed")
+        let log = String(decoding: TestFiles.read(daemon.log) ?? [], as: UTF8.self)
+        #expect(log.contains("<5>alarmd ready"))
+        #expect(log.contains("<5>alarmd stopped"))
+        #expect(!log.contains("<3>"), "no errors: \(log)")
+    }
+
+    @Test func aBadConfigurationStopsStartUpWithFileLineAndKey() throws {
+        let directory = try TemporaryDirectory()
+        let config = directory.path + "/alarmd.toml"
+        try TestFiles.write(Array("[alarms]\nsnooze = \"soon\"\n".utf8), to: config)
+        let result = try ChildProcess.run(
+            Self.alarmd, ["--config", config, "--board", Self.board, "--state-dir", directory.path + "/state",
+                          "--socket", directory.path + "/control.sock"])
+        #expect(result.exitStatus == 78)
+        #expect(result.standardError.contains("\(config):2: alarms.snooze:"), "\(result.standardError)")
+        #expect(access(directory.path + "/state", F_OK) != 0, "nothing was touched")
+    }
+}
