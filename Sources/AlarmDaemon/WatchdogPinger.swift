@@ -51,7 +51,10 @@ public struct WatchdogPinger: Sendable {
     public var period: Duration { interval / 2 }
 
     /// Sleeps a ``period``, checks health, pings; again and again until the task is cancelled.
+    /// A ping that cannot be delivered (systemd's socket gone) is logged once, not every period,
+    /// and its recovery once.
     public func run() async {
+        var failing = false
         while !Task.isCancelled {
             do { try await sleep(period) } catch { return }
             guard await health() else {
@@ -61,8 +64,11 @@ public struct WatchdogPinger: Sendable {
             if Task.isCancelled { return }
             do {
                 try notifier.send(.watchdog)
+                if failing { logger.notice("Watchdog pings delivered again") }
+                failing = false
             } catch {
-                logger.warning("Watchdog ping not delivered", metadata: ["error": "\(error)"])
+                if !failing { logger.warning("Watchdog ping not delivered; retrying quietly", metadata: ["error": "\(error)"]) }
+                failing = true
             }
         }
     }

@@ -35,6 +35,34 @@ import Testing
         #expect(receiver.pending() == [])
     }
 
+    @Test func anUndeliverablePingIsLoggedOnceAndItsRecoveryOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/notify"
+        let capture = try JournalLogHandlerTests.Capture()
+        let sleep = SteppedSleep()
+        let pinger = WatchdogPinger(
+            notifier: SystemdNotifier(address: .path(path)), interval: .seconds(30), logger: capture.logger(), sleep: sleep.sleep
+        ) { true }
+        let task = Task { await pinger.run() }
+        var arrivals = sleep.arrivals.makeAsyncIterator()
+        _ = await arrivals.next()
+        for _ in 0..<3 {  // systemd's socket is gone: three pings fail
+            sleep.release()
+            _ = await arrivals.next()
+        }
+        let receiver = try DatagramReceiver(path: path)
+        sleep.release()
+        _ = await arrivals.next()
+        #expect(receiver.pending() == ["WATCHDOG=1"])
+        task.cancel()
+        await task.value
+        #expect(capture.text() == """
+            <4>Watchdog ping not delivered; retrying quietly error="cannot notify systemd at \(path): No such file or directory"
+            <5>Watchdog pings delivered again
+
+            """)
+    }
+
     @Test func aHealthCheckThatNeverAnswersStopsThePings() async throws {
         let directory = try TemporaryDirectory()
         let receiver = try DatagramReceiver(path: directory.path + "/notify")
