@@ -125,8 +125,9 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmTime",
+                "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmKit", "AlarmTime", "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Helpers shared by the test targets: child processes, temporary directories.
@@ -180,7 +181,13 @@ let package = Package(
             name: "AlarmScenarioTests",
             dependencies: ["AlarmScenario", "AlarmTestKit"]
         ),
-        .testTarget(name: "alarmctlTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
+        .testTarget(
+            name: "alarmctlTests",
+            dependencies: [
+                "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
         .testTarget(name: "alarmdTests", dependencies: ["AlarmControl", "AlarmKit", "AlarmTestKit"]),
     ],

@@ -2,20 +2,52 @@ import ArgumentParser
 import Glibc
 
 /// `alarmctl`: the command-line client of alarmd.
+///
+/// Every command but `preview` talks to the daemon over its control socket, as the AlarmKit API
+/// (`AlarmManager` over `SocketAlarmBackend`) and the daemon's own operations (`status`,
+/// `history`) do.
+///
+/// Exit statuses, for scripts:
+/// - 0: done.
+/// - 1: the daemon refused the operation (no such alarm, not in a state that allows it, not
+///   authorized, an ambiguous id prefix); the daemon's own message is printed.
+/// - 64 (`EX_USAGE`): a bad argument, named in the message.
+/// - 69 (`EX_UNAVAILABLE`): the daemon is not running or the socket does not exist.
+/// - 77 (`EX_NOPERM`): the socket refuses this user.
+///
+/// Every error is exactly one line on stderr, `alarmctl: <message>`.
 @main
-struct AlarmCtl: ParsableCommand {
+struct AlarmCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alarmctl",
         abstract: "Control the alarm clock.",
-        subcommands: [Preview.self]
+        discussion: """
+            The daemon's socket is --socket PATH, else $ALARMD_SOCKET, else \(SocketOptions.defaultPath). \
+            Durations are written 9m, 90s, 1h30m or 500ms. Alarms are named by their id or any \
+            prefix of it that is unique among your alarms (list shows 8 characters). \
+            Exit status: 0 done; 1 refused by alarmd (its message is printed); 64 bad arguments; \
+            69 alarmd not running; 77 no permission on the socket. Errors are one line on stderr.
+            """,
+        subcommands: [
+            ScheduleCommand.self, TimerCommand.self, ListCommand.self, ShowCommand.self,
+            CancelCommand.self, StopCommand.self, SnoozeCommand.self, PauseCommand.self, ResumeCommand.self,
+            WatchCommand.self, AuthCommand.self, StatusCommand.self, HistoryCommand.self, Preview.self,
+        ]
     )
 
     /// Scripts rely on errors being exactly one line on stderr, so errors are printed here rather
     /// than by ArgumentParser, which adds usage lines.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            writeToStandardError("alarmctl: \(failure.message)\n")
+            Glibc.exit(failure.exitStatus)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
@@ -32,10 +64,20 @@ struct AlarmCtl: ParsableCommand {
 
 /// Writes to file descriptor 2 (the C `stderr` global is not usable from Swift 6).
 func writeToStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
+    writeAll(text, to: 2)
+}
+
+/// Writes `text` to file descriptor 1 at once, unbuffered: for lines a reader waits for (`watch`).
+func writeToStandardOutput(_ text: String) {
+    writeAll(text, to: 1)
+}
+
+/// Writes all of `text` to `descriptor`, across short writes and interruptions.
+func writeAll(_ text: String, to descriptor: Int32) {
+    let bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
         if written <= 0 {
             if written < 0 && errno == EINTR { continue }
             return

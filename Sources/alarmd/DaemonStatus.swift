@@ -100,7 +100,7 @@ struct DaemonStatus: Sendable {
 /// The daemon's own operations on the control socket, beside the AlarmKit ones.
 enum DaemonOperations {
     struct HistoryParameters: Decodable {
-        /// Everyone's history (administrators only); default the caller's.
+        /// Everyone's (administrators only); default the caller's.
         var all: Bool?
     }
 
@@ -108,6 +108,20 @@ enum DaemonOperations {
         [
             "status": .init(requiresAdministrator: false) { _ in
                 await status.report()
+            },
+            // Full records (titles, countdown ends) for alarmctl's list, show and watch: the
+            // AlarmKit `Alarm` carries neither.
+            "alarmRecords": .init(requiresAdministrator: false) { call in
+                let all = try call.request.parameters(HistoryParameters.self).all == true
+                if all, !call.peer.isAdministrator {
+                    throw ControlRequestError(
+                        id: call.request.id, .forbidden, "only root and the admin group see everyone's alarms")
+                }
+                var records: [AlarmRecord] = []
+                for owned in await runtime.allAlarms() where all || owned.owner.rawValue == call.peer.uid {
+                    if let record = await runtime.record(for: owned.alarm.id) { records.append(record) }
+                }
+                return records
             },
             "history": .init(requiresAdministrator: false) { call in
                 let parameters = try call.request.parameters(HistoryParameters.self)

@@ -75,7 +75,8 @@ import Testing
         let realElapsed = ContinuousClock.now - realStart
         #expect(clock.now >= deadline)
         #expect(realElapsed >= .milliseconds(90))
-        #expect(realElapsed < .seconds(2))
+        // Unscaled it would take a minute; the bound leaves a loaded machine plenty of room.
+        #expect(realElapsed < .seconds(30))
         // The monotonic clock moved as far as the wall clock (same readings, same speed).
         #expect(clock.monotonicNow >= .seconds(60))
     }

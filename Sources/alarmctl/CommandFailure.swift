@@ -1,0 +1,73 @@
+import AlarmControl
+import AlarmKit
+import CLinuxSupport
+import Glibc
+
+/// Why a command failed: one line for stderr and the exit status (see ``AlarmCtl``).
+struct CommandFailure: Error, Equatable {
+    var message: String
+    var exitStatus: Int32
+
+    /// The daemon refused the operation (`notFound`, `invalidTransition`, `notAuthorized`, ...).
+    static let refused: Int32 = 1
+    /// `EX_USAGE`.
+    static let usage: Int32 = 64
+    /// `EX_UNAVAILABLE`: the daemon is not running.
+    static let unavailable: Int32 = 69
+    /// `EX_NOPERM`: the socket refuses this user.
+    static let noPermission: Int32 = 77
+
+    static func refused(_ message: String) -> CommandFailure {
+        CommandFailure(message: message, exitStatus: refused)
+    }
+
+    static func usage(_ message: String) -> CommandFailure {
+        CommandFailure(message: message, exitStatus: usage)
+    }
+
+    /// The failure for an error of ``ControlClient`` talking to the socket at `path`.
+    ///
+    /// The client reports an unreachable daemon as `serviceUnavailable` with the reason as text,
+    /// so the socket is tried once more here to learn the errno: a missing socket or nobody
+    /// listening is "not running" (69), a refused permission is 77.
+    static func from(_ error: any Error, socket path: String) -> CommandFailure {
+        switch error {
+        case let failure as CommandFailure:
+            return failure
+        case AlarmOperationError.serviceUnavailable(let reason):
+            return unreachable(path, reason: reason)
+        case let error as AlarmOperationError:
+            return .refused(error.description)
+        case let error as AlarmManager.AlarmError:
+            return .refused(error.description)
+        case let error as ControlError:
+            return .refused(error.message)
+        default:
+            return .refused("\(error)")
+        }
+    }
+
+    /// A daemon that cannot be reached at `path`: why, with the hint that fits.
+    static func unreachable(_ path: String, reason: String) -> CommandFailure {
+        let descriptor = alarmd_unix_connect(path)
+        if descriptor >= 0 {
+            // It answers now (started meanwhile, or the connection broke mid-request).
+            close(descriptor)
+            return CommandFailure(message: "alarmd at \(path) is unavailable: \(reason)", exitStatus: unavailable)
+        }
+        let number = -descriptor
+        let cause = String(cString: strerror(number))
+        switch number {
+        case EACCES, EPERM:
+            return CommandFailure(
+                message: "permission denied on \(path); add yourself to the socket's group (ls -l \(path) shows it)",
+                exitStatus: noPermission)
+        case ENAMETOOLONG:
+            return .usage("socket path \"\(path)\" is too long for a Unix socket")
+        default:
+            return CommandFailure(
+                message: "cannot connect to alarmd at \(path): \(cause); is alarmd running? (systemctl status alarmd)",
+                exitStatus: unavailable)
+        }
+    }
+}

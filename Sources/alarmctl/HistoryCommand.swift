@@ -1,0 +1,67 @@
+import AlarmControl
+import AlarmEngine
+import AlarmTime
+import ArgumentParser
+import FoundationEssentials
+
+/// `alarmctl history`: what happened to alarms, oldest first.
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Show what your alarms did: rang, snoozed, stopped, missed, auto-silenced.",
+        discussion: """
+            Oldest first: the local time, the kind, the id's first 8 characters and the title. \
+            alarmd keeps the latest 500 entries. --all (administrators) shows every user's, with \
+            an OWNER column. --json prints {"version":1,"entries":[{"date":INSTANT,"kind":KIND,\
+            "id":ID,"owner":UID,"title":TITLE}]}, KIND being rang, snoozed, stopped, missed or \
+            autoSilenced.
+            """
+    )
+
+    @Flag(help: "Print JSON (a stable shape for scripts).")
+    var json = false
+
+    @Flag(help: "Every user's history (administrators only).")
+    var all = false
+
+    @OptionGroup var connection: SocketOptions
+
+    func run() async throws {
+        let session = try await connection.connect()
+        defer { session.close() }
+        let result = try await session.call { try await $0.request("history", parameters: all ? ["all": .bool(true)] : [:]) }
+        let entries: [HistoryEntry] = try DaemonJSON.decode(result, operation: "history")
+        let zone = TimeText.localZone()
+        if json {
+            let output = entries.map {
+                JSONOutput.History.Entry(
+                    date: ISO8601.format($0.date, in: zone), kind: $0.kind.rawValue, id: $0.alarmID.uuidString,
+                    owner: $0.owner.rawValue, title: $0.title)
+            }
+            print(JSONOutput.document(JSONOutput.History(entries: output)), terminator: "")
+            return
+        }
+        guard !entries.isEmpty else {
+            print("No history yet.")
+            return
+        }
+        var table = TextTable(header: all ? ["TIME", "KIND", "ID", "OWNER", "TITLE"] : ["TIME", "KIND", "ID", "TITLE"])
+        for entry in entries {
+            var row = [TimeText.dateAndTime(entry.date, in: zone), Self.kindName(entry.kind), String(entry.alarmID.uuidString.prefix(8))]
+            if all { row.append(UserNames.short(entry.owner.rawValue)) }
+            row.append(entry.title)
+            table.append(row)
+        }
+        print(table.text, terminator: "")
+    }
+
+    static func kindName(_ kind: HistoryEntry.Kind) -> String {
+        switch kind {
+        case .rang: "rang"
+        case .snoozed: "snoozed"
+        case .stopped: "stopped"
+        case .autoSilenced: "auto-silenced"
+        case .missed: "missed"
+        }
+    }
+}

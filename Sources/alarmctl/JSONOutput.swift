@@ -1,0 +1,172 @@
+import AlarmKit
+import AlarmTime
+import FoundationEssentials
+
+/// alarmctl's `--json` output, version 1: a contract for scripts, independent of the daemon's
+/// internal types. New fields may be added in version 1; none is removed or changes meaning.
+///
+/// Every document is an object with `"version": 1`. Instants are ISO 8601 in the local zone with
+/// its offset (`2026-11-22T07:00:00+01:00`); lengths are seconds (numbers). Fields with nothing
+/// to say are `null`, never missing.
+///
+/// - `list`: `{"version":1,"alarms":[ALARM...]}`
+/// - `show`, `schedule`, `timer`: `{"version":1,"alarm":ALARM}`
+/// - `history`: `{"version":1,"entries":[{"date","kind","id","owner","title"}...]}`, `kind` one of
+///   `rang`, `snoozed`, `stopped`, `missed`, `autoSilenced`
+/// - `watch`: one compact object per line, `{"version":1,"time","id","state","title"}`, `state`
+///   `gone` once the alarm no longer exists
+/// - `status`: the daemon's own report, unchanged
+///
+/// ALARM is ``AlarmJSON``.
+enum JSONOutput {
+    static let version = 1
+
+    /// `value` as indented JSON with sorted keys, and a newline.
+    static func document(_ value: some Encodable) -> String {
+        text(value, formatting: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) + "\n"
+    }
+
+    /// `value` as one line of JSON with sorted keys, and a newline.
+    static func line(_ value: some Encodable) -> String {
+        text(value, formatting: [.sortedKeys, .withoutEscapingSlashes]) + "\n"
+    }
+
+    private static func text(_ value: some Encodable, formatting: JSONEncoder.OutputFormatting) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = formatting
+        encoder.dateEncodingStrategy = .secondsSince1970
+        // Everything alarmctl encodes is finite and string-keyed: encoding cannot fail.
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    struct AlarmList: Encodable {
+        var version = JSONOutput.version
+        var alarms: [AlarmJSON]
+    }
+
+    struct OneAlarm: Encodable {
+        var version = JSONOutput.version
+        var alarm: AlarmJSON
+    }
+
+    struct History: Encodable {
+        struct Entry: Encodable {
+            var date: String
+            var kind: String
+            var id: String
+            var owner: UInt32
+            var title: String
+        }
+
+        var version = JSONOutput.version
+        var entries: [Entry]
+    }
+
+    struct Change: Encodable {
+        var version = JSONOutput.version
+        var time: String
+        var id: String
+        var state: String
+        var title: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version, forKey: .version)
+            try container.encode(time, forKey: .time)
+            try container.encode(id, forKey: .id)
+            try container.encode(state, forKey: .state)
+            try container.encode(title, forKey: .title)
+        }
+
+        private enum CodingKeys: String, CodingKey { case version, time, id, state, title }
+    }
+}
+
+/// One alarm in `--json` output, version 1.
+///
+/// | field | value |
+/// |---|---|
+/// | `id` | the full id, upper case |
+/// | `owner` | the owner's uid |
+/// | `state` | `scheduled`, `countdown`, `paused` or `alerting` |
+/// | `title` | the alert's title; `null` if the daemon does not report it |
+/// | `schedule` | `null` (a timer), `{"type":"fixed","at":INSTANT}` or `{"type":"relative","time":"07:00","repeat":["mon",...]}` (`[]`: once) |
+/// | `countdown` | `null` or `{"preAlert":SECONDS\|null,"postAlert":SECONDS\|null}` |
+/// | `nextAlert` | when it next alerts (a scheduled occurrence, a running countdown's end), or `null` |
+/// | `remaining` | whole seconds left of a running or paused countdown, or `null` |
+/// | `sound` | `default` or a file name; `null` if not reported |
+/// | `secondary` | `snooze`, `custom` or `none`; `null` if not reported |
+struct AlarmJSON: Encodable {
+    var id: String
+    var owner: UInt32
+    var state: String
+    var title: String?
+    var schedule: Schedule?
+    var countdown: Countdown?
+    var nextAlert: String?
+    var remaining: Int?
+    var sound: String?
+    var secondary: String?
+
+    struct Schedule: Encodable {
+        var type: String
+        var at: String?
+        var time: String?
+        var `repeat`: [String]?
+    }
+
+    struct Countdown: Encodable {
+        var preAlert: Double?
+        var postAlert: Double?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(preAlert, forKey: .preAlert)
+            try container.encode(postAlert, forKey: .postAlert)
+        }
+
+        private enum CodingKeys: String, CodingKey { case preAlert, postAlert }
+    }
+
+    init(_ view: AlarmView, now: Date, zone: TimeZoneRules) {
+        id = view.id.uuidString
+        owner = view.owner
+        state = view.state.rawValue
+        title = view.title
+        switch view.alarm.schedule {
+        case .fixed(let date)?:
+            schedule = Schedule(type: "fixed", at: ISO8601.format(date, in: zone))
+        case .relative(let relative)?:
+            var days: [String] = []
+            if case .weekly(let weekly) = relative.repeats { days = TimeText.weekdays(weekly) }
+            let time = CivilTime(hour: relative.time.hour, minute: relative.time.minute).map(TimeText.hoursAndMinutes)
+            schedule = Schedule(type: "relative", time: time ?? "\(relative.time.hour):\(relative.time.minute)", repeat: days)
+        case nil:
+            schedule = nil
+        }
+        countdown = view.alarm.countdownDuration.map { Countdown(preAlert: $0.preAlert, postAlert: $0.postAlert) }
+        nextAlert = view.nextAlert(now: now, zone: zone).map { ISO8601.format($0, in: zone) }
+        remaining = view.remaining(now: now).map { Int($0.rounded(.down)) }
+        sound = view.sound
+        secondary = view.secondary
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(owner, forKey: .owner)
+        try container.encode(state, forKey: .state)
+        try container.encode(title, forKey: .title)
+        try container.encode(schedule, forKey: .schedule)
+        try container.encode(countdown, forKey: .countdown)
+        try container.encode(nextAlert, forKey: .nextAlert)
+        try container.encode(remaining, forKey: .remaining)
+        try container.encode(sound, forKey: .sound)
+        try container.encode(secondary, forKey: .secondary)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, owner, state, title, schedule, countdown, nextAlert, remaining, sound, secondary
+    }
+}

@@ -1,0 +1,83 @@
+import AlarmControl
+import AlarmTime
+import ArgumentParser
+import FoundationEssentials
+
+/// `alarmctl status`: the daemon, its clock, its alarms and each part of the board.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the daemon's state: version, clock, alarms and each hardware part.",
+        discussion: """
+            A part is ok, starting or fault (with the cause). --json prints alarmd's status report \
+            as it sends it (instants as seconds since 1970): version, board, startedAt, \
+            clockTrusted, timeZone, alarms, alerting, nextAlarm and parts ([{name, state, detail}]).
+            """
+    )
+
+    @Flag(help: "Print alarmd's report as JSON.")
+    var json = false
+
+    @OptionGroup var connection: SocketOptions
+
+    /// What alarmd's `status` operation returns (its `StatusReport`).
+    struct Report: Decodable {
+        struct Part: Decodable {
+            var name: String
+            var state: String
+            var detail: String?
+        }
+
+        var version: String
+        var board: String
+        var startedAt: Date
+        var clockTrusted: Bool
+        var timeZone: String
+        var alarms: Int
+        var alerting: Int
+        var nextAlarm: Date?
+        var parts: [Part]
+    }
+
+    func run() async throws {
+        let session = try await connection.connect()
+        defer { session.close() }
+        let result = try await session.call { try await $0.request("status") }
+        if json {
+            print(JSONOutput.document(result), terminator: "")
+            return
+        }
+        let report: Report = try DaemonJSON.decode(result, operation: "status")
+        print(Self.text(report, now: Date(), zone: TimeText.localZone()), terminator: "")
+    }
+
+    static func text(_ report: Report, now: Date, zone: TimeZoneRules) -> String {
+        var text = "alarmd \(report.version) on board \(report.board), up \(TimeText.duration(now.timeIntervalSince(report.startedAt)))"
+        text += " (since \(TimeText.dateAndTime(report.startedAt, in: zone)))\n"
+        var table = TextTable(header: [
+            "Clock:", report.clockTrusted
+                ? "trusted, time zone \(report.timeZone)"
+                : "NOT SET: waiting for the time; no alarm rings until it is (time zone \(report.timeZone))",
+        ])
+        var alarms = "\(report.alarms), \(report.alerting) ringing"
+        if let next = report.nextAlarm { alarms += "; next \(TimeText.dayAndTime(next, in: zone))" }
+        table.append(["Alarms:", alarms])
+        text += table.text + "Parts:\n"
+        var parts = TextTable(header: ["", "PART", "STATE", "DETAIL"])
+        for part in report.parts { parts.append(["", part.name, part.state, part.detail ?? ""]) }
+        return text + parts.text
+    }
+}
+
+/// Results of the daemon's own operations, decoded as alarmctl expects them.
+enum DaemonJSON {
+    static func decode<Value: Decodable>(_ result: JSONValue, operation: String) throws -> Value {
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            return try decoder.decode(Value.self, from: try JSONEncoder().encode(result))
+        } catch {
+            throw CommandFailure.refused("alarmd's answer to \(operation) is not what alarmctl expects: \(error)")
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// A plain-text table: a header row and left-aligned columns two spaces apart, the last one
+/// unpadded (titles can be long).
+///
+/// ```swift
+/// var table = TextTable(header: ["ID", "STATE"])
+/// table.append(["6F0C1A2B", "scheduled"])
+/// print(table.text, terminator: "")
+/// ```
+struct TextTable {
+    private var rows: [[String]]
+
+    init(header: [String]) {
+        rows = [header]
+    }
+
+    mutating func append(_ row: [String]) {
+        rows.append(row)
+    }
+
+    /// Every row, each ending in a newline.
+    var text: String {
+        let columns = rows.map(\.count).max() ?? 0
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        var text = ""
+        for row in rows {
+            var line = ""
+            for (index, cell) in row.enumerated() {
+                if index == row.count - 1 {
+                    line += cell
+                } else {
+                    line += cell + String(repeating: " ", count: widths[index] - cell.count + 2)
+                }
+            }
+            while line.last == " " { line.removeLast() }
+            text += line + "\n"
+        }
+        return text
+    }
+}

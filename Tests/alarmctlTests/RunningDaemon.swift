@@ -1,0 +1,162 @@
+import AlarmControl
+import AlarmTestKit
+import FoundationEssentials
+import Glibc
+
+/// `alarmd` running headless on the simulated board in a fresh directory (empty configuration
+/// file, its own state directory and socket), for `alarmctl` to talk to.
+///
+/// ```swift
+/// let daemon = try RunningDaemon()
+/// defer { daemon.stop() }
+/// let result = try daemon.alarmctl(["list", "--json"])
+/// ```
+///
+/// `stop()` sends SIGTERM and reaps it; if a test ends without stopping it (a thrown error), the
+/// deinitializer kills it with SIGKILL, so no daemon outlives its test.
+final class RunningDaemon {
+    let directory: TemporaryDirectory
+    let socket: String
+    let pid: pid_t
+    private var ended: Ended?
+
+    /// How the daemon ended.
+    struct Ended: Equatable {
+        var exitStatus: Int32?
+        var signal: Int32?
+    }
+
+    /// The package's root, where `board/simulated.toml` is.
+    static let repository: String = {
+        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        components.removeLast(3)  // Tests/alarmctlTests/RunningDaemon.swift
+        return components.joined(separator: "/")
+    }()
+
+    /// Starts alarmd and waits (at most 30 s) until its socket exists.
+    init() throws {
+        directory = try TemporaryDirectory()
+        let configuration = directory.path + "/alarmd.toml"
+        try TestFiles.write([], to: configuration)
+        socket = directory.path + "/control.sock"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, directory.path + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, directory.path + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        pid = try ChildProcess.spawn(
+            ChildProcess.product("alarmd"),
+            [
+                "--config", configuration, "--board", Self.repository + "/board/simulated.toml",
+                "--state-dir", directory.path + "/state", "--socket", socket,
+            ],
+            environment: ["TZ": "UTC"], actions: &actions)
+        do {
+            try waitForSocket()
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit {
+        if ended == nil {
+            kill(pid, SIGKILL)
+            _ = reap()
+        }
+    }
+
+    /// Polls for the socket: the daemon binds and listens in one step once it has started.
+    private func waitForSocket() throws {
+        for _ in 0..<1500 {
+            if access(socket, F_OK) == 0 { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                ended = Ended(exitStatus: (status >> 8) & 0xff, signal: nil)
+                throw DaemonStartError("alarmd exited before listening: \(standardError)")
+            }
+            usleep(20_000)
+        }
+        throw DaemonStartError("alarmd did not create \(socket) within 30 s: \(standardError)")
+    }
+
+    /// Ends the daemon with SIGTERM, as systemd does, and reaps it.
+    @discardableResult
+    func stop() -> Ended {
+        if let ended { return ended }
+        kill(pid, SIGTERM)
+        let termination = reap()
+        ended = termination
+        return termination
+    }
+
+    private func reap() -> Ended {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { break }
+        }
+        return (status & 0x7f) == 0
+            ? Ended(exitStatus: (status >> 8) & 0xff, signal: nil)
+            : Ended(exitStatus: nil, signal: status & 0x7f)
+    }
+
+    /// What the daemon wrote to stderr (its log).
+    var standardError: String {
+        String(decoding: TestFiles.read(directory.path + "/stderr") ?? [], as: UTF8.self)
+    }
+
+    /// Runs alarmctl against this daemon through `ALARMD_SOCKET`, in UTC unless `environment`
+    /// says otherwise.
+    func alarmctl(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Result {
+        try ChildProcess.run(
+            ChildProcess.product("alarmctl"), arguments,
+            environment: ["ALARMD_SOCKET": socket, "TZ": "UTC"].merging(environment) { _, given in given })
+    }
+
+    /// Whether this alarmd answers `alarmRecords`, alarmctl's source of titles and countdown ends.
+    func reportsRecords() async throws -> Bool {
+        let client = ControlClient(path: socket)
+        defer { client.close() }
+        do {
+            _ = try await client.request("alarmRecords")
+            return true
+        } catch let error as ControlError where error.code == .unknownOperation {
+            return false
+        }
+    }
+}
+
+/// alarmd did not start listening.
+struct DaemonStartError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// Parsing what alarmctl printed.
+enum Output {
+    /// `text` as JSON; throws if it is not.
+    static func json(_ text: String) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
+    /// The lines of `text`, without empty ones.
+    static func lines(_ text: String) -> [String] {
+        text.split(separator: "\n").map(String.init)
+    }
+
+    /// The keys of a JSON object, sorted; empty for anything else.
+    static func keys(_ value: JSONValue?) -> [String] {
+        guard case .object(let members)? = value else { return [] }
+        return members.keys.sorted()
+    }
+
+    /// The elements of a JSON array; empty for anything else.
+    static func array(_ value: JSONValue?) -> [JSONValue] {
+        guard case .array(let elements)? = value else { return [] }
+        return elements
+    }
+}
