@@ -1,4 +1,5 @@
 import AlarmHardware
+import AlarmTime
 import Glibc
 import Synchronization
 
@@ -121,11 +122,12 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
             device: device, configuration: configuration, source: source, gain: gain, looping: looping,
             timing: timing, fault: fault, counters: counters)
         let feed = self.feed, diagnostics = self.diagnostics
-        let started = WriterThread.start {
+        // Writing PCM blocks in poll: a thread of its own, never the cooperative pool.
+        let created = DetachedThread.start {
             PlaybackWriter.run(request, session: session, failures: feed, diagnostics: diagnostics)
         }
-        if !started {
-            session.reportStart(HardwareError(.io, device: device, errno: EAGAIN))
+        if created != 0 {
+            session.reportStart(HardwareError(.io, device: device, errno: created))
             session.markFinished()
         }
         try await session.started()

@@ -1,4 +1,5 @@
 import AlarmHardware
+import AlarmTime
 import Glibc
 
 /// The device's buttons on GPIO lines, through libgpiod: the ``ButtonInput`` of a real board.
@@ -92,11 +93,11 @@ public final class GPIODButtonInput: ButtonInput, Sendable {
         let lifecycle = try BackendLifecycle(device: configuration.chip)
         self.lifecycle = lifecycle
         let feed = self.feed
-        let started = GPIOThread.start {
+        let created = DetachedThread.start {
             ButtonWatcher(configuration: configuration, access: access, clock: clock, lifecycle: lifecycle, feed: feed).run()
         }
-        guard started else {
-            throw HardwareError(.io, device: configuration.chip, errno: EAGAIN)
+        guard created == 0 else {
+            throw HardwareError(.io, device: configuration.chip, errno: created)
         }
     }
 

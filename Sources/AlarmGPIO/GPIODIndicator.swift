@@ -1,4 +1,5 @@
 import AlarmHardware
+import AlarmTime
 import Glibc
 import Synchronization
 
@@ -69,13 +70,13 @@ public final class GPIODIndicator: Indicator, Sendable {
         let mailbox = IndicatorMailbox()
         self.lifecycle = lifecycle
         self.mailbox = mailbox
-        let started = GPIOThread.start {
+        let created = DetachedThread.start {
             IndicatorPlayer(
                 configuration: configuration, access: access, clock: clock, lifecycle: lifecycle, mailbox: mailbox
             ).run()
         }
-        guard started else {
-            throw HardwareError(.io, device: configuration.chip, errno: EAGAIN)
+        guard created == 0 else {
+            throw HardwareError(.io, device: configuration.chip, errno: created)
         }
     }
 

@@ -1,14 +1,39 @@
 import Glibc
 
-/// Runs a blocking call on a thread of its own, so it never blocks Swift's cooperative pool.
+/// A detached pthread of our own, for work that blocks in the kernel (`poll`, `read`, a PCM
+/// write, an I2C transfer): such work must never run on Swift's cooperative pool, whose few
+/// threads would all be stuck. The one place alarmd creates threads.
 ///
-/// Used for waits that block in the kernel (`poll` on a timerfd, `read` on an inotify fd).
-enum BlockingCall {
-    /// Starts `body` on a new detached thread and suspends until it returns.
-    static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+/// ```swift
+/// guard DetachedThread.start({ loop.run() }) == 0 else { /* no thread: report it */ }
+/// let line = await DetachedThread.run { readLine() }   // suspends until it returns
+/// ```
+public enum DetachedThread {
+    /// Runs `body` on a new detached thread. Returns 0, or the `pthread_create` error (the
+    /// body then does not run).
+    @discardableResult
+    public static func start(_ body: @escaping @Sendable () -> Void) -> Int32 {
+        let context = Unmanaged.passRetained(Job(body)).toOpaque()
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        // A static entry point, not a closure literal: see PLATFORM-FACTS on pthread_create.
+        let created = pthread_create(&thread, &attributes, entry, context)
+        if created != 0 {
+            Unmanaged<Job>.fromOpaque(context).release()
+        }
+        return created
+    }
+
+    /// Runs `body` on a new thread and suspends until it returns; runs it on the calling thread
+    /// if no thread can be had (blocking that one thread rather than never running it).
+    public static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
         await withCheckedContinuation { continuation in
-            let job = Job { continuation.resume(returning: body()) }
-            start(job)
+            if start({ continuation.resume(returning: body()) }) != 0 {
+                continuation.resume(returning: body())
+            }
         }
     }
 
@@ -17,24 +42,17 @@ enum BlockingCall {
         init(_ work: @escaping @Sendable () -> Void) { self.work = work }
     }
 
-    private static func start(_ job: Job) {
-        let context = Unmanaged.passRetained(job).toOpaque()
-        var thread = pthread_t()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        defer { pthread_attr_destroy(&attributes) }
-        // A static entry point, not a closure: see PLATFORM-FACTS on pthread_create and MainActor.
-        let created = pthread_create(&thread, &attributes, threadEntry, context)
-        if created != 0 {
-            // No thread to be had: run it here rather than never. It blocks this one thread.
-            Unmanaged<Job>.fromOpaque(context).takeRetainedValue().work()
-        }
-    }
-
-    private static let threadEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+    private static let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
         guard let context else { return nil }
         Unmanaged<Job>.fromOpaque(context).takeRetainedValue().work()
         return nil
+    }
+}
+
+/// Runs a blocking call on a thread of its own (``DetachedThread``); for the timerfd and inotify
+/// waits of this module.
+enum BlockingCall {
+    static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+        await DetachedThread.run(body)
     }
 }

@@ -20,24 +20,8 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: SocketOptions
 
-    /// What alarmd's `status` operation returns (its `StatusReport`).
-    struct Report: Decodable {
-        struct Part: Decodable {
-            var name: String
-            var state: String
-            var detail: String?
-        }
-
-        var version: String
-        var board: String
-        var startedAt: Date
-        var clockTrusted: Bool
-        var timeZone: String
-        var alarms: Int
-        var alerting: Int
-        var nextAlarm: Date?
-        var parts: [Part]
-    }
+    /// What alarmd's `status` operation returns.
+    typealias Report = StatusReport
 
     func run() async throws {
         let session = try await connection.connect()

@@ -8,26 +8,6 @@ import AlarmTime
 import FoundationEssentials
 import Logging
 
-/// What `alarmctl status` shows: the daemon, the clock, the alarms and each part of the board.
-struct StatusReport: Codable, Hashable, Sendable {
-    struct Part: Codable, Hashable, Sendable {
-        var name: String
-        /// `ok`, `fault` or `starting`.
-        var state: String
-        var detail: String?
-    }
-
-    var version: String
-    var board: String
-    var startedAt: Date
-    var clockTrusted: Bool
-    var timeZone: String
-    var alarms: Int
-    var alerting: Int
-    var nextAlarm: Date?
-    var parts: [Part]
-}
-
 /// Gathers the daemon's status from the engine, the appliance and the GPIO backends.
 struct DaemonStatus: Sendable {
     let runtime: AlarmRuntime

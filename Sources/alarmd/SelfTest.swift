@@ -1,5 +1,6 @@
 import AlarmAppliance
 import AlarmHardware
+import AlarmTime
 import FoundationEssentials
 import Glibc
 
@@ -307,52 +308,20 @@ struct TerminalPerson: SelfTestPerson {
 
     /// One line from stdin, read on a thread of its own so the cooperative pool never blocks.
     private static func readLine() async -> String? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
-            let thread = LineReaderThread(continuation: continuation)
-            thread.start()
-        }
+        await DetachedThread.run { readLineFromStandardInput() }
     }
 }
 
-/// Reads one line from stdin on a detached pthread.
-private final class LineReaderThread: @unchecked Sendable {
-    // Touched by the reading thread only, after `start()`.
-    let continuation: CheckedContinuation<String?, Never>
-
-    init(continuation: CheckedContinuation<String?, Never>) {
-        self.continuation = continuation
+/// Reads one line from file descriptor 0; `nil` at the end of the input.
+private func readLineFromStandardInput() -> String? {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while true {
+        let count = Glibc.read(0, &byte, 1)
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { break }
+        if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+        bytes.append(byte)
     }
-
-    func start() {
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        if pthread_create(&thread, nil, lineReaderEntry, context) != 0 {
-            Unmanaged<LineReaderThread>.fromOpaque(context).release()
-            continuation.resume(returning: nil)
-        } else {
-            pthread_detach(thread)
-        }
-    }
-
-    func read() {
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let count = Glibc.read(0, &byte, 1)
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { break }
-            if byte == UInt8(ascii: "\n") {
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-                return
-            }
-            bytes.append(byte)
-        }
-        continuation.resume(returning: bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self))
-    }
-}
-
-private func lineReaderEntry(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    let reader = Unmanaged<LineReaderThread>.fromOpaque(context!).takeRetainedValue()
-    reader.read()
-    return nil
+    return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
 }
