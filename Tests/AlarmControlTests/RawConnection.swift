@@ -40,7 +40,7 @@ final class RawConnection: Sendable {
     /// Sends all of `bytes`; `false` if the daemon closed the connection first or it stalled for
     /// `timeout`.
     @discardableResult
-    func send(_ bytes: [UInt8], timeout: Duration = .seconds(10)) async -> Bool {
+    func send(_ bytes: [UInt8], timeout: Duration = .seconds(60)) async -> Bool {
         guard let fd = state.withLock({ $0.fd }) else { return false }
         return await ControlThread.run {
             var offset = 0
@@ -59,7 +59,7 @@ final class RawConnection: Sendable {
     }
 
     /// The next line from the daemon, or `.closed` once it closed the connection.
-    func next(timeout: Duration = .seconds(10)) async -> Read {
+    func next(timeout: Duration = .seconds(60)) async -> Read {
         if let line = takeLine() { return line }
         guard let fd = state.withLock({ $0.fd }) else { return .closed }
         return await ControlThread.run { [self] in
@@ -85,13 +85,13 @@ final class RawConnection: Sendable {
     }
 
     /// The next line decoded as a response or event.
-    func nextMessage(timeout: Duration = .seconds(10)) async -> JSONValue? {
+    func nextMessage(timeout: Duration = .seconds(60)) async -> JSONValue? {
         guard case .line(let line) = await next(timeout: timeout) else { return nil }
         return try? JSONDecoder().decode(JSONValue.self, from: Data(line))
     }
 
     /// Reads and drops lines until the daemon closes the connection; `false` on a timeout.
-    func drainUntilClosed(timeout: Duration = .seconds(10)) async -> Bool {
+    func drainUntilClosed(timeout: Duration = .seconds(60)) async -> Bool {
         while true {
             switch await next(timeout: timeout) {
             case .line: continue

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 
 /// Runs a program as a child process with its output captured, for tests that exercise the
@@ -59,6 +60,21 @@ public struct ChildProcess {
             signal: (status & 0x7f) != 0 ? status & 0x7f : nil,
             standardOutput: readFile(stdoutPath),
             standardError: readFile(stderrPath))
+    }
+
+    /// ``run(_:_:environment:input:)`` on a thread of its own: waiting for a child must never
+    /// hold one of the cooperative pool's few threads, which the code under test (an in-process
+    /// server, the runtime) needs while the child runs.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result {
+                    try run(executable, arguments, environment: environment, input: input) as Result
+                })
+            }
+        }
     }
 
     /// Starts `executable` with ``baseEnvironment`` plus `environment`, returning its pid; the

@@ -21,7 +21,7 @@ struct AlarmCommandTests {
         defer { daemon.stop() }
         let records = try await daemon.reportsRecords()
         let id = Self.id(1)
-        let scheduled = try daemon.alarmctl([
+        let scheduled = try await daemon.alarmctl([
             "schedule", "--at", "07:00", "--repeat", "mon,Friday", "--title", "Wake up", "--snooze", "5m",
             "--countdown", "2m", "--sound", "birds.wav", "--secondary", "custom", "--id", id, "--json",
         ])
@@ -39,10 +39,10 @@ struct AlarmCommandTests {
         #expect(alarm?["sound"] == (records ? .string("birds.wav") : .null))
         #expect(alarm?["secondary"] == (records ? .string("custom") : .null))
 
-        let shownJSON = try daemon.alarmctl(["show", "aaaa0001", "--json"])
+        let shownJSON = try await daemon.alarmctl(["show", "aaaa0001", "--json"])
         #expect(try Output.json(shownJSON.standardOutput)["alarm"] == alarm)
 
-        let shown = try daemon.alarmctl(["show", "AAAA0001"])
+        let shown = try await daemon.alarmctl(["show", "AAAA0001"])
         #expect(shown.exitStatus == 0)
         let lines = Output.lines(shown.standardOutput)
         #expect(lines.contains("ID:          \(id)"))
@@ -58,12 +58,12 @@ struct AlarmCommandTests {
         }
     }
 
-    @Test func scheduleOnAnInstantIsFixedInTimeAndDefaultsToANineMinuteSnooze() throws {
+    @Test func scheduleOnAnInstantIsFixedInTimeAndDefaultsToANineMinuteSnooze() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
         let tomorrow = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 + 86_400) / 60).rounded(.down) * 60)
         let instant = ISO8601.format(tomorrow, in: .utc)
-        let fixed = try daemon.alarmctl(["schedule", "--on", instant, "--id", Self.id(1), "--json"])
+        let fixed = try await daemon.alarmctl(["schedule", "--on", instant, "--id", Self.id(1), "--json"])
         #expect(fixed.exitStatus == 0, "stderr: \(fixed.standardError)")
         let alarm = try Output.json(fixed.standardOutput)["alarm"]
         #expect(alarm?["schedule"] == .object(["type": .string("fixed"), "at": .string(instant)]))
@@ -71,7 +71,7 @@ struct AlarmCommandTests {
         #expect(alarm?["nextAlert"] == .string(instant))
 
         // A local date and time is read in the caller's zone, and printed with its offset.
-        let local = try daemon.alarmctl(
+        let local = try await daemon.alarmctl(
             ["schedule", "--on", "2030-01-02T03:04", "--secondary", "none", "--id", Self.id(2), "--json"],
             environment: ["TZ": "Europe/Berlin"])
         #expect(local.exitStatus == 0, "stderr: \(local.standardError)")
@@ -79,7 +79,7 @@ struct AlarmCommandTests {
         #expect(berlin?["schedule"] == .object(["type": .string("fixed"), "at": .string("2030-01-02T03:04:00+01:00")]))
         #expect(berlin?["countdown"] == .null)
 
-        let text = try daemon.alarmctl(["schedule", "--on", "2030-01-02T03:04:00Z", "--title", "Flight"])
+        let text = try await daemon.alarmctl(["schedule", "--on", "2030-01-02T03:04:00Z", "--title", "Flight"])
         #expect(text.exitStatus == 0)
         #expect(text.standardOutput.hasPrefix("Scheduled "))
         #expect(text.standardOutput.hasSuffix("\"Flight\": rings Wed 2030-01-02 03:04\n"))
@@ -90,29 +90,29 @@ struct AlarmCommandTests {
         defer { daemon.stop() }
         let records = try await daemon.reportsRecords()
         let id = Self.id(7)
-        let started = try daemon.alarmctl(["timer", "1h", "--title", "Tea", "--id", id])
+        let started = try await daemon.alarmctl(["timer", "1h", "--title", "Tea", "--id", id])
         #expect(started.exitStatus == 0, "stderr: \(started.standardError)")
         #expect(started.standardOutput.hasPrefix("Started timer \(id) \"Tea\": rings "))
 
-        func state() throws -> JSONValue? {
-            try Output.json(try daemon.alarmctl(["show", "AAAA0007", "--json"]).standardOutput)["alarm"]?["state"]
+        func state() async throws -> JSONValue? {
+            try Output.json(try await daemon.alarmctl(["show", "AAAA0007", "--json"]).standardOutput)["alarm"]?["state"]
         }
-        #expect(try state() == .string("countdown"))
+        #expect(try await state() == .string("countdown"))
 
-        let paused = try daemon.alarmctl(["pause", "aaaa0007"])
+        let paused = try await daemon.alarmctl(["pause", "aaaa0007"])
         #expect(paused.exitStatus == 0, "stderr: \(paused.standardError)")
         #expect(paused.standardOutput == "Paused \(id)\(records ? " \"Tea\"" : "")\n")
-        #expect(try state() == .string("paused"))
+        #expect(try await state() == .string("paused"))
 
-        let pausedAgain = try daemon.alarmctl(["pause", "AAAA0007"])
+        let pausedAgain = try await daemon.alarmctl(["pause", "AAAA0007"])
         #expect(pausedAgain.exitStatus == 1)
         #expect(pausedAgain.standardError == "alarmctl: cannot pause alarm \(id) while it is paused\n")
 
-        let resumed = try daemon.alarmctl(["resume", "AAAA-0007"])
+        let resumed = try await daemon.alarmctl(["resume", "AAAA-0007"])
         #expect(resumed.exitStatus == 0, "stderr: \(resumed.standardError)")
-        #expect(try state() == .string("countdown"))
+        #expect(try await state() == .string("countdown"))
 
-        let timer = try Output.json(try daemon.alarmctl(["show", "AAAA0007", "--json"]).standardOutput)["alarm"]
+        let timer = try Output.json(try await daemon.alarmctl(["show", "AAAA0007", "--json"]).standardOutput)["alarm"]
         #expect(timer?["schedule"] == .null)
         #expect(timer?["countdown"] == .object(["preAlert": .integer(3600), "postAlert": .integer(3600)]))
         if records {
@@ -125,15 +125,15 @@ struct AlarmCommandTests {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
         let records = try await daemon.reportsRecords()
-        let empty = try daemon.alarmctl(["list"])
+        let empty = try await daemon.alarmctl(["list"])
         #expect(empty.exitStatus == 0)
         #expect(empty.standardOutput == "You have no alarms.\n")
-        let emptyJSON = try daemon.alarmctl(["list", "--json"])
+        let emptyJSON = try await daemon.alarmctl(["list", "--json"])
         #expect(try Output.json(emptyJSON.standardOutput) == .object(["version": .integer(1), "alarms": .array([])]))
 
-        _ = try daemon.alarmctl(["schedule", "--at", "06:30", "--repeat", "mon,tue,wed,thu,fri", "--title", "Work", "--id", Self.id(1)])
-        _ = try daemon.alarmctl(["timer", "25m", "--title", "Pasta", "--id", Self.id(2)])
-        let table = try daemon.alarmctl(["list"])
+        _ = try await daemon.alarmctl(["schedule", "--at", "06:30", "--repeat", "mon,tue,wed,thu,fri", "--title", "Work", "--id", Self.id(1)])
+        _ = try await daemon.alarmctl(["timer", "25m", "--title", "Pasta", "--id", Self.id(2)])
+        let table = try await daemon.alarmctl(["list"])
         #expect(table.exitStatus == 0, "stderr: \(table.standardError)")
         let lines = Output.lines(table.standardOutput)
         #expect(lines.count == 3)
@@ -149,7 +149,7 @@ struct AlarmCommandTests {
         #expect(pasta.contains("timer"))
         #expect(pasta.last == (records ? "Pasta" : "-"))
 
-        let json = try Output.json(try daemon.alarmctl(["list", "--json"]).standardOutput)
+        let json = try Output.json(try await daemon.alarmctl(["list", "--json"]).standardOutput)
         #expect(Output.keys(json) == ["alarms", "version"])
         #expect(json["version"] == .integer(1))
         let alarms = Output.array(json["alarms"])
@@ -157,69 +157,69 @@ struct AlarmCommandTests {
         for alarm in alarms { #expect(Output.keys(alarm) == Self.alarmKeys) }
         #expect(Set(alarms.compactMap { $0["id"]?.stringValue }) == [Self.id(1), Self.id(2)])
 
-        let everyone = try daemon.alarmctl(["list", "--all"])
+        let everyone = try await daemon.alarmctl(["list", "--all"])
         #expect(everyone.exitStatus == 0, "stderr: \(everyone.standardError)")
         #expect(Output.lines(everyone.standardOutput).first?.split(separator: " ") == ["ID", "OWNER", "STATE", "WHEN", "REPEAT", "TITLE"])
         #expect(Output.lines(everyone.standardOutput).dropFirst().allSatisfy { $0.split(separator: " ")[1] == "root" })
     }
 
-    @Test func anAmbiguousOrUnknownPrefixIsRefusedInOneLine() throws {
+    @Test func anAmbiguousOrUnknownPrefixIsRefusedInOneLine() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
         for number in [1, 2] {
-            _ = try daemon.alarmctl(["schedule", "--at", "08:00", "--id", Self.id(number)])
+            _ = try await daemon.alarmctl(["schedule", "--at", "08:00", "--id", Self.id(number)])
         }
-        let ambiguous = try daemon.alarmctl(["show", "AAAA"])
+        let ambiguous = try await daemon.alarmctl(["show", "AAAA"])
         #expect(ambiguous.exitStatus == 1)
         #expect(ambiguous.standardOutput.isEmpty)
         #expect(ambiguous.standardError.hasPrefix("alarmctl: id prefix AAAA is ambiguous: it matches 2 alarms"))
         #expect(Output.lines(ambiguous.standardError).count == 1)
 
-        let unknown = try daemon.alarmctl(["cancel", "BBBB"])
+        let unknown = try await daemon.alarmctl(["cancel", "BBBB"])
         #expect(unknown.exitStatus == 1)
         #expect(unknown.standardError == "alarmctl: no alarm of yours has an id starting with BBBB\n")
 
-        let unique = try daemon.alarmctl(["show", "AAAA0002"])
+        let unique = try await daemon.alarmctl(["show", "AAAA0002"])
         #expect(unique.exitStatus == 0)
         #expect(unique.standardOutput.hasPrefix("ID:          \(Self.id(2))\n"))
     }
 
-    @Test func cancelDeletesTheAlarm() throws {
+    @Test func cancelDeletesTheAlarm() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
-        _ = try daemon.alarmctl(["schedule", "--at", "08:00", "--id", Self.id(3)])
-        let cancelled = try daemon.alarmctl(["cancel", "AAAA0003"])
+        _ = try await daemon.alarmctl(["schedule", "--at", "08:00", "--id", Self.id(3)])
+        let cancelled = try await daemon.alarmctl(["cancel", "AAAA0003"])
         #expect(cancelled.exitStatus == 0, "stderr: \(cancelled.standardError)")
         #expect(cancelled.standardOutput.hasPrefix("Cancelled \(Self.id(3))"))
-        #expect(try daemon.alarmctl(["list"]).standardOutput == "You have no alarms.\n")
+        #expect(try await daemon.alarmctl(["list"]).standardOutput == "You have no alarms.\n")
     }
 
-    @Test func stopIsRefusedWhileScheduledWithTheDaemonsMessage() throws {
+    @Test func stopIsRefusedWhileScheduledWithTheDaemonsMessage() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
-        _ = try daemon.alarmctl(["schedule", "--at", "08:00", "--id", Self.id(4)])
-        let stopped = try daemon.alarmctl(["stop", "AAAA0004"])
+        _ = try await daemon.alarmctl(["schedule", "--at", "08:00", "--id", Self.id(4)])
+        let stopped = try await daemon.alarmctl(["stop", "AAAA0004"])
         #expect(stopped.exitStatus == 1)
         #expect(stopped.standardOutput.isEmpty)
         #expect(stopped.standardError == "alarmctl: cannot stop alarm \(Self.id(4)) while it is scheduled\n")
     }
 
-    @Test func snoozeIsRefusedWhenNotAlerting() throws {
+    @Test func snoozeIsRefusedWhenNotAlerting() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
-        _ = try daemon.alarmctl(["timer", "1h", "--id", Self.id(5)])
-        let snoozed = try daemon.alarmctl(["snooze", "AAAA0005"])
+        _ = try await daemon.alarmctl(["timer", "1h", "--id", Self.id(5)])
+        let snoozed = try await daemon.alarmctl(["snooze", "AAAA0005"])
         #expect(snoozed.exitStatus == 1)
         #expect(snoozed.standardError == "alarmctl: cannot countdown alarm \(Self.id(5)) while it is countdown\n")
     }
 
-    @Test func theSocketOptionWinsOverTheEnvironment() throws {
+    @Test func theSocketOptionWinsOverTheEnvironment() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
-        let result = try daemon.alarmctl(
+        let result = try await daemon.alarmctl(
             ["list", "--socket", daemon.socket], environment: ["ALARMD_SOCKET": daemon.directory.path + "/elsewhere.sock"])
         #expect(result.exitStatus == 0, "stderr: \(result.standardError)")
-        let viaEnvironment = try daemon.alarmctl(["list"], environment: ["ALARMD_SOCKET": daemon.directory.path + "/elsewhere.sock"])
+        let viaEnvironment = try await daemon.alarmctl(["list"], environment: ["ALARMD_SOCKET": daemon.directory.path + "/elsewhere.sock"])
         #expect(viaEnvironment.exitStatus == 69)
     }
 }

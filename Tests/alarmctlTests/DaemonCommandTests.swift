@@ -7,39 +7,39 @@ import Testing
 /// `alarmctl auth`, `status`, `watch` and `history` against a real alarmd on the simulated board.
 @Suite(.timeLimit(.minutes(2)))
 struct DaemonCommandTests {
-    @Test func rootIsAuthorizedAndAdministersOthers() throws {
+    @Test func rootIsAuthorizedAndAdministersOthers() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
-        let status = try daemon.alarmctl(["auth", "status"])
+        let status = try await daemon.alarmctl(["auth", "status"])
         #expect(status.exitStatus == 0)
         #expect(status.standardOutput == "authorized\n")
 
         // Already decided: no prompt, so no waiting message.
-        let request = try daemon.alarmctl(["auth", "request"])
+        let request = try await daemon.alarmctl(["auth", "request"])
         #expect(request.exitStatus == 0)
         #expect(request.standardOutput == "authorized\n")
         #expect(request.standardError.isEmpty)
 
-        let granted = try daemon.alarmctl(["auth", "grant", "4242"])
+        let granted = try await daemon.alarmctl(["auth", "grant", "4242"])
         #expect(granted.exitStatus == 0, "stderr: \(granted.standardError)")
         #expect(granted.standardOutput == "uid 4242: authorized\n")
-        let revoked = try daemon.alarmctl(["auth", "revoke", "daemon"])
+        let revoked = try await daemon.alarmctl(["auth", "revoke", "daemon"])
         #expect(revoked.exitStatus == 0, "stderr: \(revoked.standardError)")
         #expect(revoked.standardOutput == "daemon (uid 1): denied\n")
-        let all = Output.lines(try daemon.alarmctl(["auth", "status", "--all"]).standardOutput).map { $0.split(separator: " ") }
+        let all = Output.lines(try await daemon.alarmctl(["auth", "status", "--all"]).standardOutput).map { $0.split(separator: " ") }
         #expect(all.first == ["UID", "USER", "STATE"])
         #expect(all.contains(["1", "daemon", "denied"]))
         #expect(all.contains(["4242", "-", "authorized"]))
 
-        let administrator = try daemon.alarmctl(["auth", "revoke", "root"])
+        let administrator = try await daemon.alarmctl(["auth", "revoke", "root"])
         #expect(administrator.exitStatus == 1)
         #expect(administrator.standardError == "alarmctl: uid 0 is an administrator and always authorized\n")
     }
 
-    @Test func statusShowsTheDaemonTheClockAndEveryPart() throws {
+    @Test func statusShowsTheDaemonTheClockAndEveryPart() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
-        let text = try daemon.alarmctl(["status"])
+        let text = try await daemon.alarmctl(["status"])
         #expect(text.exitStatus == 0, "stderr: \(text.standardError)")
         let lines = Output.lines(text.standardOutput)
         #expect(lines.first?.hasPrefix("alarmd ") == true)
@@ -50,7 +50,7 @@ struct DaemonCommandTests {
             #expect(lines.contains { $0.split(separator: " ").prefix(2) == [Substring(part), "ok"] }, "no line for \(part)")
         }
 
-        let json = try Output.json(try daemon.alarmctl(["status", "--json"]).standardOutput)
+        let json = try Output.json(try await daemon.alarmctl(["status", "--json"]).standardOutput)
         #expect(json["clockTrusted"] == .bool(true))
         #expect(json["board"] == .string("simulated"))
         #expect(Output.array(json["parts"]).compactMap { $0["name"]?.stringValue } == ["buttons", "led", "display", "sound"])
@@ -68,7 +68,7 @@ struct DaemonCommandTests {
             watch.kill(SIGKILL)
             watch.wait()
         }
-        let timer = try daemon.alarmctl(["timer", "1s", "--title", "Egg", "--id", id])
+        let timer = try await daemon.alarmctl(["timer", "1s", "--title", "Egg", "--id", id])
         #expect(timer.exitStatus == 0, "stderr: \(timer.standardError)")
 
         // Whether watch subscribed before or after the timer started, its first line is the countdown.
@@ -80,7 +80,7 @@ struct DaemonCommandTests {
         let alerting = fields(try watch.readLine())
         #expect(alerting.dropFirst().prefix(2) == ["EEEE0009", "alerting"])
 
-        let stopped = try daemon.alarmctl(["stop", "EEEE0009"])
+        let stopped = try await daemon.alarmctl(["stop", "EEEE0009"])
         #expect(stopped.exitStatus == 0, "stderr: \(stopped.standardError)")
         let gone = fields(try watch.readLine())
         #expect(gone.dropFirst().prefix(2) == ["EEEE0009", "gone"])
@@ -90,13 +90,13 @@ struct DaemonCommandTests {
         let end = watch.wait()
         #expect(end.exitStatus == 0 && end.signal == nil, "watch \(end)")
 
-        let history = try daemon.alarmctl(["history"])
+        let history = try await daemon.alarmctl(["history"])
         #expect(history.exitStatus == 0, "stderr: \(history.standardError)")
         let rows = Output.lines(history.standardOutput).map { $0.split(separator: " ").map(String.init) }
         #expect(rows.first == ["TIME", "KIND", "ID", "TITLE"])
         #expect(rows.dropFirst().map { Array($0.dropFirst(2)) } == [["rang", "EEEE0009", "Egg"], ["stopped", "EEEE0009", "Egg"]])
 
-        let json = try Output.json(try daemon.alarmctl(["history", "--json"]).standardOutput)
+        let json = try Output.json(try await daemon.alarmctl(["history", "--json"]).standardOutput)
         #expect(Output.keys(json) == ["entries", "version"])
         let entries = Output.array(json["entries"])
         #expect(entries.compactMap { $0["kind"]?.stringValue } == ["rang", "stopped"])
@@ -107,15 +107,15 @@ struct DaemonCommandTests {
             #expect(entry["date"]?.stringValue?.count == 25)  // 2026-11-21T09:43:36+00:00
         }
 
-        let everyone = try daemon.alarmctl(["history", "--all"])
+        let everyone = try await daemon.alarmctl(["history", "--all"])
         #expect(Output.lines(everyone.standardOutput).first?.split(separator: " ") == ["TIME", "KIND", "ID", "OWNER", "TITLE"])
     }
 
-    @Test func watchJSONIsOneObjectPerLineAndSIGTERMEndsItCleanly() throws {
+    @Test func watchJSONIsOneObjectPerLineAndSIGTERMEndsItCleanly() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
         let id = AlarmCommandTests.id(1, prefix: "DDDD")
-        _ = try daemon.alarmctl(["schedule", "--at", "09:15", "--id", id])
+        _ = try await daemon.alarmctl(["schedule", "--at", "09:15", "--id", id])
         let watch = try RunningChild(
             ChildProcess.product("alarmctl"), ["watch", "--json", "--socket", daemon.socket],
             standardErrorPath: daemon.directory.path + "/watch.err")
@@ -135,12 +135,12 @@ struct DaemonCommandTests {
     static let canSwitchUser = geteuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0
 
     @Test(.enabled(if: canSwitchUser, "needs root and setpriv to run alarmctl as another user"))
-    func aUserTheSocketRefusesGetsStatus77WithAHint() throws {
+    func aUserTheSocketRefusesGetsStatus77WithAHint() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
         // The directory is searchable; the socket itself (0660, root's group) refuses nobody.
         chmod(daemon.directory.path, 0o711)
-        let result = try ChildProcess.run(
+        let result = try await ChildProcess.run(
             "/usr/bin/setpriv",
             ["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.product("alarmctl"), "list"],
             environment: ["ALARMD_SOCKET": daemon.socket])
@@ -150,35 +150,35 @@ struct DaemonCommandTests {
     }
 
     @Test(.enabled(if: canSwitchUser, "needs root and setpriv to run alarmctl as another user"))
-    func anotherUserIsRefusedUntilGrantedAndSeesOnlyTheirOwnAlarms() throws {
+    func anotherUserIsRefusedUntilGrantedAndSeesOnlyTheirOwnAlarms() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
         chmod(daemon.directory.path, 0o711)
         chmod(daemon.socket, 0o666)
-        func asNobody(_ arguments: [String]) throws -> ChildProcess.Result {
-            try ChildProcess.run(
+        func asNobody(_ arguments: [String]) async throws -> ChildProcess.Result {
+            try await ChildProcess.run(
                 "/usr/bin/setpriv",
                 ["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.product("alarmctl")] + arguments,
                 environment: ["ALARMD_SOCKET": daemon.socket, "TZ": "UTC"])
         }
-        #expect(try asNobody(["auth", "status"]).standardOutput == "notDetermined\n")
-        _ = try daemon.alarmctl(["auth", "revoke", "nobody"])
-        let refused = try asNobody(["timer", "5m"])
+        #expect(try await asNobody(["auth", "status"]).standardOutput == "notDetermined\n")
+        _ = try await daemon.alarmctl(["auth", "revoke", "nobody"])
+        let refused = try await asNobody(["timer", "5m"])
         #expect(refused.exitStatus == 1)
         #expect(refused.standardError == "alarmctl: not authorized to set alarms (authorization is denied)\n")
 
-        _ = try daemon.alarmctl(["auth", "grant", "65534"])
-        _ = try daemon.alarmctl(["timer", "5m", "--id", AlarmCommandTests.id(1, prefix: "CCCC")])
-        let own = try asNobody(["timer", "5m", "--id", AlarmCommandTests.id(2, prefix: "CCCC")])
+        _ = try await daemon.alarmctl(["auth", "grant", "65534"])
+        _ = try await daemon.alarmctl(["timer", "5m", "--id", AlarmCommandTests.id(1, prefix: "CCCC")])
+        let own = try await asNobody(["timer", "5m", "--id", AlarmCommandTests.id(2, prefix: "CCCC")])
         #expect(own.exitStatus == 0, "stderr: \(own.standardError)")
-        let listed = Output.array(try Output.json(try asNobody(["list", "--json"]).standardOutput)["alarms"])
+        let listed = Output.array(try Output.json(try await asNobody(["list", "--json"]).standardOutput)["alarms"])
         #expect(listed.map { $0["id"] } == [.string(AlarmCommandTests.id(2, prefix: "CCCC"))])
         #expect(listed.map { $0["owner"] } == [.integer(65534)])
         // Root's alarm is not nobody's to stop, whatever prefix is typed.
-        let others = try asNobody(["cancel", "CCCC0001"])
+        let others = try await asNobody(["cancel", "CCCC0001"])
         #expect(others.exitStatus == 1)
         #expect(others.standardError == "alarmctl: no alarm of yours has an id starting with CCCC0001\n")
-        let everyone = try asNobody(["list", "--all"])
+        let everyone = try await asNobody(["list", "--all"])
         #expect(everyone.exitStatus == 1)
         #expect(Output.lines(everyone.standardError).count == 1)
         #expect(everyone.standardError.hasPrefix("alarmctl: only root and the admin group see everyone's alarms"))

@@ -69,34 +69,34 @@ import Testing
     ]
 
     @Test(arguments: daylightSavingTable)
-    func previewFollowsTheDaylightSavingPolicyAndTheSystemTZData(_ row: Row) throws {
-        let result = try ChildProcess.run(ChildProcess.product("alarmctl"), row.arguments)
+    func previewFollowsTheDaylightSavingPolicyAndTheSystemTZData(_ row: Row) async throws {
+        let result = try await ChildProcess.run(ChildProcess.product("alarmctl"), row.arguments)
         #expect(result.exitStatus == 0, "stderr: \(result.standardError)")
         #expect(result.standardError.isEmpty)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines == row.expected)
         for line in lines {
-            #expect(try Self.systemRendering(of: line, in: row.zone) == line, "glibc disagrees about \(line)")
+            #expect(try await Self.systemRendering(of: line, in: row.zone) == line, "glibc disagrees about \(line)")
         }
     }
 
     /// How glibc, reading /usr/share/zoneinfo, writes the same instant in `zone`.
-    static func systemRendering(of instant: String, in zone: String) throws -> String {
-        let seconds = try ChildProcess.run("/bin/date", ["-u", "-d", instant, "+%s"]).standardOutput
+    static func systemRendering(of instant: String, in zone: String) async throws -> String {
+        let seconds = try await ChildProcess.run("/bin/date", ["-u", "-d", instant, "+%s"]).standardOutput
             .filter { !$0.isWhitespace }
-        return try ChildProcess.run("/bin/date", ["-d", "@" + seconds, "+%Y-%m-%dT%H:%M:%S%:z"], environment: ["TZ": zone])
+        return try await ChildProcess.run("/bin/date", ["-d", "@" + seconds, "+%Y-%m-%dT%H:%M:%S%:z"], environment: ["TZ": zone])
             .standardOutput.filter { !$0.isWhitespace }
     }
 
-    @Test func withoutRepeatExactlyOneLineIsPrintedWhateverTheCount() throws {
-        let result = try ChildProcess.run(
+    @Test func withoutRepeatExactlyOneLineIsPrintedWhateverTheCount() async throws {
+        let result = try await ChildProcess.run(
             ChildProcess.product("alarmctl"),
             ["preview", "--at", "07:00", "--time-zone", "UTC", "--after", "2026-11-21T06:00:00Z", "--count", "5"])
         #expect(result.standardOutput == "2026-11-21T07:00:00+00:00\n")
     }
 
-    @Test func theDefaultsAreTheSystemZoneAndNow() throws {
-        let result = try ChildProcess.run(
+    @Test func theDefaultsAreTheSystemZoneAndNow() async throws {
+        let result = try await ChildProcess.run(
             ChildProcess.product("alarmctl"), ["preview", "--at", "07:00"], environment: ["TZ": "Asia/Tokyo"])
         #expect(result.exitStatus == 0)
         #expect(result.standardOutput.hasSuffix("T07:00:00+09:00\n"))
@@ -120,8 +120,8 @@ import Testing
     ]
 
     @Test(arguments: badInputs)
-    func badInputGivesOneLineOnStderrNamingTheValueAndANonZeroExit(_ arguments: [String], _ named: String) throws {
-        let result = try ChildProcess.run(ChildProcess.product("alarmctl"), ["preview"] + arguments)
+    func badInputGivesOneLineOnStderrNamingTheValueAndANonZeroExit(_ arguments: [String], _ named: String) async throws {
+        let result = try await ChildProcess.run(ChildProcess.product("alarmctl"), ["preview"] + arguments)
         #expect(result.exitStatus != 0)
         #expect(result.standardOutput.isEmpty)
         let lines = result.standardError.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }

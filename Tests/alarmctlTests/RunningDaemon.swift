@@ -9,7 +9,7 @@ import Glibc
 /// ```swift
 /// let daemon = try RunningDaemon()
 /// defer { daemon.stop() }
-/// let result = try daemon.alarmctl(["list", "--json"])
+/// let result = try await daemon.alarmctl(["list", "--json"])
 /// ```
 ///
 /// `stop()` sends SIGTERM and reaps it; if a test ends without stopping it (a thrown error), the
@@ -108,8 +108,8 @@ final class RunningDaemon {
 
     /// Runs alarmctl against this daemon through `ALARMD_SOCKET`, in UTC unless `environment`
     /// says otherwise.
-    func alarmctl(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Result {
-        try ChildProcess.run(
+    func alarmctl(_ arguments: [String], environment: [String: String] = [:]) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(
             ChildProcess.product("alarmctl"), arguments,
             environment: ["ALARMD_SOCKET": socket, "TZ": "UTC"].merging(environment) { _, given in given })
     }

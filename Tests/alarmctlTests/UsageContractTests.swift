@@ -32,8 +32,8 @@ import Testing
     ]
 
     @Test(arguments: badArguments)
-    func badArgumentsGiveOneLineNamingTheValueAndStatus64(_ arguments: [String], _ named: String) throws {
-        let result = try ChildProcess.run(
+    func badArgumentsGiveOneLineNamingTheValueAndStatus64(_ arguments: [String], _ named: String) async throws {
+        let result = try await ChildProcess.run(
             ChildProcess.product("alarmctl"), arguments, environment: ["ALARMD_SOCKET": "/nonexistent/alarmd.sock"])
         #expect(result.exitStatus == 64, "stderr: \(result.standardError)")
         #expect(result.standardOutput.isEmpty)
@@ -49,16 +49,16 @@ import Testing
     ]
 
     @Test(arguments: daemonCommands)
-    func withoutTheDaemonEveryCommandExits69WithAHint(_ arguments: [String]) throws {
+    func withoutTheDaemonEveryCommandExits69WithAHint(_ arguments: [String]) async throws {
         let directory = try TemporaryDirectory()
         let socket = directory.path + "/control.sock"
-        let result = try ChildProcess.run(ChildProcess.product("alarmctl"), arguments, environment: ["ALARMD_SOCKET": socket])
+        let result = try await ChildProcess.run(ChildProcess.product("alarmctl"), arguments, environment: ["ALARMD_SOCKET": socket])
         #expect(result.exitStatus == 69)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError == "alarmctl: cannot connect to alarmd at \(socket): No such file or directory; is alarmd running? (systemctl status alarmd)\n")
     }
 
-    @Test func aSocketNobodyListensOnIsAlsoNotRunning() throws {
+    @Test func aSocketNobodyListensOnIsAlsoNotRunning() async throws {
         let directory = try TemporaryDirectory()
         let socket = directory.path + "/control.sock"
         // What a daemon killed with SIGKILL leaves behind: the socket file, nobody listening.
@@ -73,13 +73,13 @@ import Testing
         }
         close(descriptor)
         #expect(bound == 0)
-        let result = try ChildProcess.run(ChildProcess.product("alarmctl"), ["list", "--socket", socket])
+        let result = try await ChildProcess.run(ChildProcess.product("alarmctl"), ["list", "--socket", socket])
         #expect(result.exitStatus == 69)
         #expect(result.standardError == "alarmctl: cannot connect to alarmd at \(socket): Connection refused; is alarmd running? (systemctl status alarmd)\n")
     }
 
-    @Test func helpListsEveryCommand() throws {
-        let result = try ChildProcess.run(ChildProcess.product("alarmctl"), ["--help"])
+    @Test func helpListsEveryCommand() async throws {
+        let result = try await ChildProcess.run(ChildProcess.product("alarmctl"), ["--help"])
         #expect(result.exitStatus == 0)
         for command in ["schedule", "timer", "list", "show", "cancel", "stop", "snooze", "pause", "resume", "watch", "auth", "status", "history", "preview"] {
             #expect(result.standardOutput.contains("  \(command) "), "help does not list \(command)")

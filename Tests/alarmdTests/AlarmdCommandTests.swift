@@ -8,42 +8,42 @@ import Testing
     static let repository: String = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
     static let boards = repository + "/board"
 
-    func selftest(_ arguments: [String], input: String? = nil) throws -> ChildProcess.Result {
-        try ChildProcess.run(
+    func selftest(_ arguments: [String], input: String? = nil) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(
             Self.alarmd, ["selftest", "--boards-directory", Self.boards, "--show-seconds", "0"] + arguments, input: input)
     }
 
     // MARK: - selftest
 
-    @Test func theSimulatedBoardPassesWithoutAPerson() throws {
-        let result = try selftest(["--board", "simulated", "--non-interactive"])
+    @Test func theSimulatedBoardPassesWithoutAPerson() async throws {
+        let result = try await selftest(["--board", "simulated", "--non-interactive"])
         #expect(result.exitStatus == 0, "\(result.standardOutput)\(result.standardError)")
         let verdicts = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("PASS") || $0.hasPrefix("FAIL") }
         #expect(verdicts.map { String($0.prefix(4)) } == ["PASS", "PASS", "PASS", "PASS"])
         #expect(result.standardOutput.contains("All 4 checked parts work."))
     }
 
-    @Test func aPersonConfirmsEachOutputAndAWrongAnswerFailsWithAHint() throws {
-        let yes = try selftest(["--board", "simulated"], input: "y\ny\ny\n")
+    @Test func aPersonConfirmsEachOutputAndAWrongAnswerFailsWithAHint() async throws {
+        let yes = try await selftest(["--board", "simulated"], input: "y\ny\ny\n")
         #expect(yes.exitStatus == 0, "\(yes.standardOutput)")
         #expect(yes.standardOutput.contains("Did the LED blink? [y/n]"))
 
-        let noSound = try selftest(["--board", "simulated", "--only", "sound"], input: "maybe\nn\n")
+        let noSound = try await selftest(["--board", "simulated", "--only", "sound"], input: "maybe\nn\n")
         #expect(noSound.exitStatus == 1)
         #expect(noSound.standardOutput.contains("Please answer y or n."))
         #expect(noSound.standardOutput.contains("FAIL  sound: the device took the sound but nobody heard it"))
         #expect(noSound.standardOutput.contains("hint: check the speaker"))
     }
 
-    @Test func noAnswerIsAFailureNotAHang() throws {
-        let result = try selftest(["--board", "simulated", "--only", "led"], input: "")
+    @Test func noAnswerIsAFailureNotAHang() async throws {
+        let result = try await selftest(["--board", "simulated", "--only", "led"], input: "")
         #expect(result.exitStatus == 1)
         #expect(result.standardOutput.contains("FAIL  led: no answer"))
     }
 
-    @Test func missingHardwareFailsEachPartWithItsCauseAndAHint() throws {
+    @Test func missingHardwareFailsEachPartWithItsCauseAndAHint() async throws {
         // This machine has no GPIO chip, no I2C bus 1 and no sound card.
-        let result = try selftest(["--board", "rpi4b", "--non-interactive"])
+        let result = try await selftest(["--board", "rpi4b", "--non-interactive"])
         #expect(result.exitStatus == 1)
         let output = result.standardOutput
         #expect(output.contains("FAIL  led: pinctrl-bcm2711: not available"))
@@ -54,7 +54,7 @@ import Testing
         #expect(output.contains("4 of 4 parts failed: led, display, sound, buttons."))
     }
 
-    @Test func soundPlaysThroughALSAAndAMissingVolumeControlIsNamed() throws {
+    @Test func soundPlaysThroughALSAAndAMissingVolumeControlIsNamed() async throws {
         let directory = try TemporaryDirectory()
         let profile = """
             [gpio]
@@ -71,20 +71,20 @@ import Testing
         let plain = directory.path + "/null-sound.toml"
         try TestFiles.write(Array(profile.utf8), to: plain)
         // ALSA's `null` device exists everywhere: the tone really goes through libasound.
-        let played = try selftest(["--board", plain, "--non-interactive", "--only", "sound"])
+        let played = try await selftest(["--board", plain, "--non-interactive", "--only", "sound"])
         #expect(played.exitStatus == 0, "\(played.standardOutput)")
         #expect(played.standardOutput.contains("PASS  sound: tone played"))
 
         let withMixer = directory.path + "/with-mixer.toml"
         try TestFiles.write(Array((profile + "mixer = \"PCM\"\ncard = \"hw:CARD=alarmdNoSuchCard\"\n").utf8), to: withMixer)
-        let missing = try selftest(["--board", withMixer, "--non-interactive", "--only", "sound"])
+        let missing = try await selftest(["--board", withMixer, "--non-interactive", "--only", "sound"])
         #expect(missing.exitStatus == 1)
         #expect(missing.standardOutput.contains("FAIL  sound: volume control: hw:CARD=alarmdNoSuchCard mixer PCM: not available"))
         #expect(missing.standardOutput.contains("hint: `amixer -c CARD scontrols`"))
     }
 
-    @Test func onlyChecksTheNamedParts() throws {
-        let result = try selftest(["--board", "rpi4b", "--non-interactive", "--only", "display", "--only", "led"])
+    @Test func onlyChecksTheNamedParts() async throws {
+        let result = try await selftest(["--board", "rpi4b", "--non-interactive", "--only", "display", "--only", "led"])
         #expect(result.exitStatus == 1)
         #expect(result.standardOutput.contains("FAIL  led:"))
         #expect(result.standardOutput.contains("FAIL  display:"))
@@ -92,59 +92,59 @@ import Testing
         #expect(!result.standardOutput.contains("buttons:"))
     }
 
-    @Test func aBadProfileStopsBeforeAnyHardwareWithFileLineAndKey() throws {
+    @Test func aBadProfileStopsBeforeAnyHardwareWithFileLineAndKey() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/broken.toml"
         try TestFiles.write(Array("name = \"broken\"\n[gpio]\nchip = \"gpiochip0\"\nstop = \"GPIO17\"\nsnooze = 27\nled = true\n".utf8), to: path)
-        let result = try selftest(["--board", path, "--non-interactive"])
+        let result = try await selftest(["--board", path, "--non-interactive"])
         #expect(result.exitStatus == 78)
         #expect(result.standardError.hasPrefix("alarmd: \(path):6: gpio.led:"), "\(result.standardError)")
         #expect(result.standardOutput.isEmpty)
 
-        let unknown = try selftest(["--board", "rpi6", "--non-interactive"])
+        let unknown = try await selftest(["--board", "rpi6", "--non-interactive"])
         #expect(unknown.exitStatus == 78)
         #expect(unknown.standardError.contains("no board profile named \"rpi6\"; available: qemu, rpi3bplus, rpi4b, rpi5, simulated, zero2w"))
     }
 
-    @Test func badArgumentsAreUsageErrors() throws {
-        let result = try selftest(["--board", "simulated", "--only", "speaker"])
+    @Test func badArgumentsAreUsageErrors() async throws {
+        let result = try await selftest(["--board", "simulated", "--only", "speaker"])
         #expect(result.exitStatus == 64)
         #expect(result.standardError.contains("--only \"speaker\" is not led, display, sound or buttons"))
     }
 
     // MARK: - --simulate --script
 
-    @Test func aScriptPrintsEachStepAndTheSummaryAndItsStatusSaysIfAnyFailed() throws {
+    @Test func aScriptPrintsEachStepAndTheSummaryAndItsStatusSaysIfAnyFailed() async throws {
         let directory = try TemporaryDirectory()
         let passing = directory.path + "/pass.scenario"
         try TestFiles.write(Array("start 2026-11-23 06:59 Europe/Berlin\nalarm wake at 07:00\nwait 1m\nexpect sound tone\n".utf8), to: passing)
-        let ok = try ChildProcess.run(Self.alarmd, ["--simulate", "--script", passing])
+        let ok = try await ChildProcess.run(Self.alarmd, ["--simulate", "--script", passing])
         #expect(ok.exitStatus == 0)
         #expect(ok.standardOutput.hasSuffix("3 passed, 0 failed\n"), "\(ok.standardOutput)")
 
         let failing = directory.path + "/fail.scenario"
         try TestFiles.write(Array("start 2026-11-23 06:59 Europe/Berlin\nexpect sound tone\n".utf8), to: failing)
-        let failed = try ChildProcess.run(Self.alarmd, ["--simulate", "--script", failing])
+        let failed = try await ChildProcess.run(Self.alarmd, ["--simulate", "--script", failing])
         #expect(failed.exitStatus == 1)
         #expect(failed.standardOutput.contains("FAIL  expect sound tone  (line 2): silent"))
         #expect(failed.standardOutput.hasSuffix("0 passed, 1 failed\n"))
     }
 
-    @Test func aScriptThatDoesNotParseRunsNothingAndNamesTheLine() throws {
+    @Test func aScriptThatDoesNotParseRunsNothingAndNamesTheLine() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/bad.scenario"
         try TestFiles.write(Array("start 2026-11-23 06:59 Europe/Berlin\nwait forever\n".utf8), to: path)
-        let result = try ChildProcess.run(Self.alarmd, ["--simulate", "--script", path])
+        let result = try await ChildProcess.run(Self.alarmd, ["--simulate", "--script", path])
         #expect(result.exitStatus == 65)
         #expect(result.standardError == "alarmd: \(path):2: \"forever\" is not a duration like 9m, 90s or 1h30m\n")
         #expect(result.standardOutput.isEmpty)
 
-        let missing = try ChildProcess.run(Self.alarmd, ["--simulate", "--script", directory.path + "/none.scenario"])
+        let missing = try await ChildProcess.run(Self.alarmd, ["--simulate", "--script", directory.path + "/none.scenario"])
         #expect(missing.exitStatus == 66)
     }
 
-    @Test func theSimulatorNeedsATerminal() throws {
-        let result = try ChildProcess.run(Self.alarmd, ["--simulate"])
+    @Test func theSimulatorNeedsATerminal() async throws {
+        let result = try await ChildProcess.run(Self.alarmd, ["--simulate"])
         #expect(result.exitStatus == 64)
         #expect(result.standardError.contains("--simulate needs a terminal"))
     }

@@ -101,11 +101,11 @@ import Testing
         #expect(!log.contains("<3>"), "no errors: \(log)")
     }
 
-    @Test func aBadConfigurationStopsStartUpWithFileLineAndKey() throws {
+    @Test func aBadConfigurationStopsStartUpWithFileLineAndKey() async throws {
         let directory = try TemporaryDirectory()
         let config = directory.path + "/alarmd.toml"
         try TestFiles.write(Array("[alarms]\nsnooze = \"soon\"\n".utf8), to: config)
-        let result = try ChildProcess.run(
+        let result = try await ChildProcess.run(
             Self.alarmd, ["--config", config, "--board", Self.board, "--state-dir", directory.path + "/state",
                           "--socket", directory.path + "/control.sock"])
         #expect(result.exitStatus == 78)
