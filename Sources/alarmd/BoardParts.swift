@@ -11,8 +11,9 @@ import Logging
 /// Opens a board's parts from its profile: libgpiod buttons and LED, the HD44780 over I2C, ALSA;
 /// fakes for the simulated board. A part that cannot be opened carries its error.
 enum BoardParts {
-    /// How long to wait for the GPIO threads to say whether their chip and lines opened.
-    static let gpioStartTimeout: Duration = .seconds(3)
+    /// How long to wait for the GPIO threads to say whether their chip and lines opened (they
+    /// answer in milliseconds; a loaded machine may take seconds to schedule them).
+    static let gpioStartTimeout: Duration = .seconds(15)
 
     static func open(_ profile: BoardProfile, clock: any WallClock, logger: Logger) async -> SelfTestParts {
         guard !profile.simulated, let gpio = profile.gpio, let display = profile.display else {
