@@ -139,6 +139,13 @@ struct ResultEnvelope<Result: Decodable>: Decodable {
     var result: Result
 }
 
+/// A whole response in one parse: its outcome, and the result as the type the caller expects.
+struct ResponseEnvelope<Result: Decodable>: Decodable {
+    var ok: Bool?
+    var error: ControlErrorBody?
+    var result: Result?
+}
+
 /// An event's data, decoded as the type the subscription carries.
 struct EventEnvelope<Payload: Decodable>: Decodable {
     var data: Payload

@@ -46,7 +46,7 @@ enum BoardParts {
             debounce: .milliseconds(gpio.debounceMilliseconds))
         do {
             let buttons = try GPIODButtonInput(configuration: configuration)
-            if let problem = await firstProblem(buttons.statusUpdates()) { return .failure(problem) }
+            if let problem = await firstProblem(buttons.statusUpdates(), current: { buttons.status }) { return .failure(problem) }
             return .success(buttons)
         } catch {
             return .failure(error)
@@ -58,7 +58,7 @@ enum BoardParts {
             chip: chipArgument(gpio.chip), line: selector(gpio.led), activeLow: gpio.ledActiveLow)
         do {
             let indicator = try GPIODIndicator(configuration: configuration)
-            if let problem = await firstProblem(indicator.statusUpdates()) { return .failure(problem) }
+            if let problem = await firstProblem(indicator.statusUpdates(), current: { indicator.status }) { return .failure(problem) }
             return .success(indicator)
         } catch {
             return .failure(error)
@@ -91,8 +91,17 @@ enum BoardParts {
     }
 
     /// Waits for the first status that is not `.starting`: `nil` for ready, else the failure.
-    private static func firstProblem(_ updates: AsyncStream<GPIOStatus>) async -> HardwareError? {
-        await withTaskGroup(of: HardwareError??.self) { group in
+    /// `updates` only carries changes from its subscription on, so the status at that moment
+    /// (`current`, read after subscribing) may already be the answer.
+    private static func firstProblem(
+        _ updates: AsyncStream<GPIOStatus>, current: () -> GPIOStatus
+    ) async -> HardwareError? {
+        switch current() {
+        case .ready: return nil
+        case .failed(let error): return error
+        case .starting, .closed: break
+        }
+        return await withTaskGroup(of: HardwareError??.self) { group in
             group.addTask {
                 for await status in updates {
                     switch status {

@@ -55,12 +55,15 @@ struct DaemonStatus: Sendable {
     /// Logs each GPIO backend's status changes until cancelled (the backends have no logger).
     func followParts(logger: Logger) async {
         await withDiscardingTaskGroup { group in
+            // Updates carry changes from the subscription on: the status before it is logged first.
             if let buttons = board.buttons {
                 let updates = buttons.statusUpdates()
+                Self.log(buttons.status, part: "buttons", logger: logger)
                 group.addTask { await Self.log(updates, part: "buttons", logger: logger) }
             }
             if let indicator = board.indicator {
                 let updates = indicator.statusUpdates()
+                Self.log(indicator.status, part: "led", logger: logger)
                 group.addTask { await Self.log(updates, part: "led", logger: logger) }
             }
         }
@@ -68,11 +71,15 @@ struct DaemonStatus: Sendable {
 
     private static func log(_ updates: AsyncStream<GPIOStatus>, part: String, logger: Logger) async {
         for await status in updates {
-            switch status {
-            case .ready: logger.notice("Board part working", metadata: ["part": "\(part)"])
-            case .failed(let error): logger.error("Board part not working; retrying", metadata: ["part": "\(part)", "error": "\(error)"])
-            case .starting, .closed: break
-            }
+            log(status, part: part, logger: logger)
+        }
+    }
+
+    private static func log(_ status: GPIOStatus, part: String, logger: Logger) {
+        switch status {
+        case .ready: logger.notice("Board part working", metadata: ["part": "\(part)"])
+        case .failed(let error): logger.error("Board part not working; retrying", metadata: ["part": "\(part)", "error": "\(error)"])
+        case .starting, .closed: break
         }
     }
 }
