@@ -95,7 +95,7 @@ let package = Package(
         // The daemon's pieces: configuration file, systemd notification, journal logging.
         .target(
             name: "AlarmDaemon",
-            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmHardware", "CLinuxSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmHardware", "AlarmTime", "CLinuxSupport", .product(name: "Logging", package: "swift-log")]
         ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
@@ -125,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmKit", "AlarmTime", "CLinuxSupport",
+                "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmTime", "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]

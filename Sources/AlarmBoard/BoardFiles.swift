@@ -1,21 +1,31 @@
 import Glibc
 
-/// The little file access profiles need, on Glibc so that the module needs no Foundation.
-enum BoardFiles {
+/// Reading configuration files (board profiles, `alarmd.toml`), on Glibc so that the module
+/// needs no Foundation.
+public enum ConfigFile {
     /// Configuration files are small; anything bigger is not one.
-    static let maximumSize = 1 << 20
+    public static let maximumSize = 1 << 20
 
-    /// The whole file as UTF-8 text.
+    /// What reading a file found.
+    public enum Contents {
+        case text(String)
+        /// The file does not exist (ENOENT).
+        case missing
+    }
+
+    /// The whole file as UTF-8 text, or ``Contents/missing``.
     /// - Throws: ``ConfigError`` (line 0) with the system's reason, or the line of the first
     ///   byte that is not UTF-8.
-    static func readText(_ path: String) throws(ConfigError) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    public static func read(_ path: String) throws(ConfigError) -> Contents {
+        var descriptor: Int32
+        repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
+        if descriptor < 0 && errno == ENOENT { return .missing }
         guard descriptor >= 0 else { throw failure(path, "cannot open: \(reason(errno))") }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count < 0 { throw failure(path, "cannot read: \(reason(errno))") }
             if count == 0 { break }
@@ -25,29 +35,24 @@ enum BoardFiles {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigError(file: path, line: firstInvalidLine(bytes), message: "not UTF-8 text")
         }
-        return text
+        return .text(text)
     }
 
-    /// The entries of `directory` without `.` and `..`; empty if it cannot be opened.
-    static func names(in directory: String) -> [String] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
+    /// The whole file as UTF-8 text; a missing file is an error like any other.
+    public static func readText(_ path: String) throws(ConfigError) -> String {
+        switch try read(path) {
+        case .text(let text): return text
+        case .missing: throw failure(path, "cannot open: \(reason(ENOENT))")
         }
-        return names
+    }
+
+    /// The system's words for an errno value.
+    public static func reason(_ code: Int32) -> String {
+        String(cString: strerror(code))
     }
 
     private static func failure(_ path: String, _ message: String) -> ConfigError {
         ConfigError(file: path, line: 0, message: message)
-    }
-
-    private static func reason(_ code: Int32) -> String {
-        String(cString: strerror(code))
     }
 
     /// The 1-based line holding the first byte that does not decode.
@@ -61,5 +66,22 @@ enum BoardFiles {
             case .emptyInput, .error: return line
             }
         }
+    }
+}
+
+/// The directory listing profiles need.
+enum BoardFiles {
+    /// The entries of `directory` without `.` and `..`; empty if it cannot be opened.
+    static func names(in directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }

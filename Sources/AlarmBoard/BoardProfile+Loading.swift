@@ -23,7 +23,7 @@ extension BoardProfile {
                 throw ConfigError(file: path, line: 0, message: message)
             }
         }
-        let text = try BoardFiles.readText(path)
+        let text = try ConfigFile.readText(path)
         return try parse(text, file: path, defaultName: stem(of: path))
     }
 

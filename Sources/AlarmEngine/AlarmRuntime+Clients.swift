@@ -130,7 +130,15 @@ extension AlarmRuntime {
 extension AlarmRuntime {
     /// Every client's alarms with their owners, oldest first: for administrators.
     public func allAlarms() -> [OwnedAlarm] {
-        scheduler.snapshot.alarms.map { OwnedAlarm(owner: $0.owner, alarm: $0.alarm) }
+        allRecords().map { OwnedAlarm(owner: $0.owner, alarm: $0.alarm) }
+    }
+
+    /// How many alarms exist, all clients together.
+    public var alarmCount: Int { scheduler.alarmCount }
+
+    /// Every alarm's full record (title, sound, countdown ends), oldest first.
+    public func allRecords() -> [AlarmRecord] {
+        scheduler.snapshot.alarms
     }
 
     /// What rang, was snoozed, stopped, silenced or missed (the latest 500 events, oldest first):

@@ -389,8 +389,8 @@ struct ArgumentReader {
 
     mutating func duration() throws(ScenarioSyntaxError) -> TimeInterval {
         let text = try word("a duration like 9m, 90s or 1h30m")
-        guard let seconds = DurationText.seconds(text) else { throw fail("\"\(text)\" is not a duration like 9m, 90s or 1h30m") }
-        return seconds
+        guard let duration = DurationText.parse(text) else { throw fail("\"\(text)\" is not a duration like 9m, 90s or 1h30m") }
+        return duration / .seconds(1)
     }
 
     mutating func button() throws(ScenarioSyntaxError) -> Button {
@@ -442,34 +442,5 @@ struct ArgumentReader {
         let name = try word("an alarm's name")
         guard names.contains(name) else { throw fail("no alarm is named \"\(name)\" before this line") }
         return name
-    }
-}
-
-/// Durations as people write them: `9m`, `90s`, `1h30m`, `500ms`, `2.5s`.
-public enum DurationText {
-    public static func seconds(_ text: String) -> TimeInterval? {
-        var total = 0.0
-        var number = ""
-        var index = text.startIndex
-        var sawUnit = false
-        while index < text.endIndex {
-            let character = text[index]
-            if character.isNumber || character == "." {
-                number.append(character)
-                index = text.index(after: index)
-                continue
-            }
-            guard let value = Double(number) else { return nil }
-            let rest = text[index...]
-            let (unit, length): (Double, Int) = rest.hasPrefix("ms") ? (0.001, 2)
-                : rest.hasPrefix("h") ? (3600, 1) : rest.hasPrefix("m") ? (60, 1) : rest.hasPrefix("s") ? (1, 1) : (0, 0)
-            guard length > 0 else { return nil }
-            total += value * unit
-            number = ""
-            sawUnit = true
-            index = text.index(index, offsetBy: length)
-        }
-        guard number.isEmpty, sawUnit, total.isFinite else { return nil }
-        return total
     }
 }

@@ -1,4 +1,3 @@
-import AlarmDaemon
 import AlarmKit
 import AlarmTime
 import FoundationEssentials

@@ -18,7 +18,7 @@ struct DaemonStatus: Sendable {
 
     func report() async -> StatusReport {
         let snapshot = await runtime.deviceSnapshot()
-        let alarms = await runtime.allAlarms().count
+        let alarms = await runtime.alarmCount
         let faults = await appliance.partFaults
         var parts: [StatusReport.Part] = []
         parts.append(Self.part("buttons", board.buttons?.status))
@@ -104,11 +104,7 @@ enum DaemonOperations {
                     throw ControlRequestError(
                         id: call.request.id, .forbidden, "only root and the admin group see everyone's alarms")
                 }
-                var records: [AlarmRecord] = []
-                for owned in await runtime.allAlarms() where all || owned.owner.rawValue == call.peer.uid {
-                    if let record = await runtime.record(for: owned.alarm.id) { records.append(record) }
-                }
-                return records
+                return await runtime.allRecords().filter { all || $0.owner.rawValue == call.peer.uid }
             },
             "history": .init(requiresAdministrator: false) { call in
                 let parameters = try call.request.parameters(HistoryParameters.self)

@@ -1,3 +1,4 @@
+import AlarmBoard
 import AlarmScenario
 import FoundationEssentials
 import Glibc
@@ -13,9 +14,9 @@ struct ScriptMode {
     func run() async -> Int32 {
         let text: String
         do {
-            text = try readTextFile(path)
+            text = try ConfigFile.readText(path)
         } catch {
-            writeToStandardError("alarmd: cannot read \(path): \(error)\n")
+            writeToStandardError("alarmd: \(error)\n")
             return 66
         }
         let script: ScenarioScript
@@ -43,32 +44,9 @@ struct ScriptMode {
     }
 }
 
-/// Why a file could not be read: the path and the system's reason.
-struct FileReadError: Error, CustomStringConvertible {
+/// Why the scratch directory could not be made: the system's reason.
+struct ScratchDirectoryError: Error, CustomStringConvertible {
     let description: String
-}
-
-/// Reads a whole text file (scenarios are small: at most 1 MiB).
-func readTextFile(_ path: String, limit: Int = 1 << 20) throws -> String {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw FileReadError(description: String(cString: strerror(errno))) }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw FileReadError(description: String(cString: strerror(errno)))
-        }
-        if count == 0 { break }
-        bytes += buffer[0..<count]
-        guard bytes.count <= limit else { throw FileReadError(description: "larger than \(limit) bytes") }
-    }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw FileReadError(description: "not UTF-8 text")
-    }
-    return text
 }
 
 /// A private directory under `$TMPDIR` (or /tmp), removed with everything in it by ``remove()``.
@@ -79,7 +57,7 @@ final class ScratchDirectory: Sendable {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw FileReadError(description: String(cString: strerror(errno)))
+            throw ScratchDirectoryError(description: String(cString: strerror(errno)))
         }
         path = String(cString: created)
     }

@@ -1,5 +1,6 @@
 import AlarmBoard
 import AlarmDaemon
+import AlarmTime
 import Testing
 
 @Suite struct DurationTextTests {
