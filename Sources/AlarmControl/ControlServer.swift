@@ -79,6 +79,8 @@ public final class ControlServer: Sendable {
     let handlers: [String: Handler]
     let logger: Logger
     let operations: Set<String>
+    /// Every client's alarms share one cache: an alarm's id is unique on the device.
+    let alarmLists = EncodedListCache<Alarm, Alarm.ID> { $0.id }
 
     private struct Listening {
         var listener: Int32

@@ -21,7 +21,7 @@ extension ControlSession {
 
         case ControlOperationName.alarms:
             _ = try request.parameters(NoParameters.self)
-            return .result(await runtime.alarms(for: client))
+            return .result(try server.alarmLists.encode(await runtime.alarms(for: client)))
 
         case ControlOperationName.schedule:
             return try await schedule(request, decided: decided)

@@ -124,7 +124,12 @@ final class ControlSession: Sendable {
     }
 
     private static func successLine<Result: Encodable>(id: Int64, result: Result) -> [UInt8]? {
-        ControlProtocol.line(SuccessMessage(id: id, result: result))
+        if let encoded = result as? EncodedJSON {
+            // The same object SuccessMessage encodes, with the result's bytes as they are.
+            return Array(#"{"v":\#(ControlProtocol.version),"id":\#(id),"ok":true,"result":"#.utf8) + encoded.bytes
+                + Array("}\n".utf8)
+        }
+        return ControlProtocol.line(SuccessMessage(id: id, result: result))
     }
 
     // MARK: - Tasks on the side

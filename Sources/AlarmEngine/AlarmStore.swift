@@ -2,32 +2,48 @@ import FoundationEssentials
 import Glibc
 import Logging
 
-/// The engine's durable state on disk.
+/// The engine's durable state on disk: a snapshot in two copies, and a journal of the changes
+/// made since.
 ///
-/// Format (version 1): one header line `alarmd-store 1 <crc32 hex> <length>\n`, then `length`
-/// bytes of JSON (``StoredState``). The checksum tells a damaged file from a good one.
+/// Snapshot format (version 1): one header line `alarmd-store 1 <crc32 hex> <length>\n`, then
+/// `length` bytes of JSON (``StoredState``). The checksum tells a damaged file from a good one.
+/// A snapshot replaces the primary file atomically (temporary file, fsync, rename, directory
+/// fsync) and then the backup the same way, with the same bytes.
 ///
-/// Every save replaces the primary file atomically (temporary file, fsync, rename, directory
-/// fsync) and then the backup the same way, with the same bytes, before it returns. A file that
-/// cannot be read, is damaged or has an unknown version is never overwritten: it is renamed aside
-/// (`alarms.store.bad-<reason>-<seconds>`) with a log line, and the other copy is used. So neither
-/// a crash at any point nor one damaged copy loses an acknowledged change, and a bad file never
-/// crash-loops the daemon.
-public struct AlarmStore: Sendable {
+/// A change is made durable by appending it to the journal (`alarms.journal`, see
+/// ``StoreJournal``) with one `fdatasync`, not by rewriting the snapshot: four fsyncs and the
+/// whole store per change became one small write. Every ``compactionEntries`` changes (and at
+/// every start) a snapshot holding them is written and the journal emptied.
+///
+/// A file that cannot be read, is damaged or has an unknown version is never overwritten: it is
+/// renamed aside (`alarms.store.bad-<reason>-<seconds>`, `alarms.journal.bad-...`) with a log
+/// line, and the other copy is used. So neither a crash at any point nor one damaged snapshot
+/// copy loses an acknowledged change, and a bad file never crash-loops the daemon. (The journal
+/// has one copy: damage to it loses the changes since the last snapshot, at most
+/// ``compactionEntries``.)
+public final class AlarmStore {
     /// The file format version this build writes and reads.
     public static let formatVersion = 1
     static let magic = "alarmd-store"
 
     public let directory: String
+    /// After this many journal entries a snapshot is due.
+    public let compactionEntries: Int
     private let logger: Logger
+    private let journal: StoreJournal
+    /// A failed append could not be taken back: the next save must be a snapshot.
+    private var journalNeedsSnapshot = false
 
-    public init(directory: String, logger: Logger) {
+    public init(directory: String, logger: Logger, compactionEntries: Int = 64) {
         self.directory = directory
         self.logger = logger
+        self.compactionEntries = max(compactionEntries, 1)
+        journal = StoreJournal(path: directory + "/alarms.journal", directory: directory)
     }
 
     public var primaryPath: String { directory + "/alarms.store" }
     public var backupPath: String { directory + "/alarms.store.backup" }
+    public var journalPath: String { journal.path }
 
     /// What loading found.
     public struct Loaded: Sendable {
@@ -35,6 +51,8 @@ public struct AlarmStore: Sendable {
         public var state: StoredState?
         /// Files that were bad and moved aside, for the log and the display.
         public var problems: [String]
+        /// Changes found in the journal (applied to `state`): a snapshot is due.
+        public var journalEntries = 0
     }
 
     /// Loads the newest good copy. Never throws for a bad file: it is moved aside and logged.
@@ -43,6 +61,25 @@ public struct AlarmStore: Sendable {
     ///   moved aside (then saving would destroy it, so the engine must not start on this store).
     public func load() throws(StoreError) -> Loaded {
         try DurableFile.makeDirectory(directory)
+        var loaded = try loadSnapshot()
+        let contents = try journal.read()
+        if let damage = contents.damage {
+            let aside = try DurableFile.moveAside(
+                journal.path, to: "\(journal.path).bad-corrupt-\(Int(Date().timeIntervalSince1970))", directory: directory)
+            logger.error(
+                "Store journal is damaged; kept aside, its changes before the damage are used",
+                metadata: ["store.path": "\(journal.path)", "store.reason": "\(damage)", "store.keptAs": "\(aside)"])
+            loaded.problems.append("\(journal.path): \(damage) (kept as \(aside))")
+        }
+        if !contents.entries.isEmpty {
+            loaded.state = StoreJournalEntry.apply(
+                contents.entries, to: loaded.state ?? StoredState(savedAt: Date(timeIntervalSince1970: 0)))
+            loaded.journalEntries = contents.entries.count
+        }
+        return loaded
+    }
+
+    private func loadSnapshot() throws(StoreError) -> Loaded {
         var problems: [String] = []
         let primary = try readCopy(primaryPath, problems: &problems)
         if let primary {
@@ -61,7 +98,32 @@ public struct AlarmStore: Sendable {
         return Loaded(state: backup, problems: problems)
     }
 
-    /// Writes `state` durably: when this returns, a power cut loses nothing of it.
+    /// Makes one change durable by appending `entry` (a ``StoreJournalEntry``'s JSON) to the
+    /// journal; when this returns, a power cut loses nothing of it. If the journal cannot be used
+    /// (an earlier append could not be taken back), a snapshot from `snapshot` is written instead.
+    ///
+    /// When this throws, the change is not on disk (a failed append is cut off again).
+    func commit(entry: [UInt8], snapshot: () throws -> [UInt8]) throws {
+        if journalNeedsSnapshot {
+            try save(body: try snapshot())
+            return
+        }
+        do throws(StoreError) {
+            try journal.append(entry)
+        } catch {
+            if error.journalUnusable { journalNeedsSnapshot = true }
+            throw error
+        }
+    }
+
+    /// Whether the journal holds changes the snapshot does not.
+    public var hasJournalEntries: Bool { journal.entryCount > 0 }
+
+    /// Whether enough changes are in the journal that a snapshot is due.
+    public var isCompactionDue: Bool { journal.entryCount >= compactionEntries }
+
+    /// Writes `state` durably as a snapshot and empties the journal: when this returns, a power
+    /// cut loses nothing of it.
     ///
     /// The change is durable once the primary copy is; a backup that cannot be written is logged
     /// and rewritten by the next save. When this throws, the change is not on disk: if the primary
@@ -84,12 +146,27 @@ public struct AlarmStore: Sendable {
             if error.replacedFile { restorePrimary(previous) }
             throw error
         }
+        journalNeedsSnapshot = false
         do {
             try DurableFile.replace(backupPath, with: bytes, directory: directory)
         } catch {
             logger.error(
                 "Store backup could not be written; the primary copy holds every change",
                 metadata: ["store.path": "\(backupPath)", "store.error": "\(error)"])
+        }
+        // The snapshot holds every change of the journal now. A journal that cannot be emptied is
+        // moved aside: it may hold a refused change (an append that could not be taken back).
+        if access(journal.path, F_OK) == 0 {
+            do throws(StoreError) {
+                try journal.reset()
+            } catch {
+                let aside = try? DurableFile.moveAside(
+                    journal.path, to: "\(journal.path).bad-unemptied-\(Int(Date().timeIntervalSince1970))",
+                    directory: directory)
+                logger.error(
+                    "Store journal could not be emptied after a snapshot; kept aside",
+                    metadata: ["store.path": "\(journal.path)", "store.error": "\(error)", "store.keptAs": "\(aside ?? "not moved")"])
+            }
         }
     }
 

@@ -7,12 +7,16 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public let errno: Int32
     /// Whether the new content already replaced the file (only its durability is in doubt).
     public var replacedFile = false
+    /// Whether a failed append could not be taken back: the journal may hold the refused change,
+    /// so the store must not use it again before a snapshot replaces it.
+    public var journalUnusable = false
 
-    public init(operation: String, path: String, errno: Int32, replacedFile: Bool = false) {
+    public init(operation: String, path: String, errno: Int32, replacedFile: Bool = false, journalUnusable: Bool = false) {
         self.operation = operation
         self.path = path
         self.errno = errno
         self.replacedFile = replacedFile
+        self.journalUnusable = journalUnusable
     }
 
     public var description: String {
@@ -109,7 +113,7 @@ enum DurableFile {
         }
     }
 
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StoreError) {
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StoreError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in

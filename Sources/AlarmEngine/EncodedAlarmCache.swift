@@ -2,13 +2,21 @@ import AlarmKit
 import FoundationEssentials
 
 /// Each alarm's record encoded as JSON, kept between saves so that a save re-encodes only the
-/// alarms that changed and assembles the rest.
+/// alarms that changed and assembles the rest; and what has not been saved yet.
 ///
 /// Encoding every record on every change made a durable write cost about 65 µs per alarm (73 ms
-/// with 1,000 alarms); with the cache a save costs one record's encoding plus copying bytes.
-/// The assembled body decodes to exactly the ``StoredState`` it stands for.
+/// with 1,000 alarms); with the cache a snapshot costs one record's encoding plus copying bytes,
+/// and a journal entry holds only the changed records' bytes. The assembled body decodes to
+/// exactly the ``StoredState`` it stands for.
 struct EncodedAlarmCache: Sendable {
     private var fragments: [Alarm.ID: (sequenceNumber: UInt64, json: [UInt8])] = [:]
+    /// Alarms changed (or removed) since the last durable save.
+    private var unsavedIDs: Set<Alarm.ID> = []
+    /// Alarms loaded from the store and not encoded yet: a snapshot encodes them first.
+    private var unencodedIDs: Set<Alarm.ID> = []
+    /// What the store holds, once known: a journal entry carries these only when they changed.
+    private var savedMissedAlarms: [MissedAlarm]?
+    private var savedAuthorizations: [AuthorizationRecord]?
 
     /// Re-encodes the alarms in `changed` as they are in `scheduler` (dropping removed ones).
     mutating func update(_ changed: Set<Alarm.ID>, from scheduler: AlarmScheduler) throws {
@@ -20,6 +28,27 @@ struct EncodedAlarmCache: Sendable {
                 fragments[id] = nil
             }
         }
+        unsavedIDs.formUnion(changed)
+        unencodedIDs.subtract(changed)
+    }
+
+    /// Alarms just loaded, as the store holds them: encoded when a snapshot needs them.
+    mutating func markLoaded(_ ids: Set<Alarm.ID>) {
+        unencodedIDs.formUnion(ids)
+    }
+
+    /// The JSON of a ``StoredState`` whose alarms are the cached ones, after encoding those
+    /// loaded and not encoded yet (as they are in `scheduler`).
+    mutating func body(
+        from scheduler: AlarmScheduler, missedAlarms: [MissedAlarm], authorizations: [AuthorizationRecord], savedAt: Date
+    ) throws -> [UInt8] {
+        if !unencodedIDs.isEmpty {
+            let loaded = unencodedIDs
+            try update(loaded, from: scheduler)
+            // Encoding them is not a change: the store holds them already.
+            unsavedIDs.subtract(loaded)
+        }
+        return try body(missedAlarms: missedAlarms, authorizations: authorizations, savedAt: savedAt)
     }
 
     /// The JSON of a ``StoredState`` whose alarms are the cached ones.
@@ -34,13 +63,46 @@ struct EncodedAlarmCache: Sendable {
         body += Array(#","scheduler":{"missedAlarms":"#.utf8) + Array(try encoder.encode(missedAlarms))
         body += Array(#","alarms":["#.utf8)
         // In creation order, as the scheduler's snapshot is, so the file is the same for the same state.
-        var first = true
-        for fragment in fragments.values.sorted(by: { $0.sequenceNumber < $1.sequenceNumber }) {
-            if !first { body.append(UInt8(ascii: ",")) }
-            body += fragment.json
-            first = false
-        }
+        appendJSON(of: fragments.values.sorted { $0.sequenceNumber < $1.sequenceNumber }, to: &body)
         body += Array("]}}".utf8)
         return body
+    }
+
+    /// The JSON of a ``StoreJournalEntry`` holding what changed since the last durable save.
+    func journalEntry(
+        missedAlarms: [MissedAlarm], authorizations: [AuthorizationRecord], savedAt: Date
+    ) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        var upserted: [(sequenceNumber: UInt64, json: [UInt8])] = []
+        var removed: [Alarm.ID] = []
+        for id in unsavedIDs {
+            if let fragment = fragments[id] { upserted.append(fragment) } else { removed.append(id) }
+        }
+        var body: [UInt8] = Array(#"{"savedAt":"#.utf8) + Array(try encoder.encode(savedAt))
+        body += Array(#","upserted":["#.utf8)
+        appendJSON(of: upserted.sorted { $0.sequenceNumber < $1.sequenceNumber }, to: &body)
+        body += Array(#"],"removed":"#.utf8) + Array(try encoder.encode(removed.sorted { $0.uuidString < $1.uuidString }))
+        if missedAlarms != savedMissedAlarms {
+            body += Array(#","missedAlarms":"#.utf8) + Array(try encoder.encode(missedAlarms))
+        }
+        if authorizations != savedAuthorizations {
+            body += Array(#","authorizations":"#.utf8) + Array(try encoder.encode(authorizations))
+        }
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+
+    /// Everything cached is durable now, with these missed alarms and authorizations.
+    mutating func markSaved(missedAlarms: [MissedAlarm], authorizations: [AuthorizationRecord]) {
+        unsavedIDs.removeAll(keepingCapacity: true)
+        savedMissedAlarms = missedAlarms
+        savedAuthorizations = authorizations
+    }
+
+    private func appendJSON(of fragments: [(sequenceNumber: UInt64, json: [UInt8])], to body: inout [UInt8]) {
+        for (index, fragment) in fragments.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body += fragment.json
+        }
     }
 }

@@ -4,6 +4,7 @@ import AlarmControl
 import AlarmEngine
 import AlarmGPIO
 import AlarmHardware
+import AlarmKit
 import AlarmTime
 import FoundationEssentials
 import Logging
@@ -92,7 +93,8 @@ enum DaemonOperations {
     }
 
     static func handlers(runtime: AlarmRuntime, status: DaemonStatus) -> [String: ControlServer.Handler] {
-        [
+        let recordLists = EncodedListCache<AlarmRecord, Alarm.ID> { $0.id }
+        return [
             "status": .init(requiresAdministrator: false) { _ in
                 await status.report()
             },
@@ -104,7 +106,7 @@ enum DaemonOperations {
                     throw ControlRequestError(
                         id: call.request.id, .forbidden, "only root and the admin group see everyone's alarms")
                 }
-                return await runtime.allRecords().filter { all || $0.owner.rawValue == call.peer.uid }
+                return try recordLists.encode(await runtime.allRecords().filter { all || $0.owner.rawValue == call.peer.uid })
             },
             "history": .init(requiresAdministrator: false) { call in
                 let parameters = try call.request.parameters(HistoryParameters.self)

@@ -180,6 +180,7 @@ import Testing
         _ = try await first.schedule(id: Alarm.ID(), definition: Fixture.alarm(6, 45, weekly: Fixture.everyDay), client: Fixture.owner)
         _ = try await first.schedule(id: Alarm.ID(), definition: Fixture.timer(900), client: Fixture.owner)
         let acknowledged = await first.alarms(for: Fixture.owner)
+        try await first.writeSnapshot()
         let store = AlarmStore(directory: scratch.path, logger: Self.silent)
         try Damage.flippedByte.apply(to: store.primaryPath)
 
@@ -207,7 +208,11 @@ import Testing
         let tea = Alarm.ID()
         _ = try await runtime.schedule(id: tea, definition: Fixture.timer(600), client: Fixture.owner)
         let acknowledged = await runtime.alarms(for: Fixture.owner)
-        // A directory in the way of the primary's temporary file makes every save fail, even as root.
+        // A directory in place of the journal (and in the way of a snapshot's temporary file)
+        // makes every save fail, even as root.
+        let journal = scratch.path + "/alarms.journal"
+        #expect(rename(journal, journal + ".moved") == 0)
+        mkdir(journal, 0o700)
         let blocker = scratch.path + "/alarms.store.tmp"
         mkdir(blocker, 0o700)
 
@@ -219,15 +224,17 @@ import Testing
         #expect(await runtime.alarms(for: Fixture.owner) == acknowledged)
 
         rmdir(blocker)
+        rmdir(journal)
+        #expect(rename(journal + ".moved", journal) == 0)
         let restarted = try Self.runtime(in: scratch.path)
         #expect(await restarted.alarms(for: Fixture.owner) == acknowledged)
         try await runtime.perform(.pause, id: tea, client: Fixture.owner)
         #expect(await runtime.alarms(for: Fixture.owner).map(\.state) == [.paused], "saving works again")
     }
 
-    /// A change is durable once the primary copy is: a backup that cannot be written does not
-    /// refuse it (refusing would leave it on disk anyway), and the change survives a restart.
-    @Test func changeIsAcknowledgedOnceThePrimaryIsDurableEvenIfTheBackupFails() async throws {
+    /// A snapshot is durable once the primary copy is: a backup that cannot be written does not
+    /// fail it, and every change survives a restart.
+    @Test func snapshotIsDurableOnceThePrimaryIsEvenIfTheBackupFails() async throws {
         let scratch = try TemporaryDirectory()
         let runtime = try Self.runtime(in: scratch.path)
         _ = try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(600), client: Fixture.owner)
@@ -235,8 +242,10 @@ import Testing
         mkdir(blocker, 0o700)
 
         _ = try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(60), client: Fixture.owner)
+        try await runtime.writeSnapshot()
         let acknowledged = await runtime.alarms(for: Fixture.owner)
         #expect(acknowledged.count == 2)
+        #expect(TestFiles.read(scratch.path + "/alarms.journal") == Array("alarmd-journal 1\n".utf8), "the snapshot emptied the journal")
 
         rmdir(blocker)
         let restarted = try Self.runtime(in: scratch.path)

@@ -87,7 +87,9 @@ import Testing
         ledger.restart(from: onDisk.mapValues(\.phase.state))
     }
 
-    static let storeFileNames: Set<String> = ["alarms.store", "alarms.store.backup", "alarms.store.tmp", "alarms.store.backup.tmp"]
+    static let storeFileNames: Set<String> = [
+        "alarms.store", "alarms.store.backup", "alarms.store.tmp", "alarms.store.backup.tmp", "alarms.journal",
+    ]
     static let silent = Logger(label: "crash-safety-test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     static func kind(of definition: AlarmDefinition) -> String {
