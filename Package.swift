@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "AlarmApplianceTests",
             dependencies: [
-                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmSimulator", "AlarmTime",
+                "AlarmAppliance", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmSimulator", "AlarmTime",
                 "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
