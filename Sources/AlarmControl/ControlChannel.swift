@@ -160,7 +160,14 @@ final class ControlChannel: Sendable {
 
     /// Routes one line from the daemon: an event to its subscription, a response to its request.
     private func dispatch(_ line: [UInt8]) {
-        guard let envelope = try? ControlProtocol.makeDecoder().decode(IncomingEnvelope.self, from: Data(line)) else { return }
+        let envelope: IncomingEnvelope
+        if let scanned = EnvelopeScanner.scan(line), scanned.id != nil || scanned.ok != false {
+            // The usual line: routed by its few top-level fields, not parsed twice in full.
+            envelope = IncomingEnvelope(id: scanned.id, ok: scanned.ok, event: scanned.isEvent ? "" : nil, subscription: scanned.subscription)
+        } else {
+            guard let decoded = try? ControlProtocol.makeDecoder().decode(IncomingEnvelope.self, from: Data(line)) else { return }
+            envelope = decoded
+        }
         if envelope.event != nil, let number = envelope.subscription {
             state.withLock { $0.routes[number] }?(line)
             return
