@@ -151,6 +151,15 @@ let package = Package(
             ],
             path: "Benchmarks/AlarmBenchmarks"
         ),
+        // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
+        // timestamped capture from snd-aloop, gpio-sim presses and LED sampling, LCD bytes from
+        // the kernel's smbus trace decoded to screen text.
+        .target(name: "VMProbeKit", dependencies: ["CALSA", "CLinuxSupport"], path: "Tests/Integration/Probe/VMProbeKit"),
+        .executableTarget(
+            name: "alarm-vm-probe",
+            dependencies: ["VMProbeKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/Integration/Probe/alarm-vm-probe"
+        ),
         .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
         .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKit"]),
         .testTarget(
@@ -190,6 +199,7 @@ let package = Package(
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
         .testTarget(name: "alarmdTests", dependencies: ["AlarmControl", "AlarmKit", "AlarmTestKit"]),
+        .testTarget(name: "VMProbeKitTests", dependencies: ["VMProbeKit", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
