@@ -16,6 +16,9 @@ struct DaemonBoard: Sendable {
     let indicator: GPIODIndicator?
     /// The hardware volume control, when the profile names one.
     let mixer: ALSAMixerVolume?
+    /// The sound output as last seen: a device missing at start is a fault until a playback
+    /// works (`nil` on the simulated board).
+    let sound: ObservedAudioOutput?
 
     static func open(
         _ profile: BoardProfile, clock: any WallClock, settings: inout ApplianceSettings, logger: Logger
@@ -25,7 +28,7 @@ struct DaemonBoard: Sendable {
             let hardware = ApplianceHardware(
                 buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(),
                 audio: FakeAudioOutput(clock: clock), display: FakeCharacterDisplay(size: profile.display?.size ?? .sixteenByTwo))
-            return DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil)
+            return DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil, sound: nil)
         }
         var buttons: GPIODButtonInput?
         var indicator: GPIODIndicator?
@@ -46,11 +49,13 @@ struct DaemonBoard: Sendable {
         let audio = ALSAAudioOutput(device: profile.sound.device, diagnostics: { message in
             logger.debug("ALSA: \(message)")
         })
-        if let problem = audio.probe() {
+        let problemAtStart = audio.probe()
+        if let problemAtStart {
             logger.error("Sound device not available at start; alarms alert on the LED and display until it is", metadata: [
-                "error": "\(problem)",
+                "error": "\(problemAtStart)",
             ])
         }
+        let sound = ObservedAudioOutput(output: audio, clock: clock, fault: problemAtStart)
         var mixer: ALSAMixerVolume?
         if let control = profile.sound.mixer {
             let volume = ALSAMixerVolume(card: profile.sound.card, control: control)
@@ -71,8 +76,8 @@ struct DaemonBoard: Sendable {
         let hardware = ApplianceHardware(
             buttons: buttons ?? FakeButtonInput(clock: clock) as any ButtonInput,
             indicator: indicator ?? FakeIndicator() as any Indicator,
-            audio: audio, display: BoardParts.openDisplay(display))
-        return DaemonBoard(hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer)
+            audio: sound, display: BoardParts.openDisplay(display))
+        return DaemonBoard(hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer, sound: sound)
     }
 
     /// Releases the GPIO lines (the LED is left off).

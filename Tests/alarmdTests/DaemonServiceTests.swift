@@ -17,7 +17,7 @@ import Testing
         let socket: String
         let log: String
 
-        init(directory: String, extraArguments: [String] = []) throws {
+        init(directory: String, board: String = DaemonServiceTests.board, extraArguments: [String] = []) throws {
             socket = directory + "/control.sock"
             log = directory + "/alarmd.log"
             let config = directory + "/alarmd.toml"
@@ -28,7 +28,7 @@ import Testing
             posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
             pid = try ChildProcess.spawn(
                 DaemonServiceTests.alarmd,
-                ["--config", config, "--board", DaemonServiceTests.board, "--state-dir", directory + "/state",
+                ["--config", config, "--board", board, "--state-dir", directory + "/state",
                  "--socket", socket] + extraArguments,
                 environment: [:], actions: &actions)
         }
@@ -99,6 +99,39 @@ import Testing
         #expect(log.contains("<5>alarmd ready"))
         #expect(log.contains("<5>alarmd stopped"))
         #expect(!log.contains("<3>"), "no errors: \(log)")
+    }
+
+    /// A real board whose parts are all missing: the daemon still starts and serves, and
+    /// `status` names each fault, the sound card's before any alarm has tried to play.
+    @Test func missingPartsAreNamedInTheStatusFromTheStart() async throws {
+        let directory = try TemporaryDirectory()
+        let board = directory.path + "/absent.toml"
+        try TestFiles.write(Array("""
+            name = "absent"
+            [gpio]
+            chip = "/dev/gpiochip-absent"
+            stop = "GPIO17"
+            snooze = "GPIO27"
+            led = "GPIO22"
+            [display]
+            bus = 97
+            address = 0x27
+            [sound]
+            device = "hw:NoSuchCard,0,0"
+
+            """.utf8), to: board)
+        let daemon = try Daemon(directory: directory.path, board: board)
+        defer { daemon.stop(SIGTERM) }
+        try await daemon.waitUntilServing()
+        let client = ControlClient(path: daemon.socket)
+        defer { client.close() }
+        let result = try await client.request("status")
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let report = try decoder.decode(StatusReport.self, from: JSONEncoder().encode(result))
+        let sound = try #require(report.parts.first { $0.name == "sound" })
+        #expect(sound.state == "fault")
+        #expect(sound.detail?.contains("NoSuchCard") == true, "\(sound)")
     }
 
     @Test func aBadConfigurationStopsStartUpWithFileLineAndKey() async throws {
