@@ -246,10 +246,12 @@ public actor AlarmRuntime {
     /// Saves (if anything changed, or an earlier save failed) and publishes a change that
     /// happened with time, not at a client's request: an alert, a miss, a zone change.
     func commitTimeDriven(_ outcome: SchedulerOutcome) {
+        // Published before it is saved: an alert has started whether or not it is on disk yet, and
+        // the sound must not wait for a disk sync (a restart rings it again anyway).
+        publish(outcome)
         if outcome.hasChanges || hasUnsavedChanges {
             saveTimeDrivenChanges()
         }
-        publish(outcome)
     }
 
     /// Saves after a change that happened with time (an alert, a miss): it has happened whether or
@@ -280,14 +282,15 @@ public actor AlarmRuntime {
     /// Sends changed lists and events to subscribers, logs the events, records the history and
     /// re-arms the timer.
     func publish(_ outcome: SchedulerOutcome) {
+        // Events first: the appliance starts the sound on them; lists, logs and history can wait.
+        for event in outcome.events {
+            eventBroadcast.publish(event, for: 0)
+        }
         for owner in outcome.changedOwners {
             alarmLists.publish(scheduler.alarms(of: owner), for: owner)
         }
         log(outcome.events)
         recordHistory(outcome.events)
-        for event in outcome.events {
-            eventBroadcast.publish(event, for: 0)
-        }
         rearmTimer()
     }
 
