@@ -51,6 +51,21 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
         listTimes.append(microseconds(ContinuousClock.now - began))
     }
     roundTrips.close()
+    // The client's share of a list: decoding 100 alarms from their JSON, as ControlClient does.
+    let listed = try await ControlClient(path: daemon.socket).alarms()
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .secondsSince1970
+    let listJSON = try encoder.encode(listed)
+    var decodeTimes: [Double] = []
+    for _ in 0..<(quick ? 50 : 500) {
+        let began = ContinuousClock.now
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let decoded = try decoder.decode([Alarm].self, from: listJSON)
+        precondition(decoded.count == 100)
+        decodeTimes.append(microseconds(ContinuousClock.now - began))
+    }
+    let decode = Summary(decodeTimes)
     try await Task.sleep(for: .seconds(2))  // idle: nothing due, nothing asked
     let rss = residentKiB(pid: daemon.pid)
     daemon.terminate()
@@ -62,6 +77,7 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
             ["start to READY, 1,000 alarms stored (ms)", "\(starts)", fixed(start.p50, 1), fixed(start.p99, 1), fixed(start.max, 1), "< 200 ms"],
             ["round trip: schedule (µs, fsync included)", "100", fixed(schedule.p50, 0), fixed(schedule.p99, 0), fixed(schedule.max, 0), "p99 < 2 ms"],
             ["round trip: list of 100 (µs)", "\(lists)", fixed(list.p50, 0), fixed(list.p99, 0), fixed(list.max, 0), "p99 < 2 ms"],
+            ["  of which the client decoding 100 alarms (µs)", "\(decodeTimes.count)", fixed(decode.p50, 0), fixed(decode.p99, 0), fixed(decode.max, 0), ""],
         ])
     print("idle RSS with 100 alarms: \(rss.map { "\(fixed(Double($0) / 1024, 1)) MiB" } ?? "unknown") (target < 12 MiB; debug builds are larger)")
     if let staticBinary {
