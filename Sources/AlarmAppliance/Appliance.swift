@@ -220,6 +220,15 @@ public actor Appliance {
         await updateIndicator(snapshot)
     }
 
+    /// The sound device was found missing while nothing plays (a probe at start): shown at once
+    /// (LED pattern, "No sound" on the clock screen) rather than only when an alarm fails to
+    /// play. The next alert still tries to play, and a playback that works clears it.
+    public func soundUnavailable(_ error: HardwareError) async {
+        guard playing == nil else { return }
+        soundFault = error
+        await refresh()
+    }
+
     /// A failure that ended playback (the device went away mid-alert): fall back and retry.
     public func soundFailed(_ error: HardwareError) async {
         guard let failed = playing else { return }

@@ -90,6 +90,10 @@ struct DaemonMode {
         let appliance = Appliance(
             runtime: runtime, hardware: board.hardware, clock: clock, settings: configuration.appliance, logger: logger)
         prompter.attach(appliance)
+        if case .failed(let error)? = board.sound?.status {
+            // Missing at start: the LED and the clock screen say so before any alarm needs it.
+            await appliance.soundUnavailable(error)
+        }
 
         // 5. The control socket.
         var control = ControlServer.Configuration(

@@ -123,6 +123,23 @@ import Testing
         #expect(rig.audioLog.calls.count == 1)
     }
 
+    /// A sound card missing at start (the daemon's probe) shows before any alarm: fault flashes
+    /// and "No sound" on the clock; an alarm still tries to play, and a working playback clears it.
+    @Test func aSoundDeviceMissingAtStartShowsAtOnceAndAWorkingPlaybackClearsIt() async throws {
+        let rig = try await ApplianceRig()
+        await rig.appliance.soundUnavailable(Self.noSound)
+        #expect(rig.indicator.pattern == Self.faultFlashes)
+        #expect(rig.lines.joined(separator: "\n").contains("No sound: hw:0"), "\(rig.lines)")
+
+        try await rig.schedule(Scene.alarm(7, 0))
+        try await rig.advanceToNextDeadline()
+        #expect(rig.audioLog.started == [.builtInTone])
+        #expect(await rig.appliance.soundFault == nil)
+        await rig.tap(.stop)
+        #expect(rig.indicator.pattern != Self.faultFlashes)
+        #expect(!rig.lines.joined(separator: "\n").contains("No sound"))
+    }
+
     // MARK: - LED
 
     @Test func anRGBLEDShowsTheAlarmsTint() async throws {
