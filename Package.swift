@@ -151,6 +151,13 @@ let package = Package(
             ],
             path: "Benchmarks/AlarmBenchmarks"
         ),
+        // libFuzzer targets (the control protocol's decoder, alarmd.toml and board profiles):
+        // `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer` and runs each for a budget.
+        .executableTarget(
+            name: "alarm-fuzz",
+            dependencies: ["AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmKit"],
+            path: "Tests/Fuzz/alarm-fuzz"
+        ),
         // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
         // timestamped capture from snd-aloop, gpio-sim presses and LED sampling, LCD bytes from
         // the kernel's smbus trace decoded to screen text.

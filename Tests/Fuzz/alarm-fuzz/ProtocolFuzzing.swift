@@ -1,0 +1,122 @@
+import AlarmKit
+import FoundationEssentials
+
+@testable import AlarmControl
+
+/// The `protocol` target: an input is the bytes a client sent (or the daemon, for the client's
+/// side), decoded exactly as the server and `ControlClient` decode them.
+///
+/// Server: ``ControlLineDecoder`` with the 64 KiB limit, fed the input in pieces; each line
+/// through ``ControlRequest/decode(line:operations:)``; each request's parameters decoded as
+/// `ControlSession.perform` decodes them for its operation (and a schedule validated). Client:
+/// the same bytes as lines from the daemon, routed (``EnvelopeScanner``, `IncomingEnvelope`) and
+/// decoded as events or results. See ``ProtocolFuzzing/checkClientLine(_:random:)``.
+enum ProtocolFuzzing {
+    /// The operations `alarmd` answers: the protocol's and the daemon's own handlers.
+    static let operations = ControlOperationName.builtIn.union(["status", "alarmRecords", "history"])
+
+    static func run(_ bytes: [UInt8]) {
+        var random = FuzzRandom(seed: bytes)
+        let requestLines = LineSplitting.split(bytes, pieces: random.chunks(of: bytes), limit: ControlProtocol.maximumRequestSize)
+        // A small limit reaches the tooLarge paths with inputs of a few bytes.
+        _ = LineSplitting.split(bytes, pieces: random.chunks(of: bytes), limit: random.next(in: 1...80))
+        for case .line(let line) in requestLines {
+            checkRequestLine(line)
+        }
+        let responseLines = LineSplitting.split(bytes, pieces: random.chunks(of: bytes), limit: ControlProtocol.maximumResponseSize)
+        for case .line(let line) in responseLines {
+            checkClientLine(line, random: &random)
+        }
+    }
+
+    // MARK: - The server's side
+
+    /// One request line as `ServerLoop.handle` and `ControlSession.perform` take it.
+    static func checkRequestLine(_ line: [UInt8]) {
+        switch ControlRequest.decode(line: line, operations: operations) {
+        case .failure(let error):
+            checkRefusal(error)
+        case .success(let request):
+            fuzzCheck(operations.contains(request.operation), "accepted an unknown operation \"\(request.operation)\"")
+            do {
+                try decodeParameters(request)
+            } catch let error as ControlRequestError {
+                fuzzCheck(error.code == .malformed, "bad parameters give malformed, not \(error.code)")
+                fuzzCheck(error.id == request.id, "the refusal of parameters carries id \(error.id.map { "\($0)" } ?? "nil"), not \(request.id)")
+                checkRefusal(error)
+            } catch {
+                // A definition that decoded but is invalid: sent as the handler's error.
+                let body = ControlErrorBody(error)
+                fuzzCheck(body.code == .invalidConfiguration, "a refused definition gives invalidConfiguration, not \(body.code): \(error)")
+                checkOneLine(body.message, "the refusal of a definition")
+                fuzzCheck(ControlProtocol.line(FailureMessage(id: request.id, error: body)) != nil, "the refusal cannot be encoded")
+            }
+        }
+    }
+
+    /// Decodes `request`'s parameters as the server does for its operation.
+    ///
+    /// - Throws: ``ControlRequestError`` for parameters of the wrong shape, or the
+    ///   ``AlarmOperationError`` of ``AlarmDefinition/validate()``.
+    static func decodeParameters(_ request: ControlRequest) throws {
+        if AlarmAction(rawValue: request.operation) != nil {
+            _ = try request.parameters(AlarmIDParameters.self)
+            return
+        }
+        switch request.operation {
+        case ControlOperationName.alarms:
+            _ = try request.parameters(NoParameters.self)
+        case ControlOperationName.schedule:
+            let parameters = try request.parameters(ScheduleParameters.self)
+            try parameters.definition.validate()
+            checkScheduleRoundTrip(parameters, id: request.id)
+        case ControlOperationName.unsubscribe:
+            _ = try request.parameters(UnsubscribeParameters.self)
+        case ControlOperationName.setAuthorization:
+            _ = try request.parameters(SetAuthorizationParameters.self)
+        case "alarmRecords", "history":
+            _ = try request.parameters(HistoryParameters.self)
+        default:
+            // hello, subscriptions, authorization queries, status: their params are ignored.
+            _ = request.anyParameters
+        }
+    }
+
+    /// What the server accepted, a client can send again: the definition the engine stores and
+    /// lists must encode, and decode and validate once more.
+    static func checkScheduleRoundTrip(_ parameters: ScheduleParameters, id: Int64) {
+        guard let line = ControlProtocol.line(RequestMessage(id: id, op: ControlOperationName.schedule, params: parameters)) else {
+            return fuzzCheck(false, "an accepted definition cannot be encoded: \(parameters.definition)")
+        }
+        switch ControlRequest.decode(line: Array(line.dropLast()), operations: operations) {
+        case .failure(let error):
+            fuzzCheck(false, "an accepted schedule, encoded again, is refused: \(error)")
+        case .success(let again):
+            do {
+                let decoded = try again.parameters(ScheduleParameters.self)
+                try decoded.definition.validate()
+                fuzzCheck(decoded.id == parameters.id, "the alarm id changed in a round trip")
+            } catch {
+                fuzzCheck(false, "an accepted schedule, encoded again, is refused: \(error)")
+            }
+        }
+    }
+
+    /// A refusal is one line and can be sent.
+    static func checkRefusal(_ error: ControlRequestError) {
+        checkOneLine(error.message, "a refusal (\(error.code))")
+        let body = ControlErrorBody(code: error.code, message: error.message)
+        fuzzCheck(ControlProtocol.line(FailureMessage(id: error.id, error: body)) != nil, "a refusal cannot be encoded: \(error)")
+    }
+
+    static func checkOneLine(_ message: String, _ what: @autoclosure () -> String) {
+        fuzzCheck(!message.isEmpty, "\(what()) has an empty message")
+        fuzzCheck(!message.contains(where: \.isNewline), "\(what()) is not one line: \(message.debugDescription)")
+    }
+}
+
+/// `alarmd`'s `DaemonOperations.HistoryParameters` (`alarmRecords` and `history`), which lives
+/// in the executable and cannot be imported.
+struct HistoryParameters: Decodable {
+    var all: Bool?
+}
