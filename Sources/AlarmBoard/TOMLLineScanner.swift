@@ -6,8 +6,10 @@ struct TOMLLineScanner {
         var message: String
         var key: String?
 
+        /// `message` may quote the file's own text: control characters in it (a stray CR, a form
+        /// feed) are shown as U+XXXX, so the error stays one readable line.
         init(_ message: String, key: String? = nil) {
-            self.message = message
+            self.message = String(message.unicodeScalars.map(TOMLLineScanner.printable).joined())
             self.key = key
         }
     }

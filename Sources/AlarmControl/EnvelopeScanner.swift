@@ -29,6 +29,9 @@ struct EnvelopeScanner {
 
     private mutating func scanObject() -> Envelope? {
         var envelope = Envelope()
+        // A repeated routing key is read differently by different decoders (JSONDecoder keeps the
+        // first): such a line is left to the full decode.
+        var seen: Set<String> = []
         skipSpace()
         guard take(UInt8(ascii: "{")) else { return nil }
         skipSpace()
@@ -39,6 +42,7 @@ struct EnvelopeScanner {
             skipSpace()
             guard take(UInt8(ascii: ":")) else { return nil }
             skipSpace()
+            if ["id", "ok", "event", "subscription"].contains(key), !seen.insert(key).inserted { return nil }
             switch key {
             case "id":
                 guard let number = readInteger() else {

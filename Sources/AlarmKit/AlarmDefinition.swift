@@ -111,7 +111,9 @@ extension AlarmDefinition {
         }
         if case .named(let name) = sound {
             guard !name.isEmpty, !name.contains("/"), name != ".", name != "..", name.utf8.count <= 255 else {
-                throw .invalidConfiguration("sound name \"\(name)\" is not a plain file name")
+                // Quoted with escapes and clipped: the refusal is one readable line, whatever the name holds.
+                let shown = name.count > 60 ? String(name.prefix(60)).debugDescription + "…" : name.debugDescription
+                throw .invalidConfiguration("sound name \(shown) is not a plain file name")
             }
         }
     }

@@ -149,6 +149,10 @@ import Testing
         ("a = [,]", "f.toml:1: a: missing value"),
         ("a = { x = 1 }", "f.toml:1: a: inline tables ({...}) are not supported; use a [table] header"),
         ("a = " + String(repeating: "[", count: 40), "f.toml:1: a: arrays nested more than 32 deep"),
+        // The file's own control characters are shown as code points: the error stays one line
+        // (found by the config fuzzer).
+        ("[alarms]\r]", "f.toml:1: unexpected text after the table header: U+000D]"),
+        ("x = \u{0C}1", "f.toml:1: x: invalid value U+000C1 (strings need quotes: \"\\u000C1\")"),
         // The line counts every line, blank and comment lines included.
         ("# c\n\n[t]\n\nkey = nope", "f.toml:5: t.key: invalid value nope (strings need quotes: \"nope\")"),
     ]

@@ -33,6 +33,19 @@ import Testing
         #expect(configuration.sound == .named("birds.wav"))
     }
 
+    /// A refused sound name is shown escaped and clipped: one readable line (found by the fuzzer).
+    @Test(arguments: ["a\nb/c", "../" + String(repeating: "x", count: 300)])
+    func aRefusedSoundNameIsOneReadableLine(_ name: String) throws {
+        let configuration = AlarmManager.AlarmConfiguration.alarm(
+            schedule: .relative(.init(time: .init(hour: 6, minute: 0), repeats: .never)),
+            attributes: AlarmAttributes<NoAlarmMetadata>(presentation: Self.presentation, tintColor: .red), sound: .named(name))
+        let error = #expect(throws: AlarmOperationError.self) { try AlarmDefinition(configuration).validate() }
+        let message = try #require(error.map { "\($0)" })
+        #expect(message.contains("is not a plain file name"), "\(message)")
+        #expect(!message.contains { $0.isNewline }, "\(message)")
+        #expect(message.count < 160, "\(message)")
+    }
+
     @Test func definitionKeepsTheMetadataAsJSON() throws {
         let configuration = AlarmManager.AlarmConfiguration.timer(
             duration: 60, attributes: AlarmAttributes(presentation: Self.presentation, metadata: Recipe(dish: "tea"), tintColor: .green))
