@@ -1,0 +1,389 @@
+# The host's half of the integration scenarios, sourced by run-vm: it judges the evidence each
+# guest episode hands over (Tests/Integration/guest/vm-test) with the probe (alarm-vm-probe, the
+# same binary the guest records with, run natively here) and jq, and writes one verdict per
+# scenario. Every analysis is kept beside the evidence as NAME.json.
+#
+# Needs: $probe, $results, $repo. Instants are CLOCK_REALTIME seconds of the guest.
+
+# --- Helpers -------------------------------------------------------------------------------------
+
+calc() { awk "BEGIN { printf \"%.6f\", $* }"; }
+problems=()
+# expect WHAT COMMAND...: one expectation; WHAT is the failure's reason.
+expect() {
+    local what=$1
+    shift
+    "$@" >/dev/null 2>&1 || problems+=("$what")
+}
+# jexpect WHAT FILE JQ [jq args...]: an expectation on a JSON file.
+jexpect() {
+    local what=$1 file=$2 expression=$3
+    shift 3
+    jq -e "$@" "$expression" "$file" >/dev/null 2>&1 || problems+=("$what")
+}
+jv() { jq -r "$@" 2>/dev/null || echo "?"; }   # jv FILTER FILE [args]: a value for a message
+
+# Loads an episode's facts.env as f_KEY variables.
+load_facts() {
+    local key value
+    while IFS='=' read -r key value; do
+        [ -n "$key" ] && printf -v "f_$key" '%s' "$value"
+    done <"$1/facts.env"
+}
+# The probe's analyses, saved in the episode's folder: sound|silence|led NAME SOURCE ARGS...
+analyse() {
+    local kind=$1 name=$2 source=$3
+    shift 3
+    "$probe" "$kind" "$source" "$@" >"$(dirname "$source")/$name.json" 2>>"$(dirname "$source")/probe.err" || true
+}
+# lcd DIR NAME ROLE [--at T]: the display decoded from the episode's trace snapshot.
+lcd() {
+    local dir=$1 name=$2 role=$3 offset
+    shift 3
+    local file=$dir/clock-offset.json
+    [ -f "$file" ] || file=$results/$role/clock-offset.json
+    offset=$(jq -r .offset "$file" 2>/dev/null)
+    "$probe" lcd "$dir/trace.txt" --address 0x27 --rows 2 --columns 16 --clock-offset "$offset" "$@" \
+        >"$dir/$name.json" 2>>"$dir/probe.err" || true
+}
+ms() { awk "BEGIN { printf \"%.0f\", ($1) * 1000 }"; }     # ms SECONDS-EXPRESSION
+epoch() { date -u -d "$1" +%s 2>/dev/null || echo 0; }     # epoch ISO8601
+
+# verdict NAME [SUMMARY]: PASS or FAIL from $problems, printed and kept in $results/verdicts.
+verdict() {
+    local name=$1 summary=${2:-} line reasons
+    if [ ${#problems[@]} = 0 ]; then
+        line="PASS $name${summary:+ ($summary)}"
+    else
+        reasons=$(printf '%s; ' "${problems[@]}")
+        line="FAIL $name: ${reasons%; }${summary:+ ($summary)}"
+    fi
+    echo "$line" | tee -a "$results/verdicts"
+    problems=()
+}
+
+# --- boot -----------------------------------------------------------------------------------------
+
+judge_boot() {
+    local dir=$1 show=$1/systemctl-show.txt
+    prop() { sed -n "s/^$1=//p" "$show"; }
+    expect "the installed alarmd.service differs from deploy/alarmd.service" \
+        test "$(cut -d' ' -f1 "$dir/unit.sha256")" = "$(sha256sum <"$repo/deploy/alarmd.service" | cut -d' ' -f1)"
+    expect "drop-ins change alarmd.service ($(prop DropInPaths))" test -z "$(prop DropInPaths)"
+    expect "Type is $(prop Type), not notify" test "$(prop Type)" = notify
+    # A Type=notify service is active only once it sent READY=1.
+    expect "not active/running after READY=1 ($(prop ActiveState)/$(prop SubState))" \
+        test "$(prop ActiveState)/$(prop SubState)" = active/running
+    expect "restarted $(prop NRestarts) times" test "$(prop NRestarts)" = 0
+    expect "runs as $(tr -d ' \n' <"$dir/user.txt"), not alarmd" test "$(tr -d ' \n' <"$dir/user.txt")" = alarmd
+    expect "the journal has no \"alarmd ready\"" grep -q 'alarmd ready' "$dir/alarmd-journal.txt"
+    expect "the packaged alarmd does not run on bookworm's libgpiod.so.2 ($(awk '{ print $6 }' "$dir/libgpiod-mapped.txt" | sort -u | tr '\n' ' '))" \
+        grep -q 'libgpiod.so.2' "$dir/libgpiod-mapped.txt"
+    jexpect "board is not qemu" "$dir/status.json" '.board == "qemu"'
+    jexpect "clock not trusted" "$dir/status.json" '.clockTrusted == true'
+    jexpect "not every part ok: $(jv -c '[.parts[] | "\(.name) \(.state)"]' "$dir/status.json")" "$dir/status.json" \
+        '(.parts | length) >= 4 and all(.parts[]; .state == "ok")'
+    verdict boot "READY via systemd, libgpiod.so.2; StatusText \"$(prop StatusText)\"; parts $(jv -c '[.parts[] | "\(.name) \(.state)"] | join(", ")' "$dir/status.json")"
+}
+
+# --- ring: the alert (alarm), then SNOOZE, the second ring and STOP (snooze) ----------------------
+
+ring_summary=
+judge_alert_part() {
+    local dir=$1 role=$2 s p1 at
+    load_facts "$dir"
+    s=$f_alarm_at p1=$f_press_snooze
+    analyse sound sound-ring "$dir/audio" --after "$(calc "$s - 1")" --before "$p1"
+    analyse led led-ring "$dir/led.txt" --after "$(calc "$s - 1")" --before "$p1"
+    at=$(calc "($s + 1.4 < $p1 - 0.05) ? $s + 1.4 : $p1 - 0.05")
+    lcd "$dir" lcd-ring "$role" --at "$at"
+    jexpect "not alerting at its time ($(jv .alarm.state "$dir/show-ringing.json"))" "$dir/show-ringing.json" '.alarm.state == "alerting"'
+    jexpect "no sound within 1 s of its time (first sound $(jv .first_sound "$dir/sound-ring.json"), due $s)" "$dir/sound-ring.json" \
+        '.first_sound != null and .first_sound - $s > -0.05 and .first_sound - $s < 1' --argjson s "$s"
+    jexpect "not the 2,000 Hz tone ($(jv .frequency_hz "$dir/sound-ring.json") Hz)" "$dir/sound-ring.json" '.frequency_hz > 1950 and .frequency_hz < 2050'
+    jexpect "level not about -7 dBFS ($(jv .peak_dbfs "$dir/sound-ring.json") dBFS peak)" "$dir/sound-ring.json" '.peak_dbfs > -12 and .peak_dbfs < -3'
+    jexpect "the LED did not go high within 1 s ($(jv .first_high "$dir/led-ring.json"))" "$dir/led-ring.json" \
+        '.first_high != null and .first_high - $s > -0.05 and .first_high - $s < 1' --argjson s "$s"
+    jexpect "the LED does not blink at 2 Hz ($(jv -c '[.pattern, .period_ms]' "$dir/led-ring.json"))" "$dir/led-ring.json" \
+        '.pattern == "blink" and .period_ms > 400 and .period_ms < 600'
+    jexpect "the LCD does not show the alert ($(jv -c .text "$dir/lcd-ring.json"))" "$dir/lcd-ring.json" \
+        '(.text[0] | contains("Wake VM")) and (.text[1] | contains("Stop")) and .backlight == true'
+    ring_summary="sound +$(ms "$(jv .first_sound "$dir/sound-ring.json") - $s") ms at $(jv .frequency_hz "$dir/sound-ring.json") Hz $(jv .peak_dbfs "$dir/sound-ring.json") dBFS, LED +$(ms "$(jv .first_high "$dir/led-ring.json") - $s") ms, LCD \"$(jv '.text | join(" / ")' "$dir/lcd-ring.json")\""
+}
+
+snooze_summary=
+judge_snooze_part() {
+    local dir=$1 role=$2 p1 p2
+    load_facts "$dir"
+    p1=$f_press_snooze p2=$f_press_stop
+    analyse silence silence-snooze "$dir/audio" --after "$p1" --before "$(calc "$p1 + 3.5")" --min 1.0
+    analyse led led-snoozed "$dir/led.txt" --after "$(calc "$p1 + 0.5")" --before "$(calc "$p1 + 9.5")"
+    lcd "$dir" lcd-snoozed "$role" --at "$(calc "$p1 + 3")"
+    analyse sound sound-again "$dir/audio" --after "$(calc "$p1 + 5")" --before "$p2"
+    analyse led led-again "$dir/led.txt" --after "$(calc "$p1 + 10.5")" --before "$p2"
+    analyse silence silence-stop "$dir/audio" --after "$p2" --min 1.0
+    analyse led led-stopped "$dir/led.txt" --after "$(calc "$p2 + 0.5")"
+    jexpect "SNOOZE did not silence it ($(jv -c '[.silent, .delay_ms]' "$dir/silence-snooze.json"))" "$dir/silence-snooze.json" '.silent == true and .delay_ms < 1000'
+    jexpect "not counting down after SNOOZE ($(jv .alarm.state "$dir/show-snoozed.json"))" "$dir/show-snoozed.json" '.alarm.state == "countdown"'
+    jexpect "the LED kept the alert's pattern ($(jv -c '[.pattern, .period_ms, .transitions]' "$dir/led-snoozed.json"))" "$dir/led-snoozed.json" \
+        '.transitions <= 6 and (.period_ms == null or .period_ms > 1500)'
+    jexpect "the LCD does not show the snooze countdown ($(jv -c .text "$dir/lcd-snoozed.json"))" "$dir/lcd-snoozed.json" \
+        '(.text[0] | contains("Wake VM")) and (.text[1] | test("00:0[4-9]"))'
+    jexpect "did not ring again 10 s after SNOOZE ($(jv .first_sound "$dir/sound-again.json"))" "$dir/sound-again.json" \
+        '.first_sound != null and .first_sound - $p > 9.5 and .first_sound - $p < 11.5' --argjson p "$p1"
+    jexpect "not alerting again ($(jv .alarm.state "$dir/show-again.json"))" "$dir/show-again.json" '.alarm.state == "alerting"'
+    jexpect "the LED does not blink on the second ring ($(jv .pattern "$dir/led-again.json"))" "$dir/led-again.json" '.pattern == "blink"'
+    jexpect "STOP did not silence it ($(jv -c '[.silent, .delay_ms]' "$dir/silence-stop.json"))" "$dir/silence-stop.json" '.silent == true and .delay_ms < 1000'
+    jexpect "the LED is not off after STOP ($(jv .pattern "$dir/led-stopped.json"))" "$dir/led-stopped.json" '.pattern == "off" and .level_at_end == 0'
+    jexpect "the one-shot alarm is still listed after STOP" "$dir/list-after.json" '[.alarms[].id] | index($id) == null' --arg id "$f_id"
+    lcd "$dir" lcd-end "$role"
+    jexpect "the LCD does not show the clock after STOP ($(jv -c .text "$dir/lcd-end.json"))" "$dir/lcd-end.json" \
+        '(.text[0] | test("[0-9]{2}:[0-9]{2}")) and ((.text | join(" ")) | contains("Wake VM") | not)'
+    snooze_summary="SNOOZE->silence $(jv .delay_ms "$dir/silence-snooze.json") ms, LED $(jv -c '[.pattern, .period_ms]' "$dir/led-snoozed.json"), LCD \"$(jv '.text | join(" / ")' "$dir/lcd-snoozed.json")\", rang again +$(ms "$(jv .first_sound "$dir/sound-again.json") - $p1") ms, STOP->silence $(jv .delay_ms "$dir/silence-stop.json") ms"
+}
+
+judge_ring() {
+    judge_alert_part "$1" main
+    verdict alarm "$ring_summary"
+    judge_snooze_part "$1" main
+    verdict snooze "$snooze_summary"
+}
+
+# --- timer: SNOOZE pauses and resumes; STOP held cancels ------------------------------------------
+
+judge_timer() {
+    local dir=$1 p1 p2 p3 r1 r2 next
+    load_facts "$dir"
+    p1=$f_press_pause p2=$f_press_resume p3=$f_press_hold
+    r1=$(jv .alarm.remaining "$dir/show-paused.json")
+    r2=$(jv .alarm.remaining "$dir/show-still-paused.json")
+    next=$(epoch "$(jv .alarm.nextAlert "$dir/show-resumed.json")")
+    analyse led led-paused "$dir/led.txt" --after "$(calc "$p1 + 0.5")" --before "$p2"
+    lcd "$dir" lcd-counting main --at "$(calc "$p1 - 0.1")"
+    lcd "$dir" lcd-paused main --at "$(calc "$p1 + 3")"
+    lcd "$dir" lcd-resumed main --at "$(calc "$p2 + 1.5")"
+    lcd "$dir" lcd-cancelled main --at "$(calc "$p3 + 3.2")"
+    jexpect "the LCD does not show the timer counting ($(jv -c .text "$dir/lcd-counting.json"))" "$dir/lcd-counting.json" \
+        '(.text[0] | contains("Tea VM")) and (.text[1] | test("00:1[0-9]"))'
+    jexpect "SNOOZE did not pause it ($(jv .alarm.state "$dir/show-paused.json"))" "$dir/show-paused.json" '.alarm.state == "paused"'
+    expect "the paused time moved ($r1 s, then $r2 s)" test "$r1" = "$r2"
+    jexpect "the LCD does not show the paused time ($(jv -c .text "$dir/lcd-paused.json"))" "$dir/lcd-paused.json" \
+        '(.text[0] | contains("Tea VM")) and (((.text[1] | capture("00:(?<s>[0-9]{2})").s | tonumber) - $r) | fabs) <= 1' --argjson r "${r2:-0}"
+    jexpect "the LED is not steady while paused ($(jv -c '[.pattern, .transitions]' "$dir/led-paused.json"))" "$dir/led-paused.json" '.pattern == "on"'
+    jexpect "SNOOZE again did not resume it ($(jv .alarm.state "$dir/show-resumed.json"))" "$dir/show-resumed.json" '.alarm.state == "countdown"'
+    # Resumed where it stopped: it now ends the paused remainder after the resuming press.
+    expect "did not resume where it stopped (ends $next, expected $(calc "$p2 + ${r2:-0}"))" \
+        awk "BEGIN { d = $next - ($p2 + ${r2:-0}); exit !(d > -1.5 && d < 1.5) }"
+    jexpect "the LCD does not count again ($(jv -c .text "$dir/lcd-resumed.json"))" "$dir/lcd-resumed.json" \
+        '(.text[0] | contains("Tea VM")) and (.text[1] | test("00:[0-9][0-9]"))'
+    jexpect "holding STOP did not cancel the timer" "$dir/list-after.json" '[.alarms[].id] | index($id) == null' --arg id "$f_id"
+    jexpect "the LCD still shows the timer after it was cancelled ($(jv -c .text "$dir/lcd-cancelled.json"))" "$dir/lcd-cancelled.json" \
+        '(.text | join(" ") | contains("Tea VM")) | not'
+    verdict timer "paused at $r1 s and stood still ($r2 s); resumed to end at +$(calc "$next - $p2" | cut -d. -f1) s; LCD paused \"$(jv '.text | join(" / ")' "$dir/lcd-paused.json")\""
+}
+
+# --- restart: kill -9 mid-countdown ----------------------------------------------------------------
+
+judge_restart() {
+    local dir=$1 n0 n1 pid0 pid1 due
+    load_facts "$dir"
+    n0=$(sed -n 's/^NRestarts=//p' "$dir/before.txt") n1=$(sed -n 's/^NRestarts=//p' "$dir/after.txt")
+    pid0=$(sed -n 's/^MainPID=//p' "$dir/before.txt") pid1=$(sed -n 's/^MainPID=//p' "$dir/after.txt")
+    expect "systemd did not restart alarmd (NRestarts $n0 -> $n1)" test "$n1" = $((n0 + 1))
+    expect "the same process still runs ($pid0 -> $pid1)" test "$pid0" != "$pid1"
+    expect "not active/running after the restart ($(tr '\n' ' ' <"$dir/after.txt"))" grep -q 'SubState=running' "$dir/after.txt"
+    jexpect "the timer is not counting down after the restart ($(jv .alarm.state "$dir/show-after-restart.json"))" \
+        "$dir/show-after-restart.json" '.alarm.state == "countdown"'
+    jexpect "its end moved ($(jv .alarm.nextAlert "$dir/timer.json") -> $(jv .alarm.nextAlert "$dir/show-after-restart.json"))" \
+        "$dir/show-after-restart.json" '.alarm.nextAlert == $due' --arg due "$(jv .alarm.nextAlert "$dir/timer.json")"
+    # Due 12 s after alarmd created it: its journal line "Alarm scheduled" (received a few ms
+    # after); alarmctl's own start is no guide on a loaded guest (it once took 1.5 s).
+    local line
+    line=$(grep -m1 "Alarm scheduled alarm.id=$f_id" "$dir/alarmd-journal.txt" 2>/dev/null | awk '{ print $1, $2, $3 }')
+    due=$(calc "$(date -u -d "$line" +%s.%N 2>/dev/null || echo "$f_started") + 12")
+    analyse sound sound-ring "$dir/audio" --after "$f_killed"
+    jexpect "did not ring at the original time (first sound $(jv .first_sound "$dir/sound-ring.json"), due $due)" "$dir/sound-ring.json" \
+        '.first_sound != null and .first_sound - $d > -0.2 and .first_sound - $d < 1' --argjson d "$due"
+    verdict restart "NRestarts $n0 -> $n1, pid $pid0 -> $pid1, back in $(ms "$f_restarted - $f_killed") ms; rang $(ms "$(jv .first_sound "$dir/sound-ring.json") - $due") ms after the original end"
+}
+
+# --- clock: forward over the alarm rings it once; back over it, no second ring ---------------------
+
+judge_clock() {
+    local dir=$1 a tomorrow
+    load_facts "$dir"
+    a=$f_alarm_at
+    tomorrow=$(date -u -d "@$(( ${a%.*} + 86400 ))" +%Y-%m-%dT%H:%M:%S+00:00)
+    rang() { jq --arg id "$f_id" '[.entries[] | select(.id == $id and .kind == "rang")] | length' "$1" 2>/dev/null; }
+    jexpect "not scheduled for the next minute" "$dir/schedule.json" '.alarm.nextAlert == $when' \
+        --arg when "$(date -u -d "@${a%.*}" +%Y-%m-%dT%H:%M:%S+00:00)"
+    analyse sound sound "$dir/forward/audio" --after "$a"
+    analyse led led "$dir/forward/led.txt" --after "$f_forward_at"
+    jexpect "no ring after the clock jumped forward over it ($(jv .first_sound "$dir/forward/sound.json"))" "$dir/forward/sound.json" \
+        '.first_sound != null and .first_sound - $j < 2' --argjson j "$f_forward_at"
+    jexpect "the LED did not light after the jump" "$dir/forward/led.json" '.first_high != null'
+    jexpect "not alerting after the jump ($(jv .alarm.state "$dir/forward/show.json"))" "$dir/forward/show.json" '.alarm.state == "alerting"'
+    expect "history counts $(rang "$dir/forward/history.json") rings after the jump, not 1" test "$(rang "$dir/forward/history.json")" = 1
+    analyse sound sound "$dir/back/audio" --after "$f_back_at"
+    analyse led led "$dir/back/led.txt" --after "$f_back_at"
+    jexpect "rang again after the clock went back over it ($(jv .first_sound "$dir/back/sound.json"))" "$dir/back/sound.json" '.first_sound == null'
+    jexpect "the LED lit after the clock went back" "$dir/back/led.json" '.first_high == null'
+    expect "history counts $(rang "$dir/back/history.json") rings after going back, not 1" test "$(rang "$dir/back/history.json")" = 1
+    jexpect "not scheduled for tomorrow after ringing ($(jv -c '[.alarm.state, .alarm.nextAlert]' "$dir/back/show.json"))" "$dir/back/show.json" \
+        '.alarm.state == "scheduled" and .alarm.nextAlert == $when' --arg when "$tomorrow"
+    verdict clock "jumped to +3 s: rang after $(ms "$(jv .first_sound "$dir/forward/sound.json") - $f_forward_at") ms, once; back to -3 s and past it: silent, history 1 ring, next $tomorrow"
+}
+
+# --- measurements ----------------------------------------------------------------------------------
+
+# The table: the alarm's time to its first sound, and a STOP press to silence, in ms; with where
+# the first goes: alarmd's "Alarm alerting" journal line (the engine woke; journald's receipt
+# time, an upper bound) and ALSA's trigger_time (alarmd started the playback).
+judge_measurements() {
+    local dir=$1 i s p next_s fire quiet freq id logged trigger offset line
+    offset=$(jq -r .offset "$dir/clock-offset.json" 2>/dev/null || echo 0)
+    : >"$dir/latencies.txt"
+    mapfile -t lines <"$dir/reps.txt"
+    for ((i = 0; i < ${#lines[@]}; i++)); do
+        read -r _ s p returned <<<"${lines[i]}"
+        # The next alarm is at least 1.2 s after the press plus 1.2 s of silence.
+        next_s=$(calc "$p + 1.3")
+        analyse sound "sound-$i" "$dir/audio" --after "$(calc "$s - 0.5")" --before "$p"
+        analyse silence "silence-$i" "$dir/audio" --after "$p" --before "$next_s" --min 1.0
+        fire=$(jq -r --argjson s "$s" 'if .first_sound then (.first_sound - $s) * 1000 else "none" end' "$dir/sound-$i.json" 2>/dev/null || echo none)
+        freq=$(jv '.frequency_hz // "none"' "$dir/sound-$i.json")
+        quiet=$(jq -r 'if .silent then .delay_ms else "none" end' "$dir/silence-$i.json" 2>/dev/null || echo none)
+        id=$(jv .alarm.id "$dir/schedule-$i.json")
+        line=$(grep -m1 "Alarm alerting alarm.id=$id" "$dir/alarmd-journal.txt" 2>/dev/null | awk '{ print $1, $2, $3 }')
+        logged=none
+        [ -n "$line" ] && logged=$(calc "($(date -u -d "$line" +%s.%N) - $s) * 1000")
+        # trigger_time in CLOCK_MONOTONIC, to realtime with the boot's offset; the first one of
+        # this repetition's window.
+        trigger=$(awk -v s="$s" -v o="$offset" '{ t = $2 < 1e9 ? $2 + o : $2; if (t > s - 0.5 && t < s + 1.5) { printf "%.3f", (t - s) * 1000; exit } }' "$dir/triggers.txt" 2>/dev/null)
+        # REP DUE FIRE_MS PRESS SILENCE_MS FREQ JOURNAL_MS TRIGGER_MS ALARMCTL_LEAD_S
+        echo "$i $s $fire $p $quiet $freq ${logged} ${trigger:-none} $(calc "$s - ${returned:-$s}")" >>"$dir/latencies.txt"
+    done
+    local builtin
+    builtin=$(jq -r --argjson s "$(sed -n 's/^alarm_at=//p' "$results/main/ring/facts.env" 2>/dev/null || echo 0)" \
+        '(.first_sound - $s) * 1000 | floor' "$results/main/ring/sound-ring.json" 2>/dev/null || echo "?")
+    awk -v builtin="$builtin" '
+        function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+        function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        function row(label, a, n) { sort(a, n); printf "%-50s %4d %8.1f %8.1f %7s\n", label, n, n ? median(a, n) : -1, n ? a[n] : -1, target; target = "" }
+        {
+            if ($3 != "none") fire[++nf] = $3
+            if ($5 != "none") quiet[++nq] = $5
+            if ($7 != "none") logged[++nl] = $7
+            if ($8 != "none") trig[++nt] = $8
+            if ($8 != "none" && $3 != "none") after[++na] = $3 - $8
+            if ($6 > 950 && $6 < 1050) tone++
+            if (NR == 1 || $9 < lead) lead = $9
+        }
+        END {
+            printf "%-50s %4s %8s %8s %7s\n", "measurement (QEMU TCG guest), ms", "reps", "median", "worst", "target"
+            target = "50"; row("alarm time -> first sound captured", fire, nf)
+            target = "50"; row("STOP press -> silence captured", quiet, nq)
+            printf "where the first goes:\n"
+            row("  alarm time -> \"Alarm alerting\" journaled", logged, nl)
+            row("  alarm time -> ALSA trigger (playback started)", trig, nt)
+            row("  ALSA trigger -> first sound captured", after, na)
+            printf "(each repetition plays a continuous 1 kHz WAV, %d of %d captured at 1 kHz; alarmctl had returned at least %.2f s before each alarm;\n the built-in tone in the ring scenario, the first alert after boot: %s ms to sound)\n", tone, NR, lead, builtin
+            sort(fire, nf); sort(quiet, nq)
+            printf "%d %d %d %.1f %.1f %.1f %.1f %d\n", NR, nf, nq, nf ? median(fire, nf) : -1, nf ? fire[nf] : -1, nq ? median(quiet, nq) : -1, nq ? quiet[nq] : -1, tone > "/dev/stderr"
+        }' "$dir/latencies.txt" >"$results/measurements.txt" 2>"$dir/summary.txt"
+    cp "$results/measurements.txt" "$dir/table.txt"
+    local reps nf nq fire_median fire_worst quiet_median quiet_worst tone
+    read -r reps nf nq fire_median fire_worst quiet_median quiet_worst tone <"$dir/summary.txt"
+    expect "only $nf of $reps rings measured (at least 10)" test "$nf" -ge 10
+    expect "only $nq of $reps silences measured (at least 10)" test "$nq" -ge 10
+    expect "the WAV did not play ($tone of $reps captures at 1 kHz)" test "$tone" = "$reps"
+    verdict measurements "alarm->sound median $fire_median ms, worst $fire_worst ms; STOP->silence median $quiet_median ms, worst $quiet_worst ms; target 50 ms each"
+}
+
+# --- power-off ----------------------------------------------------------------------------------------
+
+judge_power_off() {
+    local dir=$1 id
+    id=$(sed -n 's/^@@HARDKILL \([0-9A-F-]*\).*/\1/p' "$results/serial-main.log" | tail -n 1)
+    expect "the main boot never reached the power-off" test -n "$id"
+    expect "the host did not kill QEMU" test -f "$results/hardkill.txt"
+    expect "the killed boot's journal shows a clean stop of alarmd" bash -c "! grep -q 'Stopping alarmd.service' '$dir/alarmd-journal-before-the-kill.txt'"
+    jexpect "the alarm scheduled right before the power-off is gone ($id)" "$dir/list.json" \
+        'any(.alarms[]; .id == $id and .title == "Survives VM" and .state == "scheduled")' --arg id "$id"
+    verdict power-off "alarm $id scheduled, QEMU killed with SIGKILL on the serial marker, the alarm listed after the next boot"
+}
+
+# --- no-sound --------------------------------------------------------------------------------------
+
+judge_no_sound() {
+    local dir=$1 s p start
+    load_facts "$dir"
+    s=$f_alarm_at p=$f_press_stop
+    start=$(head -n 1 "$dir/led.txt" | awk '{ print $1 }')
+    analyse led led-idle "$dir/led.txt" --after "$start" --before "$(calc "$s - 0.5")"
+    analyse led led-alert "$dir/led.txt" --after "$(calc "$s - 0.5")" --before "$p"
+    analyse led led-after "$dir/led.txt" --after "$(calc "$p + 0.5")"
+    lcd "$dir" lcd side --at "$(calc "$s + 1")"
+    lcd "$dir" lcd-all side
+    expect "a sound card is present ($(tr '\n' ' ' <"$dir/cards.txt"))" bash -c "! grep -q Loopback '$dir/cards.txt'"
+    jexpect "status at boot does not name the sound fault ($(jv -c '.parts[] | select(.name == "sound")' "$dir/status-at-boot.json"))" "$dir/status-at-boot.json" \
+        'any(.parts[]; .name == "sound" and .state == "fault" and ((.detail // "") | length > 0))'
+    # IndicatorPolicy: a part that does not work (no sound) shows as 3 flashes, then dark.
+    jexpect "the idle LED does not show the fault before the alarm ($(jv -c '[.pattern, .transitions]' "$dir/led-idle.json"))" "$dir/led-idle.json" '.transitions >= 2'
+    jexpect "not alerting ($(jv .alarm.state "$dir/show.json"))" "$dir/show.json" '.alarm.state == "alerting"'
+    jexpect "the LED did not alert ($(jv -c '[.first_high, .pattern, .period_ms]' "$dir/led-alert.json"))" "$dir/led-alert.json" \
+        '.first_high != null and .first_high - $s < 1 and .pattern == "blink" and .period_ms > 400 and .period_ms < 600' --argjson s "$s"
+    jexpect "the LCD does not show the alert ($(jv -c .text "$dir/lcd.json"))" "$dir/lcd.json" '(.text[0] | contains("Quiet VM")) and (.text[1] | contains("Stop"))'
+    jexpect "the LCD does not name the fault while it rings" "$dir/lcd-all.json" \
+        '[.screens[] | select(.at >= $s and .at <= $p) | .text[0]] | join(" ") | test("No sound"; "i")' --argjson s "$s" --argjson p "$p"
+    jexpect "the LCD does not show the clock and the fault after STOP ($(jv -c .text "$dir/lcd-all.json"))" "$dir/lcd-all.json" \
+        '(.text[0] | test("[0-9]{2}:[0-9]{2}")) and (.text[1] | contains("No sound"))'
+    jexpect "status does not name the sound fault while it rings" "$dir/status-alerting.json" \
+        'any(.parts[]; .name == "sound" and .state == "fault" and ((.detail // "") | length > 0))'
+    # After it, the fault's pattern (3 short flashes, then dark), not the alert's 2 Hz blink.
+    jexpect "the LED kept alerting after STOP ($(jv -c '[.pattern, .period_ms, .high_fraction]' "$dir/led-after.json"))" "$dir/led-after.json" \
+        '.high_fraction < 0.35'
+    verdict no-sound "status while ringing: $(jv '.parts[] | select(.name == "sound") | "\(.state): \(.detail)"' "$dir/status-alerting.json"); LED $(jv -c '[.pattern, .period_ms]' "$dir/led-alert.json"); LCD \"$(jv '.text | join(" / ")' "$dir/lcd.json")\""
+}
+
+# --- libgpiod 2 ------------------------------------------------------------------------------------
+
+judge_libgpiod2() {
+    local dir=$1 pre=$results/side/gpiod2-preflight
+    expect "alarmd does not run on libgpiod.so.3 ($(awk '{ print $6 }' "$pre/libgpiod-mapped.txt" 2>/dev/null | sort -u | tr '\n' ' '))" \
+        grep -q 'libgpiod.so.3' "$pre/libgpiod-mapped.txt"
+    expect "/usr/bin/alarmd is not the libgpiod-2 build" grep -q alarmd-gpiod2 "$pre/bind-mount.txt"
+    expect "not active/running under the unit" grep -q '^SubState=running' "$pre/systemctl-show.txt"
+    jexpect "not every part ok: $(jv -c '[.parts[] | "\(.name) \(.state)"]' "$pre/status.json")" "$pre/status.json" 'all(.parts[]; .state == "ok")'
+    judge_alert_part "$dir" side
+    local kept=("${problems[@]}")
+    problems=()
+    judge_snooze_part "$dir" side
+    problems=("${kept[@]}" "${problems[@]}")
+    verdict libgpiod2 "libgpiod.so.3; $ring_summary; $snooze_summary"
+}
+
+# --- Dispatch ----------------------------------------------------------------------------------------
+
+judged=0
+# Judges the episodes the guests handed over since the last call ($results/ready).
+judge_ready() {
+    local count role episode
+    [ -f "$results/ready" ] || return 0
+    count=$(wc -l <"$results/ready")
+    while [ "$judged" -lt "$count" ]; do
+        judged=$((judged + 1))
+        read -r role episode <<<"$(sed -n "${judged}p" "$results/ready")"
+        case "$role/$episode" in
+        main/boot) judge_boot "$results/main/boot" ;;
+        main/ring) judge_ring "$results/main/ring" ;;
+        main/timer) judge_timer "$results/main/timer" ;;
+        main/restart) judge_restart "$results/main/restart" ;;
+        main/clock) judge_clock "$results/main/clock" ;;
+        main/measurements) judge_measurements "$results/main/measurements" ;;
+        afterkill/power-off) judge_power_off "$results/afterkill/power-off" ;;
+        side/no-sound) judge_no_sound "$results/side/no-sound" ;;
+        side/ring) judge_libgpiod2 "$results/side/ring" ;;
+        esac
+    done
+}
