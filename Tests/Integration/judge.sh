@@ -246,7 +246,7 @@ judge_measurements() {
     mapfile -t lines <"$dir/reps.txt"
     for ((i = 0; i < ${#lines[@]}; i++)); do
         read -r _ s p returned <<<"${lines[i]}"
-        # The next alarm is at least 1.2 s after the press plus 1.2 s of silence.
+        # The next alarm is at least 1.9 s after the press (vm-test: 0.1 s hold, 0.3 s, 1.5 s lead).
         next_s=$(calc "$p + 1.3")
         analyse sound "sound-$i" "$dir/audio" --after "$(calc "$s - 0.5")" --before "$p"
         analyse silence "silence-$i" "$dir/audio" --after "$p" --before "$next_s" --min 1.0
