@@ -16,9 +16,9 @@ struct DaemonBoard: Sendable {
     let indicator: GPIODIndicator?
     /// The hardware volume control, when the profile names one.
     let mixer: ALSAMixerVolume?
-    /// The sound output as last seen: a device missing at start is a fault until a playback
-    /// works (`nil` on the simulated board).
-    let sound: ObservedAudioOutput?
+    /// Why the sound device did not open when the daemon started (`nil`: it did, or the board is
+    /// simulated); the appliance shows it until a playback works.
+    let soundProblemAtStart: HardwareError?
 
     static func open(
         _ profile: BoardProfile, clock: any WallClock, settings: inout ApplianceSettings, logger: Logger
@@ -28,7 +28,7 @@ struct DaemonBoard: Sendable {
             let hardware = ApplianceHardware(
                 buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(),
                 audio: FakeAudioOutput(clock: clock), display: FakeCharacterDisplay(size: profile.display?.size ?? .sixteenByTwo))
-            return DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil, sound: nil)
+            return DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil, soundProblemAtStart: nil)
         }
         var buttons: GPIODButtonInput?
         var indicator: GPIODIndicator?
@@ -55,7 +55,6 @@ struct DaemonBoard: Sendable {
                 "error": "\(problemAtStart)",
             ])
         }
-        let sound = ObservedAudioOutput(output: audio, clock: clock, fault: problemAtStart)
         var mixer: ALSAMixerVolume?
         if let control = profile.sound.mixer {
             let volume = ALSAMixerVolume(card: profile.sound.card, control: control)
@@ -76,8 +75,9 @@ struct DaemonBoard: Sendable {
         let hardware = ApplianceHardware(
             buttons: buttons ?? FakeButtonInput(clock: clock) as any ButtonInput,
             indicator: indicator ?? FakeIndicator() as any Indicator,
-            audio: sound, display: BoardParts.openDisplay(display))
-        return DaemonBoard(hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer, sound: sound)
+            audio: audio, display: BoardParts.openDisplay(display))
+        return DaemonBoard(
+            hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer, soundProblemAtStart: problemAtStart)
     }
 
     /// Releases the GPIO lines (the LED is left off).

@@ -90,7 +90,7 @@ struct DaemonMode {
         let appliance = Appliance(
             runtime: runtime, hardware: board.hardware, clock: clock, settings: configuration.appliance, logger: logger)
         prompter.attach(appliance)
-        if case .failed(let error)? = board.sound?.status {
+        if let error = board.soundProblemAtStart {
             // Missing at start: the LED and the clock screen say so before any alarm needs it.
             await appliance.soundUnavailable(error)
         }

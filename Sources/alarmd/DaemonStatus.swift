@@ -25,10 +25,8 @@ struct DaemonStatus: Sendable {
         parts.append(Self.part("buttons", board.buttons?.status))
         parts.append(Self.part("led", board.indicator?.status, fault: faults.indicator))
         parts.append(.init(name: "display", state: faults.display == nil ? "ok" : "fault", detail: faults.display.map { "\($0)" }))
-        // The appliance knows of failures while an alarm rang; before any alarm, the probe at start.
-        var soundFault = faults.sound
-        if soundFault == nil, case .failed(let error)? = board.sound?.status { soundFault = error }
-        parts.append(.init(name: "sound", state: soundFault == nil ? "ok" : "fault", detail: soundFault.map { "\($0)" }))
+        // The appliance's fault: failures while an alarm rang, and the device missing at start.
+        parts.append(.init(name: "sound", state: faults.sound == nil ? "ok" : "fault", detail: faults.sound.map { "\($0)" }))
         return StatusReport(
             version: AlarmdVersion.current, board: profile.name, startedAt: startedAt,
             clockTrusted: snapshot.isClockTrusted, timeZone: snapshot.timeZone.identifier, alarms: alarms,

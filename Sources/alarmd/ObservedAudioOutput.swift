@@ -2,10 +2,9 @@ import AlarmHardware
 import AlarmTime
 import Synchronization
 
-/// An audio output that remembers what it plays and whether it failed, for the simulator's screen
-/// and the daemon's status, and passes playback on to a real output (ALSA) when there is one.
-/// Without one it is silent but plays "successfully", so the appliance behaves as on a board with
-/// a working speaker and the screen says it is silent.
+/// An audio output that remembers what it plays, for the simulator's screen, and passes playback
+/// on to a real output (ALSA) when there is one. Without one it is silent but plays "successfully",
+/// so the appliance behaves as on a board with a working speaker and the screen says it is silent.
 final class ObservedAudioOutput: AudioOutput, Sendable {
     struct Playback: Sendable {
         var source: SoundSource
@@ -23,12 +22,10 @@ final class ObservedAudioOutput: AudioOutput, Sendable {
     private let clock: any WallClock
     private let state = Mutex<Status>(.idle)
 
-    /// `output` nil: no sound device; everything "plays" in silence. `fault`: the device was
-    /// found missing before anything played (a probe at start).
-    init(output: (any AudioOutput)?, clock: any WallClock, fault: HardwareError? = nil) {
+    /// `output` nil: no sound device; everything "plays" in silence.
+    init(output: (any AudioOutput)?, clock: any WallClock) {
         self.output = output
         self.clock = clock
-        if let fault { state.withLock { $0 = .failed(fault) } }
     }
 
     var hasDevice: Bool { output != nil }
