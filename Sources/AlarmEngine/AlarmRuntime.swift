@@ -216,7 +216,7 @@ public actor AlarmRuntime {
         compaction = nil
         guard store.isCompactionDue else { return }
         do {
-            try Self.writeSnapshot(&scheduler, &encodedAlarms, authorizations: authorizations, savedAt: clock.now, to: store)
+            try writeSnapshot()
         } catch {
             logger.warning("Alarm store snapshot could not be written; the journal keeps every change", metadata: ["store.error": "\(error)"])
         }
