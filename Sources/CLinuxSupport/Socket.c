@@ -147,27 +147,59 @@ int alarmd_path_kind(const char *path, uint64_t *device, uint64_t *inode) {
 // getpwuid_r and friends say ERANGE when the buffer is too small: grow it up to 1 MiB.
 enum { initial_buffer = 4096, largest_buffer = 1 << 20 };
 
-int alarmd_user_in_group(uint32_t uid, uint32_t gid) {
+// One reentrant lookup (getpwuid_r, getgrnam_r) into `buffer`; returns its error number.
+typedef int (*reentrant_lookup)(void *context, char *buffer, size_t size);
+
+// Runs `lookup` with a buffer grown until it fits. Returns the buffer (the caller frees it; the
+// entry found points into it) and stores the lookup's error number, or ENOMEM, in `failed`.
+static char *lookup_with_growing_buffer(reentrant_lookup lookup, void *context, int *failed) {
     size_t size = initial_buffer;
     char *buffer = NULL;
-    struct passwd entry;
-    struct passwd *found = NULL;
-    int failed;
     for (;;) {
         char *grown = realloc(buffer, size);
         if (!grown) {
             free(buffer);
-            return -ENOMEM;
+            *failed = ENOMEM;
+            return NULL;
         }
         buffer = grown;
-        failed = getpwuid_r((uid_t)uid, &entry, buffer, size, &found);
-        if (failed != ERANGE || size >= largest_buffer) break;
+        *failed = lookup(context, buffer, size);
+        if (*failed != ERANGE || size >= largest_buffer) return buffer;
         size *= 2;
     }
-    if (failed || !found) {
+}
+
+struct user_lookup {
+    uid_t uid;
+    struct passwd entry;
+    struct passwd *found;
+};
+
+static int look_up_user(void *context, char *buffer, size_t size) {
+    struct user_lookup *lookup = context;
+    return getpwuid_r(lookup->uid, &lookup->entry, buffer, size, &lookup->found);
+}
+
+struct group_lookup {
+    const char *name;
+    struct group entry;
+    struct group *found;
+};
+
+static int look_up_group(void *context, char *buffer, size_t size) {
+    struct group_lookup *lookup = context;
+    return getgrnam_r(lookup->name, &lookup->entry, buffer, size, &lookup->found);
+}
+
+int alarmd_user_in_group(uint32_t uid, uint32_t gid) {
+    struct user_lookup user = {.uid = (uid_t)uid, .found = NULL};
+    int failed;
+    char *buffer = lookup_with_growing_buffer(look_up_user, &user, &failed);
+    if (failed || !user.found) {
         free(buffer);
         return failed ? -failed : -ENOENT;
     }
+    struct passwd entry = user.entry;
     if ((uint32_t)entry.pw_gid == gid) {
         free(buffer);
         return 1;
@@ -202,24 +234,11 @@ int alarmd_user_in_group(uint32_t uid, uint32_t gid) {
 }
 
 int alarmd_group_id(const char *name, uint32_t *gid) {
-    size_t size = initial_buffer;
-    char *buffer = NULL;
-    struct group entry;
-    struct group *found = NULL;
+    struct group_lookup group = {.name = name, .found = NULL};
     int failed;
-    for (;;) {
-        char *grown = realloc(buffer, size);
-        if (!grown) {
-            free(buffer);
-            return -ENOMEM;
-        }
-        buffer = grown;
-        failed = getgrnam_r(name, &entry, buffer, size, &found);
-        if (failed != ERANGE || size >= largest_buffer) break;
-        size *= 2;
-    }
-    if (!failed && found) *gid = (uint32_t)entry.gr_gid;
+    char *buffer = lookup_with_growing_buffer(look_up_group, &group, &failed);
+    if (!failed && group.found) *gid = (uint32_t)group.entry.gr_gid;
     free(buffer);
     if (failed) return -failed;
-    return found ? 0 : -ENOENT;
+    return group.found ? 0 : -ENOENT;
 }
