@@ -52,17 +52,18 @@ let package = Package(
             name: "AlarmSimulator",
             dependencies: ["AlarmTime", "AlarmHardware"]
         ),
-        // libasound (ALSA), through a one-line shim header and a C helper for what Swift cannot
-        // import (the variadic error handler).
+        // libasound (ALSA), through a one-line shim header.
         .systemLibrary(
             name: "CALSA",
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
+        // What Swift cannot write itself: ALSA's variadic error handler, defined once for the process.
+        .target(name: "CALSAShim", dependencies: ["CALSA"]),
         // The ALSA backend of `AudioOutput`: a writer thread per playback, gain ramp in software.
         .target(
             name: "AlarmALSA",
-            dependencies: ["AlarmHardware", "AlarmTime", "CALSA", "CLinuxSupport"]
+            dependencies: ["AlarmHardware", "AlarmTime", "CALSA", "CALSAShim", "CLinuxSupport"]
         ),
         // libgpiod, v1 (Debian/Raspberry Pi OS bookworm) or v2 (trixie): whichever pkg-config finds.
         .systemLibrary(
@@ -161,7 +162,7 @@ let package = Package(
         // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
         // timestamped capture from snd-aloop, gpio-sim presses and LED sampling, LCD bytes from
         // the kernel's smbus trace decoded to screen text.
-        .target(name: "VMProbeKit", dependencies: ["CALSA", "CLinuxSupport"], path: "Tests/Integration/Probe/VMProbeKit"),
+        .target(name: "VMProbeKit", dependencies: ["CALSA", "CALSAShim", "CLinuxSupport"], path: "Tests/Integration/Probe/VMProbeKit"),
         .executableTarget(
             name: "alarm-vm-probe",
             dependencies: ["VMProbeKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -186,7 +187,7 @@ let package = Package(
                 "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmHardware", "AlarmTestKit"]),
+        .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmHardware", "AlarmTestKit", "CALSAShim"]),
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit"]),

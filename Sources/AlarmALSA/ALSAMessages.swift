@@ -1,11 +1,11 @@
-internal import CALSA
+internal import CALSAShim
 
 /// ALSA's own error messages, kept off stderr.
 ///
 /// alsa-lib prints every error it meets to stderr unless a handler is installed, and its handler
-/// type is variadic, so the handler is C (`Sources/CALSA/shim.h`): it keeps the last message of
-/// the calling thread. ALSA reports on the thread of the failing call, so the writer thread that
-/// made the call collects the message here and hands it to the output's diagnostics sink.
+/// type is variadic, so the handler is C (`Sources/CALSAShim`): it keeps the last message of the
+/// calling thread. ALSA reports on the thread of the failing call, so the writer thread that made
+/// the call collects the message here and hands it to the output's diagnostics sink.
 enum ALSAMessages {
     /// Installs the handler, process-wide, the first time it is read.
     static let routed: Void = {

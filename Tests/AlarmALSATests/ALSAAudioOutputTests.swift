@@ -1,6 +1,7 @@
 @testable import AlarmALSA
 import AlarmHardware
 import AlarmTestKit
+internal import CALSAShim
 import Glibc
 import Testing
 
@@ -115,6 +116,17 @@ struct ALSAAudioOutputTests {
         #expect(error == HardwareError(.deviceUnavailable, device: "alarmd_no_such_pcm", errno: ENOENT))
         #expect(rig.diagnostics.contains { $0.contains("Unknown PCM alarmd_no_such_pcm") }, "\(rig.diagnostics)")
         await rig.output.stop()
+    }
+
+    /// ALSA has one handler for the whole process. Another module routing it (the VM probe does)
+    /// must not leave the output reading an empty buffer of its own: there is one handler, in C.
+    @Test func anotherModuleRoutingALSAsMessagesDoesNotTakeThemFromTheOutput() async throws {
+        let rig = try FilePluginRig(device: "alarmd_no_such_pcm")
+        #expect(alarmd_alsa_route_errors() == 0)
+        await #expect(throws: HardwareError.self) {
+            try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
+        }
+        #expect(rig.diagnostics.contains { $0.contains("Unknown PCM alarmd_no_such_pcm") }, "\(rig.diagnostics)")
     }
 
     @Test func missingCardWithoutPrivateConfigurationIsUnavailable() async throws {

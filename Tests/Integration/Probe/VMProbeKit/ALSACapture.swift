@@ -1,5 +1,6 @@
 import Glibc
 internal import CALSA
+internal import CALSAShim
 
 /// One open ALSA capture PCM: interleaved signed 16-bit little-endian, non-blocking.
 ///
