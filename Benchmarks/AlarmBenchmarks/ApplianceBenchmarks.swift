@@ -63,6 +63,8 @@ final class SignallingAudioOutput: AudioOutput, Sendable {
         signals.yield(.played)
     }
 
+    func prepare(_ source: SoundSource, for duration: Duration) async {}
+
     func stop() async {
         let entered = ContinuousClock.now
         signals.yield(.stopped(entered))

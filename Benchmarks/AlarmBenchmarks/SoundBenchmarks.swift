@@ -32,6 +32,32 @@ func runSoundBenchmarks(quick: Bool) async throws {
     }
     let stop = Summary(stops)
 
+    // play(): from the call to its return (the device open and the first period written), and
+    // to the buffer's last period written, when a card starts playing (the start threshold is
+    // the whole buffer). Built-in tone and a one-second WAV file, as an alert starts them.
+    let wavPath = try writeBenchmarkWAV()
+    defer { unlink(wavPath) }
+    let periodsPerBuffer = ALSAAudioOutput.Timing.standard.bufferMicroseconds / ALSAAudioOutput.Timing.standard.periodMicroseconds
+    var starts: [(name: String, returned: Summary, started: Summary)] = []
+    for (name, source) in [("built-in tone", SoundSource.builtInTone), ("1 s WAV file, 48 kHz mono", .file(wavPath))] {
+        var returned: [Double] = [], started: [Double] = []
+        for index in 0..<(samples + 5) {
+            await output.stop()
+            let writesBefore = output.statistics.writes
+            let start = ContinuousClock.now
+            try await output.play(source, gain: gain, looping: true)
+            let afterReturn = ContinuousClock.now
+            while output.statistics.writes - writesBefore < periodsPerBuffer {}  // a few ms at most
+            let afterBuffer = ContinuousClock.now
+            if index >= 5 {
+                returned.append(microseconds(afterReturn - start))
+                started.append(microseconds(afterBuffer - start))
+            }
+        }
+        await output.stop()
+        starts.append((name, Summary(returned), Summary(started)))
+    }
+
     // A playing alarm: the looping tone for a while, in real time.
     let seconds = quick ? 2.0 : 10.0
     let before = output.statistics
@@ -52,6 +78,13 @@ func runSoundBenchmarks(quick: Bool) async throws {
         [["looping tone playing", "\(stops.count)", fixed(stop.p50, 0), fixed(stop.p99, 0), fixed(stop.max, 0)]])
     print("")
     printTable(
+        [["play() -> returned / -> buffer full (the card starts)", "n", "returned p50 µs", "p99 µs", "buffer full p50 µs", "p99 µs"]],
+        starts.map { start in
+            [start.name, "\(start.returned.count)", fixed(start.returned.p50, 0), fixed(start.returned.p99, 0),
+             fixed(start.started.p50, 0), fixed(start.started.p99, 0)]
+        })
+    print("")
+    printTable(
         [["playing for \(fixed(wallSeconds, 1)) s", "writes", "frames", "frames/write", "writer wake-ups/s", "CPU ms", "CPU % of a core"]],
         [[
             "looping tone, crescendo", "\(writes)", "\(frames)", fixed(Double(frames) / Double(max(writes, 1)), 0),
@@ -59,4 +92,26 @@ func runSoundBenchmarks(quick: Bool) async throws {
             fixed(100 * (cpu / wall), 2),
         ]])
     print("(process CPU over the whole interval: the writer thread plus an idle runtime; \(fixed(Double(frames) / wallSeconds, 0)) frames/s written)")
+}
+
+/// A one-second 1 kHz sine at 48 kHz, 16-bit mono, in a temporary file; returns its path.
+private func writeBenchmarkWAV() throws -> String {
+    func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    let frames = 48_000
+    var data: [UInt8] = []
+    data.reserveCapacity(frames * 2)
+    for frame in 0..<frames {
+        let value = Int((sin(2 * Double.pi * 1_000 * Double(frame) / 48_000) * 0.5 * 32_767).rounded())
+        data += le(value, 2)
+    }
+    var file = Array("RIFF".utf8) + le(36 + data.count, 4) + Array("WAVEfmt ".utf8) + le(16, 4)
+    file += le(1, 2) + le(1, 2) + le(48_000, 4) + le(96_000, 4) + le(2, 2) + le(16, 2) + Array("data".utf8) + le(data.count, 4)
+    file += data
+    var template = Array("/tmp/alarm-bench-XXXXXX.wav".utf8CString)
+    let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
+    guard descriptor >= 0 else { throw BenchmarkError("cannot create a temporary WAV file (errno \(errno))") }
+    defer { close(descriptor) }
+    let written = file.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    guard written == file.count else { throw BenchmarkError("cannot write the temporary WAV file") }
+    return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -49,6 +49,8 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
 
     /// What the writer threads have done since this output was made, for measurements.
     public struct Statistics: Hashable, Sendable {
+        /// Times the device was opened for a playback or a preparation.
+        public var opens: Int
         /// Successful `snd_pcm_writei` calls, and the frames they wrote.
         public var writes: Int
         public var frames: Int
@@ -59,7 +61,7 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
 
     public var statistics: Statistics {
         Statistics(
-            writes: counters.writes.load(ordering: .relaxed), frames: counters.frames.load(ordering: .relaxed),
+            opens: counters.opens.load(ordering: .relaxed), writes: counters.writes.load(ordering: .relaxed), frames: counters.frames.load(ordering: .relaxed),
             waits: counters.waits.load(ordering: .relaxed))
     }
 
@@ -110,7 +112,34 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
     ///   it cannot be read or is not a WAV file this output plays, so the caller can fall back to
     ///   the built-in tone. After a throw nothing plays: what played before was stopped.
     public func play(_ source: SoundSource, gain: GainRamp, looping: Bool) async throws {
-        let session = try PlaybackSession(device: device)
+        let go = PlaybackSession.Go(gain: gain, looping: looping)
+        // Prepared for this sound and still waiting: its device is open, it writes at once.
+        if let prepared = current.withLock({ $0 }), prepared.preparedSource == source, prepared.claim(go) {
+            try await prepared.started()
+            return
+        }
+        let session = try PlaybackSession.playing(device: device, go)
+        await start(session, source: source, hold: .zero)
+        try await session.started()
+    }
+
+    /// Opens the device for `source` ahead of a `play` of it: the sound is loaded and the device
+    /// opened and configured now, so the play that comes within `duration` writes its first
+    /// period at once. Unclaimed, the device is closed after `duration`. Does nothing while
+    /// something plays or while this is already prepared; a failure here is left for that play
+    /// to meet and report.
+    public func prepare(_ source: SoundSource, for duration: Duration) async {
+        if let current = current.withLock({ $0 }), !current.isFinished {
+            // Playing, or prepared for this sound already: left alone. Prepared for another: replaced.
+            if !current.isWaitingForClaim || current.preparedSource == source { return }
+        }
+        guard let session = try? PlaybackSession.prepared(device: device, for: source) else { return }
+        await start(session, source: source, hold: duration)
+    }
+
+    /// Makes `session` the current playback once the previous one has closed the device, and
+    /// starts its writer thread.
+    private func start(_ session: PlaybackSession, source: SoundSource, hold: Duration) async {
         let previous = current.withLock { current in
             defer { current = session }
             return current
@@ -119,8 +148,8 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
         // can be open only once, and a file plugin would have two writers.
         await previous?.stop()
         let request = PlaybackRequest(
-            device: device, configuration: configuration, source: source, gain: gain, looping: looping,
-            timing: timing, fault: fault, counters: counters)
+            device: device, configuration: configuration, source: source, timing: timing, hold: hold,
+            fault: fault, counters: counters)
         let feed = self.feed, diagnostics = self.diagnostics
         // Writing PCM blocks in poll: a thread of its own, never the cooperative pool.
         let created = DetachedThread.start {
@@ -130,7 +159,6 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
             session.reportStart(HardwareError(.io, device: device, errno: created))
             session.markFinished()
         }
-        try await session.started()
     }
 
     /// Whether the device opens now for 48 kHz mono playback: `nil` if it does, else why not.

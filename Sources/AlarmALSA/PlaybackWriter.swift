@@ -7,9 +7,9 @@ struct PlaybackRequest: Sendable {
     var device: String
     var configuration: String?
     var source: SoundSource
-    var gain: GainRamp
-    var looping: Bool
     var timing: ALSAAudioOutput.Timing
+    /// How long a prepared playback keeps the device open waiting for its claim.
+    var hold: Duration = .zero
     /// Test only: a write result to pretend at a given point (see ``WriteFault``).
     var fault: WriteFault?
     var counters: WriterCounters
@@ -17,6 +17,7 @@ struct PlaybackRequest: Sendable {
 
 /// Counts what writer threads do, for ``ALSAAudioOutput/statistics``.
 final class WriterCounters: Sendable {
+    let opens = Atomic<Int>(0)
     let writes = Atomic<Int>(0)
     let frames = Atomic<Int>(0)
     let waits = Atomic<Int>(0)
@@ -52,14 +53,27 @@ struct PlaybackWriter {
             session.markFinished()
         }
         guard !session.isStopRequested else { return }
-        var loop: WriteLoop
+        let holdDeadline = monotonicSeconds() + request.hold / .seconds(1)
+        let opened: (device: PCMDevice, sound: PCMSound)
         do throws(HardwareError) {
-            loop = try writer.open()
+            opened = try writer.open()
+            request.counters.opens.add(1, ordering: .relaxed)
         } catch {
             writer.forwardALSAMessage()
-            session.reportStart(error)
+            // A prepared playback nobody claimed just ends: the play that comes opens afresh and
+            // meets (and reports) whatever is wrong then. A claimed one fails its play.
+            if session.preparedSource == nil || session.abandonUnlessClaimed() != nil { session.reportStart(error) }
             return
         }
+        guard let go = session.waitForGo(until: holdDeadline) else {
+            opened.device.close()
+            return
+        }
+        let renderer = FrameRenderer(
+            sound: opened.sound, deviceChannels: opened.device.channels, gain: go.gain, looping: go.looping)
+        var loop = WriteLoop(
+            device: opened.device, renderer: renderer, session: session, fault: request.fault,
+            counters: request.counters, diagnostics: diagnostics)
         let outcome = loop.run()
         loop.device.close()
         if case .failed(let failure) = outcome {
@@ -70,7 +84,8 @@ struct PlaybackWriter {
         }
     }
 
-    private func open() throws(HardwareError) -> WriteLoop {
+    /// Loads the sound and opens the device for it.
+    private func open() throws(HardwareError) -> (device: PCMDevice, sound: PCMSound) {
         var sound: PCMSound
         switch request.source {
         case .builtInTone: sound = .builtInTone(sampleRate: 48_000)
@@ -91,11 +106,7 @@ struct PlaybackWriter {
             }
             sound = .builtInTone(sampleRate: device.rate)
         }
-        let renderer = FrameRenderer(
-            sound: sound, deviceChannels: device.channels, gain: request.gain, looping: request.looping)
-        return WriteLoop(
-            device: device, renderer: renderer, session: session, fault: request.fault, counters: request.counters,
-            diagnostics: diagnostics)
+        return (device, sound)
     }
 
     private func forwardALSAMessage() {
@@ -255,9 +266,5 @@ struct WriteLoop {
         _ = poll(&descriptor, 1, Int32(max((seconds * 1000).rounded(.up), 1)))
     }
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
-    }
+    static func now() -> Double { monotonicSeconds() }
 }

@@ -57,6 +57,10 @@ public actor Appliance {
     var playing: Playback?
     /// The alarm whose named sound failed: it gets the built-in tone from now on.
     var fileSoundFailed: Alarm.ID?
+    /// The alert the sound device was last made ready for, and when it is due to begin.
+    var preparedAlert: (alarmID: Alarm.ID, at: Date)?
+    /// When the sound device is next to be made ready for an alert (see ``prepareSoundIfDue(_:)``).
+    var soundPreparationAt: Date?
     /// Why the last attempt to play failed; cleared by the next sound that plays.
     public private(set) var soundFault: HardwareError?
     var soundRetryAt: Date?
@@ -193,6 +197,7 @@ public actor Appliance {
     public var nextWake: Date? {
         let now = clock.now
         var candidates = [nextScreenChange, soundRetryAt, displayRetryAt, indicatorRetryAt, prompts.first?.deadline]
+        candidates.append(soundPreparationAt.flatMap { $0 > now ? $0 : nil })
         candidates += [backlightUntil, nextAlarmShownUntil].map { $0.flatMap { $0 > now ? $0 : nil } }
         var monotonicDeadlines = Button.allCases.compactMap { debouncer.confirmationDeadline(for: $0) }
         if let held = gestures.nextDeadline { monotonicDeadlines.append(held) }
@@ -215,6 +220,7 @@ public actor Appliance {
         let snapshot = await runtime.deviceSnapshot()
         lastSnapshot = snapshot
         await updateSound(snapshot)
+        await prepareSoundIfDue(snapshot)
         // The display first: the LED shows whether the display works.
         await updateDisplay(snapshot)
         await updateIndicator(snapshot)
@@ -257,14 +263,57 @@ public actor Appliance {
         await startSound(for: presented, in: snapshot)
     }
 
-    /// Plays the alarm's sound, or the built-in tone if that fails; if nothing plays, the fault is
-    /// recorded (the LED and display still alert) and playing is retried later.
-    private func startSound(for alarm: AlarmRecord, in snapshot: DeviceSnapshot) async {
+    /// What an alert of `alarm` tries to play, in order: its named sound (unless that already
+    /// failed for it), then the built-in tone.
+    private func soundSources(for alarm: AlarmRecord) -> [SoundSource] {
         var sources: [SoundSource] = []
         if case .named(let name) = alarm.definition.sound, fileSoundFailed != alarm.id {
             sources.append(.file(settings.soundsDirectory + "/" + name))
         }
         sources.append(.builtInTone)
+        return sources
+    }
+
+    /// Shortly before an alert is due (``ApplianceSettings/soundPreparationLead``), has the sound
+    /// output load the alarm's sound and open the device, so the alert is heard the moment it
+    /// begins rather than after the device opened (tens of milliseconds on a slow board). Nothing
+    /// is prepared while something plays. Schedules its own next wake-up.
+    private func prepareSoundIfDue(_ snapshot: DeviceSnapshot) async {
+        soundPreparationAt = nil
+        let lead = settings.soundPreparationLead
+        guard lead > .zero, playing == nil, snapshot.alerting.isEmpty, let upcoming = Self.upcomingAlert(in: snapshot) else {
+            return
+        }
+        if let prepared = preparedAlert, prepared.alarmID == upcoming.record.id, prepared.at == upcoming.at { return }
+        let from = upcoming.at.addingTimeInterval(-(lead / .seconds(1)))
+        guard snapshot.now >= from else {
+            soundPreparationAt = from
+            return
+        }
+        let left = upcoming.at.timeIntervalSince(snapshot.now)
+        guard left > 0 else { return }
+        preparedAlert = (upcoming.record.id, upcoming.at)
+        // Held past the instant, for an engine that wakes a little late; released unused after that.
+        await hardware.audio.prepare(soundSources(for: upcoming.record)[0], for: .seconds(left) + lead)
+    }
+
+    /// The next moment the engine starts an alert by itself, and for which alarm: the scheduled
+    /// alarm due first or the running countdown that ends first (a timer, a pre-alert, a snooze).
+    /// A scheduled alarm with a pre-alert countdown begins that countdown instead: preparing for
+    /// it costs a device opened for a few seconds for nothing.
+    static func upcomingAlert(in snapshot: DeviceSnapshot) -> (record: AlarmRecord, at: Date)? {
+        var candidates: [(record: AlarmRecord, at: Date)] = []
+        if let next = snapshot.nextAlarm { candidates.append((next.record, next.dueDate)) }
+        for record in snapshot.countdowns {
+            if case .countdown(let countdown) = record.phase { candidates.append((record, countdown.fireDate)) }
+        }
+        return candidates.min { $0.at < $1.at }
+    }
+
+    /// Plays the alarm's sound, or the built-in tone if that fails; if nothing plays, the fault is
+    /// recorded (the LED and display still alert) and playing is retried later.
+    private func startSound(for alarm: AlarmRecord, in snapshot: DeviceSnapshot) async {
+        let sources = soundSources(for: alarm)
         let gain = gainRamp(in: snapshot)
         var lastError: HardwareError?
         for source in sources {

@@ -17,6 +17,9 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var crescendo: Duration = .seconds(30)
     /// Where `.named` sounds are looked up (a name is a plain file name in this directory).
     public var soundsDirectory: String = "/usr/share/alarmd/sounds"
+    /// How long before an alert the sound device is opened and the sound loaded, so the alert is
+    /// heard at its instant; zero opens the device only when the alert begins.
+    public var soundPreparationLead: Duration = .seconds(2)
     /// How often playback is retried while an alert has no working sound.
     public var soundRetryInterval: Duration = .seconds(10)
     /// How often a display that stopped answering is tried again.

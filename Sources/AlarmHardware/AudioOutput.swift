@@ -55,6 +55,11 @@ public protocol AudioOutput: Sendable {
     /// once playback has begun.
     /// - Throws: ``HardwareError`` if it cannot start (no device, busy, unreadable file).
     func play(_ source: SoundSource, gain: GainRamp, looping: Bool) async throws
+    /// Gets ready to play `source` within `duration`: whatever makes the first sound late (loading
+    /// the sound, opening and configuring the device) is done now, before an alert is due. A
+    /// `play` of the same source then starts at once; without one, what was opened is released
+    /// after `duration`. Never throws and never sounds: a problem is left for the `play` to meet.
+    func prepare(_ source: SoundSource, for duration: Duration) async
     /// Stops playback at once. Never throws: stopping something silent is not an error.
     func stop() async
     /// A new stream of failures that end playback after it began (the device disappeared).

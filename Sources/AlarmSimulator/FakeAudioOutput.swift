@@ -35,7 +35,16 @@ public final class FakeAudioOutput: AudioOutput, Sendable {
         }
     }
 
+    /// A ``prepare(_:for:)`` call: what for, for how long, and when (monotonic, on the clock
+    /// given at init; zero without one).
+    public struct Preparation: Hashable, Sendable {
+        public var source: SoundSource
+        public var duration: Duration
+        public var at: Duration
+    }
+
     private struct State {
+        var preparations: [Preparation] = []
         var nowPlaying: Playback?
         var nextFailure: HardwareError?
         var unavailable: HardwareError?
@@ -53,6 +62,9 @@ public final class FakeAudioOutput: AudioOutput, Sendable {
 
     /// What is playing now, if anything.
     public var nowPlaying: Playback? { state.withLock { $0.nowPlaying } }
+
+    /// Every ``prepare(_:for:)`` so far, oldest first.
+    public var preparations: [Preparation] { state.withLock { $0.preparations } }
 
     /// Everything that happens from now on.
     public func events() -> AsyncStream<Event> { feed.subscribe() }
@@ -93,6 +105,12 @@ public final class FakeAudioOutput: AudioOutput, Sendable {
             throw failure
         }
         feed.send(.started(source, gain: gain, looping: looping))
+    }
+
+    /// Records the call; nothing is opened, so a play afterwards behaves as without it.
+    public func prepare(_ source: SoundSource, for duration: Duration) async {
+        let at = clock?.monotonicNow ?? .zero
+        state.withLock { $0.preparations.append(Preparation(source: source, duration: duration, at: at)) }
     }
 
     public func stop() async {

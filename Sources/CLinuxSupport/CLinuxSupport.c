@@ -61,6 +61,11 @@ int alarmd_eventfd_signal(int fd) {
     return write(fd, &one, sizeof one) < 0 ? -errno : 0;
 }
 
+int alarmd_eventfd_drain(int fd) {
+    uint64_t count;
+    return read(fd, &count, sizeof count) < 0 ? -errno : 0;
+}
+
 int64_t alarmd_boottime_nanoseconds(void) {
     struct timespec now;
     clock_gettime(CLOCK_BOOTTIME, &now);

@@ -42,6 +42,10 @@ final class ObservedAudioOutput: AudioOutput, Sendable {
         state.withLock { $0 = .playing(Playback(source: source, gain: gain, startedAt: startedAt)) }
     }
 
+    func prepare(_ source: SoundSource, for duration: Duration) async {
+        await output?.prepare(source, for: duration)
+    }
+
     func stop() async {
         await output?.stop()
         state.withLock { $0 = .idle }

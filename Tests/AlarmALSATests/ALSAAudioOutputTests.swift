@@ -108,6 +108,94 @@ struct ALSAAudioOutputTests {
         #expect(abs(Signal.frequency(samples, in: 0..<12_000, sampleRate: 48_000) - 1_000) < 10)
     }
 
+    /// The last file decoded is kept, but only for the same bytes: a sound replaced in place, even
+    /// by one of the same size at once, is heard as it is now.
+    @Test func aFileRewrittenInPlaceIsPlayedAsItIsNow() async throws {
+        let rig = try FilePluginRig()
+        for frequency in [1_000.0, 440, 1_000] {
+            let path = try rig.writeSineWAV(
+                named: "sound.wav", sampleRate: 48_000, bits: 16, seconds: 0.25, channels: [(frequency, 0.5)])
+            try await rig.output.play(.file(path), gain: .constant(0), looping: false)
+            await rig.output.waitUntilIdle()
+            let recording = try rig.recording()
+            #expect(recording.frameCount == 12_000)
+            let measured = Signal.frequency(Signal.channel(0, of: recording), in: 0..<12_000, sampleRate: 48_000)
+            #expect(abs(measured - frequency) < 10, "expected \(frequency) Hz, recorded \(measured) Hz")
+        }
+    }
+
+    // MARK: Prepared ahead of an alert
+
+    @Test func aPreparedSoundPlaysFromTheDeviceAlreadyOpen() async throws {
+        let rig = try FilePluginRig()
+        await rig.output.prepare(.builtInTone, for: .seconds(30))
+        try await waitUntil("the device opened") { rig.output.statistics.opens == 1 }
+        #expect(rig.output.statistics.writes == 0, "a preparation never sounds")
+        try await rig.output.play(.builtInTone, gain: .constant(0), looping: false)
+        await rig.output.waitUntilIdle()
+        #expect(rig.output.statistics.opens == 1)
+        #expect(try rig.recording().frameCount == AlarmTone().loop().count)
+    }
+
+    @Test func anUnclaimedPreparationClosesTheDeviceWhenItsTimeIsUp() async throws {
+        let rig = try FilePluginRig()
+        await rig.output.prepare(.builtInTone, for: .milliseconds(100))
+        await rig.output.waitUntilIdle()  // returns only once the writer closed the device
+        #expect(rig.output.statistics.opens == 1)
+        #expect(rig.output.statistics.writes == 0)
+        #expect(try rig.recording().frameCount == 0)
+        // Then a play opens it again.
+        try await rig.output.play(.builtInTone, gain: .constant(0), looping: false)
+        await rig.output.waitUntilIdle()
+        #expect(rig.output.statistics.opens == 2)
+        #expect(try rig.recording().frameCount == AlarmTone().loop().count)
+    }
+
+    @Test func aPlayOfAnotherSoundReplacesThePreparation() async throws {
+        let rig = try FilePluginRig()
+        let path = try rig.writeSineWAV(
+            named: "sine.wav", sampleRate: 48_000, bits: 16, seconds: 0.25, channels: [(1_000, 0.5)])
+        await rig.output.prepare(.builtInTone, for: .seconds(30))
+        try await waitUntil("the device opened") { rig.output.statistics.opens == 1 }
+        try await rig.output.play(.file(path), gain: .constant(0), looping: false)
+        await rig.output.waitUntilIdle()
+        #expect(rig.output.statistics.opens == 2)
+        let recording = try rig.recording()
+        #expect(recording.frameCount == 12_000)
+        #expect(abs(Signal.frequency(Signal.channel(0, of: recording), in: 0..<12_000, sampleRate: 48_000) - 1_000) < 10)
+    }
+
+    @Test func stopReleasesAPreparedDeviceAtOnce() async throws {
+        let rig = try FilePluginRig()
+        await rig.output.prepare(.builtInTone, for: .seconds(60))
+        try await waitUntil("the device opened") { rig.output.statistics.opens == 1 }
+        await rig.output.stop()  // returns after the close: a minute's hold must not delay it
+        await rig.output.waitUntilIdle()
+        #expect(rig.output.statistics.writes == 0)
+        try await rig.output.play(.builtInTone, gain: .constant(0), looping: false)
+        await rig.output.waitUntilIdle()
+        #expect(try rig.recording().frameCount == AlarmTone().loop().count)
+    }
+
+    @Test func preparingWhilePlayingLeavesThePlaybackAlone() async throws {
+        let rig = try FilePluginRig()
+        try await rig.output.play(.builtInTone, gain: .constant(0), looping: false)
+        await rig.output.prepare(.file(rig.directory.path + "/other.wav"), for: .seconds(30))
+        await rig.output.waitUntilIdle()
+        #expect(rig.output.statistics.opens == 1)
+        #expect(try rig.recording().frameCount == AlarmTone().loop().count)
+    }
+
+    @Test func aPreparationThatCannotOpenLeavesTheErrorToThePlay() async throws {
+        let rig = try FilePluginRig(device: "alarmd_no_such_pcm")
+        await rig.output.prepare(.builtInTone, for: .seconds(30))
+        await rig.output.waitUntilIdle()
+        let error = await #expect(throws: HardwareError.self) {
+            try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
+        }
+        #expect(error == HardwareError(.deviceUnavailable, device: "alarmd_no_such_pcm", errno: ENOENT))
+    }
+
     @Test func missingDeviceIsUnavailableAndNamedWithALSAsMessageInDiagnostics() async throws {
         let rig = try FilePluginRig(device: "alarmd_no_such_pcm")
         let error = await #expect(throws: HardwareError.self) {

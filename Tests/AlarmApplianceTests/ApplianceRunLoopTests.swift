@@ -31,7 +31,14 @@ import Testing
         let device = Task { await appliance.run() }
         let id = Alarm.ID()
         _ = try await runtime.schedule(id: id, definition: Scene.alarm(7, 0), client: Scene.owner)
-        await clock.waitForSleepers(2)   // the engine until 07:00, the appliance until the next minute
+        await clock.waitForSleepers(2)   // the engine until 07:00, the appliance until 06:59:58
+        // Two seconds ahead, the sound is made ready: loaded and the device opened.
+        let preparation = Scene.monday(7, 0).addingTimeInterval(-2)
+        #expect(clock.earliestSleeperDeadline == preparation)
+        clock.advance(to: preparation)
+        await clock.waitForSleepers(2)   // both until 07:00
+        #expect(audio.preparations.map(\.source) == [.builtInTone])
+        #expect(audio.preparations.map(\.duration) == [.seconds(4)])   // two seconds to go, two to spare
         #expect(clock.earliestSleeperDeadline == Scene.monday(7, 0))
         clock.advance(to: Scene.monday(7, 0))
         #expect(await sounds.nextElement() == .started(.builtInTone, gain: ApplianceSettings().gainRamp, looping: true))

@@ -277,6 +277,10 @@ final class RecordingAudioOutput: AudioOutput {
         }
     }
 
+    func prepare(_ source: SoundSource, for duration: Duration) async {
+        await fake.prepare(source, for: duration)
+    }
+
     func stop() async {
         var state: Alarm.State?
         if let (runtime, id) = watched.withLock({ $0 }) {

@@ -93,6 +93,7 @@ judge_alert_part() {
     local dir=$1 role=$2 s p1 at
     load_facts "$dir"
     s=$f_alarm_at p1=$f_press_snooze
+    jexpect "alarmctl schedule did not schedule it: $(head -c 300 "$dir/schedule.json" 2>/dev/null)" "$dir/schedule.json" '.alarm.id != null'
     analyse sound sound-ring "$dir/audio" --after "$(calc "$s - 1")" --before "$p1"
     analyse led led-ring "$dir/led.txt" --after "$(calc "$s - 1")" --before "$p1"
     at=$(calc "($s + 1.4 < $p1 - 0.05) ? $s + 1.4 : $p1 - 0.05")

@@ -28,6 +28,10 @@ int alarmd_eventfd_create(void);
 /// Makes an eventfd readable. Returns 0 or -errno.
 int alarmd_eventfd_signal(int fd);
 
+/// Reads an eventfd's count, so it is no longer readable. Returns 0, or -errno (-EAGAIN when it
+/// was not readable).
+int alarmd_eventfd_drain(int fd);
+
 /// CLOCK_BOOTTIME in nanoseconds: monotonic, and it keeps counting while the system is suspended.
 int64_t alarmd_boottime_nanoseconds(void);
 
