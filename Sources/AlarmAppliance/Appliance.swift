@@ -111,7 +111,7 @@ public actor Appliance {
     public func run() async {
         // Subscribe before the first look, so nothing that happens in between is missed.
         let buttonEvents = hardware.buttons.events()
-        let engineEvents = runtime.events()
+        let engineSnapshots = runtime.deviceSnapshots()
         let soundFailures = hardware.audio.failures()
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         loopInput = feed
@@ -122,7 +122,7 @@ public actor Appliance {
                 for await event in buttonEvents { feed.yield(.button(event)) }
             }
             group.addTask {
-                for await _ in engineEvents { feed.yield(.engineChanged) }
+                for await snapshot in engineSnapshots { feed.yield(.engineChanged(snapshot)) }
             }
             group.addTask {
                 for await failure in soundFailures { feed.yield(.soundFailed(failure)) }
@@ -138,7 +138,10 @@ public actor Appliance {
 
     enum Input: Sendable {
         case button(ButtonEvent)
-        case engineChanged
+        /// The engine published a change, and the device's view right after it.
+        case engineChanged(DeviceSnapshot)
+        /// A client asks the person a question: the display shows it.
+        case promptAdded
         case soundFailed(HardwareError)
         case timer
     }
@@ -161,7 +164,9 @@ public actor Appliance {
             switch input {
             case .button(let event):
                 await handle(event)
-            case .engineChanged:
+            case .engineChanged(let snapshot):
+                await refresh(publishedSnapshot: snapshot)
+            case .promptAdded:
                 await refresh()
             case .soundFailed(let failure):
                 await soundFailed(failure)
@@ -213,11 +218,20 @@ public actor Appliance {
     // MARK: - Bringing the parts in line
 
     /// Catches the engine up with the clock and brings sound, LED and display in line with it.
-    public func refresh() async {
+    ///
+    /// `publishedSnapshot`, the one the engine published with a change, is used as it is unless
+    /// a newer one was seen already: an alert's sound then starts without a call into the engine,
+    /// which may still be busy making the change durable.
+    public func refresh(publishedSnapshot: DeviceSnapshot? = nil) async {
         expirePrompts()
         await confirmDebouncedLevels()
         await handleLongPresses()
-        let snapshot = await runtime.deviceSnapshot()
+        let snapshot: DeviceSnapshot
+        if let publishedSnapshot, publishedSnapshot.revision >= (lastSnapshot?.revision ?? 0) {
+            snapshot = publishedSnapshot
+        } else {
+            snapshot = await runtime.deviceSnapshot()
+        }
         lastSnapshot = snapshot
         await updateSound(snapshot)
         await prepareSoundIfDue(snapshot)
@@ -447,7 +461,7 @@ extension Appliance {
             prompts.append(PendingPrompt(client: client, name: name, deadline: deadline, answer: answer))
             logger.notice("Asking on the device whether a client may set alarms", metadata: ["client": "\(client)", "user": "\(name)"])
             if let loopInput {
-                loopInput.yield(.engineChanged)
+                loopInput.yield(.promptAdded)
             } else {
                 // Driven step by step (tests, scenarios): show the prompt now.
                 Task { await self.refresh() }

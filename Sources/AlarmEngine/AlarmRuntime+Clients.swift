@@ -163,7 +163,7 @@ extension AlarmRuntime {
     /// Everything the device shows, after catching up with the clock.
     public func deviceSnapshot() -> DeviceSnapshot {
         catchUpWithClock()
-        return scheduler.deviceSnapshot(now: clock.now)
+        return scheduler.deviceSnapshot(now: clock.now, revision: revision)
     }
 }
 

@@ -52,14 +52,19 @@ public actor AlarmRuntime {
     let authorizationStates = Broadcaster<ClientID, AlarmManager.AuthorizationState>(
         replaysLatest: true, initialValue: .notDetermined)
     let eventBroadcast = Broadcaster<Int, SchedulerEvent>(replaysLatest: false)
+    let snapshotBroadcast = Broadcaster<Int, DeviceSnapshot>(replaysLatest: false)
+    /// Counts the changes published, so a device snapshot can be told from an older one.
+    var revision: UInt64 = 0
 
     var pendingPrompts: [ClientID: Task<AlarmManager.AuthorizationState, Never>] = [:]
     /// Wall time minus monotonic time at the last look: a change in it is a clock jump.
     var clockOffset: TimeInterval
     var armedDeadline: Date?
     var sleepTask: Task<WallClockWake, any Error>?
-    /// A time-driven change could not be saved; the next wake retries.
+    /// A time-driven change is not durable yet: its save is pending, or failed (the next wake retries).
     var hasUnsavedChanges = false
+    /// The save of time-driven changes, run as a job of its own once they are published.
+    var timeDrivenSave: Task<Void, Never>?
     /// The alarms' encoded records, so a save re-encodes only what changed.
     var encodedAlarms = EncodedAlarmCache()
     /// A snapshot due after the journal grew, written once the current call has answered.
@@ -155,6 +160,7 @@ public actor AlarmRuntime {
         alarmLists.finishAll()
         authorizationStates.finishAll()
         eventBroadcast.finishAll()
+        snapshotBroadcast.finishAll()
         // Every change is durable already; a snapshot now lets the next start read one file.
         if store.hasJournalEntries || hasUnsavedChanges {
             do {
@@ -174,6 +180,13 @@ public actor AlarmRuntime {
     /// Everything that happens to any alarm, as it happens (not replayed to new subscribers).
     public nonisolated func events() -> AsyncStream<SchedulerEvent> {
         eventBroadcast.subscribe(0)
+    }
+
+    /// The device's view after each change, as it is published (not replayed to new subscribers):
+    /// the appliance starts an alert's sound from it without waiting for the engine, which is
+    /// still making the change durable.
+    public nonisolated func deviceSnapshots() -> AsyncStream<DeviceSnapshot> {
+        snapshotBroadcast.subscribe(0)
     }
 
     // MARK: - Saving and publishing
@@ -205,8 +218,9 @@ public actor AlarmRuntime {
         hasUnsavedChanges = false
     }
 
-    /// Waits for a snapshot that is due to be written (for tests).
+    /// Waits for the saves that are due: time-driven changes, then a snapshot (for tests).
     func settleStore() async {
+        await timeDrivenSave?.value
         await compaction?.value
     }
 
@@ -246,17 +260,23 @@ public actor AlarmRuntime {
     /// Saves (if anything changed, or an earlier save failed) and publishes a change that
     /// happened with time, not at a client's request: an alert, a miss, a zone change.
     func commitTimeDriven(_ outcome: SchedulerOutcome) {
-        // Published before it is saved: an alert has started whether or not it is on disk yet, and
-        // the sound must not wait for a disk sync (a restart rings it again anyway).
+        // Published before it is saved, and saved in a job of its own: an alert has started
+        // whether or not it is on disk yet, and neither the sound nor the appliance's next look
+        // at the engine may wait for a disk sync (tens of milliseconds on an SD card). A restart
+        // before the save rings it again.
         publish(outcome)
-        if outcome.hasChanges || hasUnsavedChanges {
-            saveTimeDrivenChanges()
+        if outcome.hasChanges { hasUnsavedChanges = true }
+        if hasUnsavedChanges, timeDrivenSave == nil {
+            timeDrivenSave = Task { self.saveTimeDrivenChanges() }
         }
     }
 
     /// Saves after a change that happened with time (an alert, a miss): it has happened whether or
-    /// not it can be saved, so a failure is logged and retried on the next wake.
+    /// not it can be saved, so a failure is logged and retried on the next wake. Nothing to do
+    /// when a client's change has saved it meanwhile.
     func saveTimeDrivenChanges() {
+        timeDrivenSave = nil
+        guard hasUnsavedChanges else { return }
         do {
             try saveState()
             hasUnsavedChanges = false
@@ -282,7 +302,13 @@ public actor AlarmRuntime {
     /// Sends changed lists and events to subscribers, logs the events, records the history and
     /// re-arms the timer.
     func publish(_ outcome: SchedulerOutcome) {
-        // Events first: the appliance starts the sound on them; lists, logs and history can wait.
+        // The device first: the appliance starts the sound on it; lists, logs and history can wait.
+        // Only with events, as before: every look of the appliance at the engine publishes an
+        // outcome, and a snapshot for an empty one would have it look again, and again.
+        if outcome.hasChanges || !outcome.events.isEmpty { revision += 1 }
+        if !outcome.events.isEmpty {
+            snapshotBroadcast.publish(scheduler.deviceSnapshot(now: clock.now, revision: revision), for: 0)
+        }
         for event in outcome.events {
             eventBroadcast.publish(event, for: 0)
         }

@@ -18,10 +18,14 @@ public struct DeviceSnapshot: Sendable {
     public var nextAlarm: UpcomingAlarm?
     /// Missed alarms waiting to be seen, oldest first.
     public var missedAlarms: [MissedAlarm]
+    /// How many changes the engine had published when this was taken: of two snapshots, the one
+    /// with the higher revision is the newer.
+    public var revision: UInt64
 
     public init(
         now: Date, timeZone: TimeZoneRules, isClockTrusted: Bool, alerting: [AlarmRecord] = [],
-        countdowns: [AlarmRecord] = [], nextAlarm: UpcomingAlarm? = nil, missedAlarms: [MissedAlarm] = []
+        countdowns: [AlarmRecord] = [], nextAlarm: UpcomingAlarm? = nil, missedAlarms: [MissedAlarm] = [],
+        revision: UInt64 = 0
     ) {
         self.now = now
         self.timeZone = timeZone
@@ -30,6 +34,7 @@ public struct DeviceSnapshot: Sendable {
         self.countdowns = countdowns
         self.nextAlarm = nextAlarm
         self.missedAlarms = missedAlarms
+        self.revision = revision
     }
 }
 
@@ -47,7 +52,7 @@ public struct UpcomingAlarm: Hashable, Sendable {
 extension AlarmScheduler {
     /// The device's view at `now`. Linear in the number of alarms: the appliance asks for it on
     /// a change or once a minute, not per alarm.
-    public func deviceSnapshot(now: Date) -> DeviceSnapshot {
+    public func deviceSnapshot(now: Date, revision: UInt64 = 0) -> DeviceSnapshot {
         var running: [(record: AlarmRecord, fireDate: Date)] = []
         var paused: [AlarmRecord] = []
         var next: UpcomingAlarm?
@@ -72,6 +77,6 @@ extension AlarmScheduler {
             now: now, timeZone: timeZone, isClockTrusted: isClockTrusted,
             alerting: alertingOrder.compactMap { records[$0] },
             countdowns: running.map(\.record) + paused,
-            nextAlarm: next, missedAlarms: missedAlarms)
+            nextAlarm: next, missedAlarms: missedAlarms, revision: revision)
     }
 }

@@ -47,6 +47,32 @@ import Testing
         }
     }
 
+    /// The appliance starts the sound from the device view published with an alert; the alert is
+    /// saved in a job of its own after that, and is durable once the store settles.
+    @Test func anAlertIsPublishedWithTheDeviceViewThenSaved() async throws {
+        let rig = try EngineRig(now: sixFiftyNine)
+        try await rig.running {
+            var snapshots = rig.runtime.deviceSnapshots().makeAsyncIterator()
+            let id = Alarm.ID()
+            _ = try await rig.manager().schedule(id: id, configuration: Self.wakeUp(at: 7, 0))
+            var scheduled = try #require(await snapshots.nextElement())
+            while scheduled.nextAlarm?.record.id != id {  // the client's authorization comes first
+                scheduled = try #require(await snapshots.nextElement())
+            }
+
+            await rig.clock.waitForSleeper(until: seven)
+            rig.clock.advance(to: seven)
+            let alerting = try #require(await snapshots.nextElement())
+            #expect(alerting.alerting.map(\.id) == [id])
+            #expect(alerting.revision > scheduled.revision)
+            #expect(await rig.runtime.deviceSnapshot().revision == alerting.revision, "nothing changed since")
+
+            await rig.runtime.settleStore()
+            let stored = try AlarmStore(directory: rig.directory.path, logger: EngineRig.logger).load()
+            #expect(stored.state?.scheduler.alarms.first?.phase.state == .alerting)
+        }
+    }
+
     @Test func everySubscriberGetsEveryChangeAndOnlyItsOwnAlarms() async throws {
         let rig = try EngineRig(now: sixFiftyNine)
         let owner = rig.manager()
