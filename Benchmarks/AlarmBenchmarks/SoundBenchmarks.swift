@@ -1,5 +1,6 @@
 import AlarmALSA
 import AlarmHardware
+import AlarmTestKit
 import Glibc
 
 /// 5. The ALSA backend through the real libasound, on the `file` plugin over `null` (no sound
@@ -35,8 +36,9 @@ func runSoundBenchmarks(quick: Bool) async throws {
     // play(): from the call to its return (the device open and the first period written), and
     // to the buffer's last period written, when a card starts playing (the start threshold is
     // the whole buffer). Built-in tone and a one-second WAV file, as an alert starts them.
-    let wavPath = try writeBenchmarkWAV()
-    defer { unlink(wavPath) }
+    let scratch = try TemporaryDirectory()
+    let wavPath = scratch.path + "/sine.wav"
+    try TestFiles.write(SineWAV.bytes(sampleRate: 48_000, bits: 16, seconds: 1, channels: [(1_000, 0.5)]), to: wavPath)
     let periodsPerBuffer = ALSAAudioOutput.Timing.standard.bufferMicroseconds / ALSAAudioOutput.Timing.standard.periodMicroseconds
     var starts: [(name: String, returned: Summary, started: Summary)] = []
     for (name, source) in [("built-in tone", SoundSource.builtInTone), ("1 s WAV file, 48 kHz mono", .file(wavPath))] {
@@ -92,26 +94,4 @@ func runSoundBenchmarks(quick: Bool) async throws {
             fixed(100 * (cpu / wall), 2),
         ]])
     print("(process CPU over the whole interval: the writer thread plus an idle runtime; \(fixed(Double(frames) / wallSeconds, 0)) frames/s written)")
-}
-
-/// A one-second 1 kHz sine at 48 kHz, 16-bit mono, in a temporary file; returns its path.
-private func writeBenchmarkWAV() throws -> String {
-    func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-    let frames = 48_000
-    var data: [UInt8] = []
-    data.reserveCapacity(frames * 2)
-    for frame in 0..<frames {
-        let value = Int((sin(2 * Double.pi * 1_000 * Double(frame) / 48_000) * 0.5 * 32_767).rounded())
-        data += le(value, 2)
-    }
-    var file = Array("RIFF".utf8) + le(36 + data.count, 4) + Array("WAVEfmt ".utf8) + le(16, 4)
-    file += le(1, 2) + le(1, 2) + le(48_000, 4) + le(96_000, 4) + le(2, 2) + le(16, 2) + Array("data".utf8) + le(data.count, 4)
-    file += data
-    var template = Array("/tmp/alarm-bench-XXXXXX.wav".utf8CString)
-    let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
-    guard descriptor >= 0 else { throw BenchmarkError("cannot create a temporary WAV file (errno \(errno))") }
-    defer { close(descriptor) }
-    let written = file.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    guard written == file.count else { throw BenchmarkError("cannot write the temporary WAV file") }
-    return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -61,8 +61,8 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
 
     public var statistics: Statistics {
         Statistics(
-            opens: counters.opens.load(ordering: .relaxed), writes: counters.writes.load(ordering: .relaxed), frames: counters.frames.load(ordering: .relaxed),
-            waits: counters.waits.load(ordering: .relaxed))
+            opens: counters.opens.load(ordering: .relaxed), writes: counters.writes.load(ordering: .relaxed),
+            frames: counters.frames.load(ordering: .relaxed), waits: counters.waits.load(ordering: .relaxed))
     }
 
     /// An output on `device`.

@@ -103,13 +103,19 @@ final class PlaybackSession: Sendable {
             if let go = state.withLock({ $0.go }) { return go }
             let remaining = deadline - monotonicSeconds()
             if remaining <= 0 { return abandonUnlessClaimed() }
-            var descriptor = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&descriptor, 1, Int32(max((remaining * 1000).rounded(.up), 1))) > 0 {
+            if sleepUntilWoken(seconds: remaining) {
                 // A claim's wake-up, read so later waits sleep again. A stop's would be read too,
                 // but the stop flag is set before its signal and is checked at the top.
                 _ = alarmd_eventfd_drain(wakeDescriptor)
             }
         }
+    }
+
+    /// On the writer thread: sleeps up to `seconds` (at least a millisecond), or until a stop or
+    /// a claim wakes it; whether it was woken.
+    func sleepUntilWoken(seconds: Double) -> Bool {
+        var descriptor = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, Int32(max((seconds * 1000).rounded(.up), 1))) > 0
     }
 
     /// Gives up waiting for a claim: `nil` (abandoned) unless a claim came first, then its go.

@@ -178,7 +178,7 @@ struct WriteLoop {
                 if let failure = recover(from: written) { return .failed(failure) }
                 continue
             }
-            if pacingStart == nil { pacingStart = Self.now() }
+            if pacingStart == nil { pacingStart = monotonicSeconds() }
             framesWritten += written
             counters.writes.add(1, ordering: .relaxed)
             counters.frames.add(written, ordering: .relaxed)
@@ -192,7 +192,7 @@ struct WriteLoop {
         device.startIfPrepared()
         let rate = Double(device.rate)
         let bufferSeconds = Double(device.bufferFrames) / rate
-        let deadline = Self.now() + 2 * bufferSeconds + 0.05  // whatever a device reports about its delay
+        let deadline = monotonicSeconds() + 2 * bufferSeconds + 0.05  // whatever a device reports about its delay
         let pacedEnd = pacingStart.map { $0 + Double(framesWritten) / rate }
         while true {
             if session.isStopRequested { return .stopped }
@@ -200,7 +200,7 @@ struct WriteLoop {
             if delay < 0, delay != -Int(EPIPE) {  // an underrun here only means all was played
                 if let failure = recover(from: delay) { return .failed(failure) }
             }
-            let now = Self.now()
+            let now = monotonicSeconds()
             var remaining = delay > 0 && device.isRunning ? Double(delay) / rate : 0
             if let pacedEnd { remaining = max(remaining, pacedEnd - now) }
             remaining = min(remaining, deadline - now)
@@ -212,7 +212,7 @@ struct WriteLoop {
     /// How many frames past the pacing limit the device would hold after writing `chunk` more.
     private func framesAheadOfClock(after chunk: Int) -> Int? {
         guard let pacingStart else { return nil }
-        let allowed = (Self.now() - pacingStart) * Double(device.rate) * Self.pacingSlack + Double(device.bufferFrames)
+        let allowed = (monotonicSeconds() - pacingStart) * Double(device.rate) * Self.pacingSlack + Double(device.bufferFrames)
         return framesWritten + chunk - Int(allowed)
     }
 
@@ -262,9 +262,6 @@ struct WriteLoop {
     /// Sleeps up to `seconds`, waking at once if a stop is requested.
     private func waitForStop(seconds: Double) {
         counters.waits.add(1, ordering: .relaxed)
-        var descriptor = pollfd(fd: session.wakeDescriptor, events: Int16(POLLIN), revents: 0)
-        _ = poll(&descriptor, 1, Int32(max((seconds * 1000).rounded(.up), 1)))
+        _ = session.sleepUntilWoken(seconds: seconds)
     }
-
-    static func now() -> Double { monotonicSeconds() }
 }

@@ -202,8 +202,7 @@ public actor Appliance {
     public var nextWake: Date? {
         let now = clock.now
         var candidates = [nextScreenChange, soundRetryAt, displayRetryAt, indicatorRetryAt, prompts.first?.deadline]
-        candidates.append(soundPreparationAt.flatMap { $0 > now ? $0 : nil })
-        candidates += [backlightUntil, nextAlarmShownUntil].map { $0.flatMap { $0 > now ? $0 : nil } }
+        candidates += [backlightUntil, nextAlarmShownUntil, soundPreparationAt].map { $0.flatMap { $0 > now ? $0 : nil } }
         var monotonicDeadlines = Button.allCases.compactMap { debouncer.confirmationDeadline(for: $0) }
         if let held = gestures.nextDeadline { monotonicDeadlines.append(held) }
         if let soonest = monotonicDeadlines.min() {
