@@ -41,7 +41,7 @@ public actor AlarmRuntime {
 
     var scheduler: AlarmScheduler
     var authorizations: [ClientID: AlarmManager.AuthorizationState]
-    let store: AlarmStore
+    nonisolated let store: AlarmStore
     let clock: any WallClock
     let timeZones: any TimeZoneProvider
     let clockTrust: ClockTrustPolicy
@@ -161,6 +161,7 @@ public actor AlarmRuntime {
         authorizationStates.finishAll()
         eventBroadcast.finishAll()
         snapshotBroadcast.finishAll()
+        await compaction?.value
         // Every change is durable already; a snapshot now lets the next start read one file.
         if store.hasJournalEntries || hasUnsavedChanges {
             do {
@@ -207,7 +208,7 @@ public actor AlarmRuntime {
         }
         encodedAlarms.markSaved(missedAlarms: scheduler.missedAlarms, authorizations: authorizationRecords)
         if store.isCompactionDue && compaction == nil {
-            compaction = Task { self.compactStore() }
+            compaction = Task { await self.compactStore() }
         }
     }
 
@@ -224,15 +225,38 @@ public actor AlarmRuntime {
         await compaction?.value
     }
 
-    /// Writes a snapshot of the whole state and empties the journal. A failure only means the
-    /// journal keeps growing: every change is already durable in it.
-    func compactStore() {
-        compaction = nil
-        guard store.isCompactionDue else { return }
+    /// Writes a snapshot of the durable state on a thread of its own, and drops the journal
+    /// entries it holds. Requests and alerts go on meanwhile: a snapshot is two fsynced file
+    /// replaces (tens of milliseconds on an SD card), and on the actor every request and alert
+    /// arriving then waited for it. Changes made meanwhile are journalled as usual and stay in
+    /// the journal. A failure only means the journal keeps growing: every change is already in it.
+    func compactStore() async {
+        defer { compaction = nil }
+        // The snapshot holds exactly what is durable: a time-driven change not saved yet is saved
+        // first (a journal entry carries the missed alarms only when they differ from the saved).
+        if hasUnsavedChanges { saveTimeDrivenChanges() }
+        guard !hasUnsavedChanges, store.isCompactionDue else { return }
+        let body: [UInt8]
         do {
-            try writeSnapshot()
+            body = try encodedAlarms.body(
+                from: scheduler, missedAlarms: scheduler.missedAlarms, authorizations: Self.records(of: authorizations),
+                savedAt: clock.now)
         } catch {
-            logger.warning("Alarm store snapshot could not be written; the journal keeps every change", metadata: ["store.error": "\(error)"])
+            logger.warning("Alarm store snapshot could not be encoded; the journal keeps every change", metadata: ["store.error": "\(error)"])
+            return
+        }
+        let ticket = store.snapshotTicket()
+        let store = self.store
+        let failure = await DetachedThread.run { () -> StoreError? in
+            do throws(StoreError) {
+                try store.writeSnapshot(body: body, ticket: ticket)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure {
+            logger.warning("Alarm store snapshot could not be written; the journal keeps every change", metadata: ["store.error": "\(failure)"])
         }
     }
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import Synchronization
 
 /// The engine's durable state on disk: a snapshot in two copies, and a journal of the changes
 /// made since.
@@ -13,7 +14,11 @@ import Logging
 /// A change is made durable by appending it to the journal (`alarms.journal`, see
 /// ``StoreJournal``) with one `fdatasync`, not by rewriting the snapshot: four fsyncs and the
 /// whole store per change became one small write. Every ``compactionEntries`` changes (and at
-/// every start) a snapshot holding them is written and the journal emptied.
+/// every start) a snapshot holding them is written and those entries dropped from the journal.
+/// The engine writes that snapshot on a thread of its own while changes go on: each snapshot
+/// carries a ``SnapshotTicket`` saying which journal entries it holds, snapshots are written one
+/// at a time and never an older one over a newer, and only the entries a durable snapshot holds
+/// leave the journal.
 ///
 /// A file that cannot be read, is damaged or has an unknown version is never overwritten: it is
 /// renamed aside (`alarms.store.bad-<reason>-<seconds>`, `alarms.journal.bad-...`) with a log
@@ -21,7 +26,7 @@ import Logging
 /// copy loses an acknowledged change, and a bad file never crash-loops the daemon. (The journal
 /// has one copy: damage to it loses the changes since the last snapshot, at most
 /// ``compactionEntries``.)
-public final class AlarmStore {
+public final class AlarmStore: Sendable {
     /// The file format version this build writes and reads.
     public static let formatVersion = 1
     static let magic = "alarmd-store"
@@ -29,21 +34,35 @@ public final class AlarmStore {
     public let directory: String
     /// After this many journal entries a snapshot is due.
     public let compactionEntries: Int
+    public let journalPath: String
     private let logger: Logger
-    private let journal: StoreJournal
-    /// A failed append could not be taken back: the next save must be a snapshot.
-    private var journalNeedsSnapshot = false
+    /// Locked for each append and read of the journal; a snapshot written on another thread
+    /// locks it only to drop the entries it holds.
+    private let journal: Mutex<JournalAccess>
+    /// The sequence number of the newest snapshot written. Held while a snapshot is written, so
+    /// snapshots are written one at a time (always before the journal's lock, never after).
+    private let snapshotWriting = Mutex<UInt64>(0)
+    /// For tests: runs on the writing thread before each snapshot is written.
+    let snapshotWillBeWritten = Mutex<(@Sendable () -> Void)?>(nil)
+
+    private struct JournalAccess {
+        let file: StoreJournal
+        /// A failed append could not be taken back: the next save must be a snapshot.
+        var needsSnapshot = false
+        /// Tickets handed out, numbering snapshots in the order their state was taken.
+        var ticketsIssued: UInt64 = 0
+    }
 
     public init(directory: String, logger: Logger, compactionEntries: Int = 64) {
         self.directory = directory
         self.logger = logger
         self.compactionEntries = max(compactionEntries, 1)
-        journal = StoreJournal(path: directory + "/alarms.journal", directory: directory)
+        journalPath = directory + "/alarms.journal"
+        journal = Mutex(JournalAccess(file: StoreJournal(path: journalPath, directory: directory)))
     }
 
     public var primaryPath: String { directory + "/alarms.store" }
     public var backupPath: String { directory + "/alarms.store.backup" }
-    public var journalPath: String { journal.path }
 
     /// What loading found.
     public struct Loaded: Sendable {
@@ -62,14 +81,14 @@ public final class AlarmStore {
     public func load() throws(StoreError) -> Loaded {
         try DurableFile.makeDirectory(directory)
         var loaded = try loadSnapshot()
-        let contents = try journal.read()
+        let contents = try journal.withLock { journal throws(StoreError) in try journal.file.read() }
         if let damage = contents.damage {
             let aside = try DurableFile.moveAside(
-                journal.path, to: "\(journal.path).bad-corrupt-\(Int(Date().timeIntervalSince1970))", directory: directory)
+                journalPath, to: "\(journalPath).bad-corrupt-\(Int(Date().timeIntervalSince1970))", directory: directory)
             logger.error(
                 "Store journal is damaged; kept aside, its changes before the damage are used",
-                metadata: ["store.path": "\(journal.path)", "store.reason": "\(damage)", "store.keptAs": "\(aside)"])
-            loaded.problems.append("\(journal.path): \(damage) (kept as \(aside))")
+                metadata: ["store.path": "\(journalPath)", "store.reason": "\(damage)", "store.keptAs": "\(aside)"])
+            loaded.problems.append("\(journalPath): \(damage) (kept as \(aside))")
         }
         if !contents.entries.isEmpty {
             loaded.state = StoreJournalEntry.apply(
@@ -104,23 +123,44 @@ public final class AlarmStore {
     ///
     /// When this throws, the change is not on disk (a failed append is cut off again).
     func commit(entry: [UInt8], snapshot: () throws -> [UInt8]) throws {
-        if journalNeedsSnapshot {
-            try save(body: try snapshot())
-            return
+        let appended = try journal.withLock { journal throws(StoreError) -> Bool in
+            guard !journal.needsSnapshot else { return false }
+            do throws(StoreError) {
+                try journal.file.append(entry)
+            } catch {
+                if error.journalUnusable { journal.needsSnapshot = true }
+                throw error
+            }
+            return true
         }
-        do throws(StoreError) {
-            try journal.append(entry)
-        } catch {
-            if error.journalUnusable { journalNeedsSnapshot = true }
-            throw error
+        if !appended {
+            try save(body: try snapshot())
         }
     }
 
     /// Whether the journal holds changes the snapshot does not.
-    public var hasJournalEntries: Bool { journal.entryCount > 0 }
+    public var hasJournalEntries: Bool { journal.withLock { $0.file.entryCount > 0 } }
 
     /// Whether enough changes are in the journal that a snapshot is due.
-    public var isCompactionDue: Bool { journal.entryCount >= compactionEntries }
+    public var isCompactionDue: Bool { journal.withLock { $0.file.entryCount >= compactionEntries } }
+
+    /// Which journal entries a snapshot holds, and its place among snapshots.
+    public struct SnapshotTicket: Sendable, Hashable {
+        /// Snapshots are numbered in the order their state was taken; an older one is never
+        /// written over a newer one.
+        let sequence: UInt64
+        /// The snapshot holds the journal's entries numbered below this.
+        let journalEntriesBelow: Int
+    }
+
+    /// A ticket for a snapshot of the state as it is now: take it when the state is encoded,
+    /// with no change made since the last ``commit(entry:snapshot:)`` that is not in it.
+    func snapshotTicket() -> SnapshotTicket {
+        journal.withLock { journal in
+            journal.ticketsIssued += 1
+            return SnapshotTicket(sequence: journal.ticketsIssued, journalEntriesBelow: journal.file.nextEntryNumber)
+        }
+    }
 
     /// Writes `state` durably as a snapshot and empties the journal: when this returns, a power
     /// cut loses nothing of it.
@@ -130,42 +170,77 @@ public final class AlarmStore {
     /// was replaced but its directory could not be synced, the previous content is put back, so a
     /// refused change never reappears after a restart.
     public func save(_ state: StoredState) throws {
-        try save(framed: Self.encode(state))
+        try write(framed: Self.encode(state), ticket: snapshotTicket())
     }
 
-    /// Writes an already encoded state (see `EncodedAlarmCache`); as ``save(_:)``.
-    func save(body: [UInt8]) throws {
-        try save(framed: Self.frame(body))
+    /// Writes an already encoded state (see `EncodedAlarmCache`) that holds every change; as
+    /// ``save(_:)``.
+    func save(body: [UInt8]) throws(StoreError) {
+        try write(framed: Self.frame(body), ticket: snapshotTicket())
     }
 
-    private func save(framed bytes: [UInt8]) throws {
-        let previous = try? DurableFile.read(primaryPath)
-        do throws(StoreError) {
-            try DurableFile.replace(primaryPath, with: bytes, directory: directory)
-        } catch {
-            if error.replacedFile { restorePrimary(previous) }
-            throw error
-        }
-        journalNeedsSnapshot = false
-        do {
-            try DurableFile.replace(backupPath, with: bytes, directory: directory)
-        } catch {
-            logger.error(
-                "Store backup could not be written; the primary copy holds every change",
-                metadata: ["store.path": "\(backupPath)", "store.error": "\(error)"])
-        }
-        // The snapshot holds every change of the journal now. A journal that cannot be emptied is
-        // moved aside: it may hold a refused change (an append that could not be taken back).
-        if access(journal.path, F_OK) == 0 {
+    /// Writes a snapshot whose state was encoded when `ticket` was taken, on any thread, and
+    /// drops the journal entries it holds; the ones taken since stay. Does nothing if a newer
+    /// snapshot was written meanwhile. As ``save(_:)`` otherwise.
+    func writeSnapshot(body: [UInt8], ticket: SnapshotTicket) throws(StoreError) {
+        try write(framed: Self.frame(body), ticket: ticket)
+    }
+
+    private func write(framed bytes: [UInt8], ticket: SnapshotTicket) throws(StoreError) {
+        try snapshotWriting.withLock { newestWritten throws(StoreError) in
+            guard ticket.sequence > newestWritten else { return }
+            snapshotWillBeWritten.withLock { $0 }?()
+            let previous = try? DurableFile.read(primaryPath)
             do throws(StoreError) {
-                try journal.reset()
+                try DurableFile.replace(primaryPath, with: bytes, directory: directory)
             } catch {
-                let aside = try? DurableFile.moveAside(
-                    journal.path, to: "\(journal.path).bad-unemptied-\(Int(Date().timeIntervalSince1970))",
-                    directory: directory)
+                if error.replacedFile { restorePrimary(previous) }
+                throw error
+            }
+            newestWritten = ticket.sequence
+            do throws(StoreError) {
+                try DurableFile.replace(backupPath, with: bytes, directory: directory)
+            } catch {
                 logger.error(
-                    "Store journal could not be emptied after a snapshot; kept aside",
-                    metadata: ["store.path": "\(journal.path)", "store.error": "\(error)", "store.keptAs": "\(aside ?? "not moved")"])
+                    "Store backup could not be written; the primary copy holds every change",
+                    metadata: ["store.path": "\(backupPath)", "store.error": "\(error)"])
+            }
+            dropJournalEntries(heldBy: ticket)
+        }
+    }
+
+    /// After a durable snapshot: the journal keeps only the entries taken since its ticket.
+    private func dropJournalEntries(heldBy ticket: SnapshotTicket) {
+        journal.withLock { journal in
+            do throws(StoreError) {
+                if try journal.file.dropEntries(numberedBelow: ticket.journalEntriesBelow) {
+                    journal.needsSnapshot = false
+                }
+            } catch {
+                guard ticket.journalEntriesBelow >= journal.file.nextEntryNumber else {
+                    // Entries taken since are in it: it stays, and its entries the snapshot holds
+                    // are replayed harmlessly at the next start.
+                    logger.warning(
+                        "Store journal could not be trimmed after a snapshot; it is kept whole",
+                        metadata: ["store.path": "\(journalPath)", "store.error": "\(error)"])
+                    return
+                }
+                // The snapshot holds every change of it, but it may hold a refused change (an
+                // append that could not be taken back): a journal that cannot be emptied is moved aside.
+                do throws(StoreError) {
+                    let aside = try DurableFile.moveAside(
+                        journalPath, to: "\(journalPath).bad-unemptied-\(Int(Date().timeIntervalSince1970))",
+                        directory: directory)
+                    journal.needsSnapshot = false
+                    logger.error(
+                        "Store journal could not be emptied after a snapshot; kept aside",
+                        metadata: ["store.path": "\(journalPath)", "store.error": "\(error)", "store.keptAs": "\(aside)"])
+                } catch let moveError {
+                    logger.error(
+                        "Store journal could not be emptied or kept aside after a snapshot; the next change writes a snapshot",
+                        metadata: ["store.path": "\(journalPath)", "store.error": "\(error)", "store.moveError": "\(moveError)"])
+                    journal.needsSnapshot = true
+                }
             }
         }
     }

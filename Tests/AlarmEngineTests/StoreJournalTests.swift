@@ -1,6 +1,8 @@
 import AlarmKit
 import AlarmSimulator
 import AlarmTestKit
+import AlarmTime
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -143,6 +145,60 @@ import Testing
         #expect(loaded.journalEntries == 7)
         #expect(loaded.state?.scheduler == snapshot?.scheduler)
         #expect(loaded.state?.authorizations == snapshot?.authorizations)
+    }
+
+    /// A snapshot is written on a thread of its own: while it is held there, the engine answers
+    /// and journals changes, and those stay in the journal when the snapshot's entries leave it.
+    @Test(.timeLimit(.minutes(1)))
+    func changesGoOnWhileASnapshotIsWrittenAndStayInTheJournal() async throws {
+        let scratch = try TemporaryDirectory()
+        let runtime = try Self.runtime(in: scratch.path, snapshotEvery: 4)
+        let writerArrived = DispatchSemaphore(value: 0)
+        let writerMayGo = DispatchSemaphore(value: 0)
+        runtime.store.snapshotWillBeWritten.withLock {
+            $0 = {
+                writerArrived.signal()
+                writerMayGo.wait()
+            }
+        }
+        func schedule(_ minutes: Double) async throws -> Alarm {
+            try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(minutes * 60), client: Fixture.owner)
+        }
+        // The authorization and three alarms: four entries, a snapshot is due.
+        var acknowledged = [try await schedule(1), try await schedule(2), try await schedule(3)]
+        await DetachedThread.run { writerArrived.wait() }
+
+        // Answered while the writer is held: the engine does not wait for it (if it did, this
+        // test would hang until its time limit).
+        acknowledged += [try await schedule(4), try await schedule(5)]
+        #expect(try Self.journal(in: scratch.path).read().entries.count == 6)
+
+        writerMayGo.signal()
+        await runtime.settleStore()
+        let snapshot = try AlarmStore.decode(try #require(TestFiles.read(scratch.path + "/alarms.store")))
+        #expect(snapshot.scheduler.alarms.map(\.alarm) == Array(acknowledged.prefix(3)))
+        let journal = try Self.journal(in: scratch.path).read()
+        #expect(journal.damage == nil)
+        #expect(journal.entries.flatMap { $0.upserted.map(\.id) } == acknowledged.suffix(2).map(\.id))
+
+        // Appends go on at the rewritten journal's end, and a start puts it all together.
+        acknowledged.append(try await schedule(6))
+        let loaded = try AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        #expect(loaded.journalEntries == 3 && loaded.problems.isEmpty)
+        #expect(await (try Self.runtime(in: scratch.path)).alarms(for: Fixture.owner) == acknowledged)
+    }
+
+    /// Snapshots are numbered when their state is taken: one written late never replaces a newer one.
+    @Test func anOlderSnapshotIsNeverWrittenOverANewerOne() throws {
+        let scratch = try TemporaryDirectory()
+        let store = AlarmStore(directory: scratch.path, logger: Self.silent)
+        var older = AlarmStoreTests.sample
+        older.scheduler.alarms.removeLast()
+        let olderTicket = store.snapshotTicket()
+        let newerTicket = store.snapshotTicket()
+        try store.writeSnapshot(body: Array(try JSONEncoder().encode(AlarmStoreTests.sample)), ticket: newerTicket)
+        try store.writeSnapshot(body: Array(try JSONEncoder().encode(older)), ticket: olderTicket)
+        #expect(try store.load().state == AlarmStoreTests.sample)
     }
 
     @Test func aShutdownWritesASnapshotSoTheNextStartReadsOneFile() async throws {
