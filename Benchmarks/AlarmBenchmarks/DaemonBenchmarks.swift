@@ -80,6 +80,14 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
     let fastDecode = Summary(fastDecodeTimes)
     try await Task.sleep(for: .seconds(2))  // idle: nothing due, nothing asked
     let rss = residentKiB(pid: daemon.pid)
+    // More schedules, so that the p99 is not one sample: snapshots (every 64 changes) fall among them.
+    let moreSchedules = ControlClient(path: daemon.socket)
+    for index in 100..<(quick ? 100 : 400) {
+        let began = ContinuousClock.now
+        _ = try await moreSchedules.schedule(id: Alarm.ID(), definition: benchmarkAlarm(index))
+        scheduleTimes.append(microseconds(ContinuousClock.now - began))
+    }
+    moreSchedules.close()
     daemon.terminate()
     let schedule = Summary(scheduleTimes), list = Summary(listTimes)
 
@@ -87,7 +95,7 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
         [["measure", "n", "p50", "p99", "max", "target"]],
         [
             ["start to READY, 1,000 alarms stored (ms)", "\(starts)", fixed(start.p50, 1), fixed(start.p99, 1), fixed(start.max, 1), "< 200 ms"],
-            ["round trip: schedule (µs, fsync included)", "100", fixed(schedule.p50, 0), fixed(schedule.p99, 0), fixed(schedule.max, 0), "p99 < 2 ms"],
+            ["round trip: schedule (µs, fsync included)", "\(scheduleTimes.count)", fixed(schedule.p50, 0), fixed(schedule.p99, 0), fixed(schedule.max, 0), "p99 < 2 ms"],
             ["round trip: list of 100 (µs)", "\(lists)", fixed(list.p50, 0), fixed(list.p99, 0), fixed(list.max, 0), "p99 < 2 ms"],
             ["  client decoding 100 alarms, JSONDecoder (µs)", "\(decodeTimes.count)", fixed(decode.p50, 0), fixed(decode.p99, 0), fixed(decode.max, 0), ""],
             ["  client decoding 100 alarms, AlarmListDecoder (µs)", "\(fastDecodeTimes.count)", fixed(fastDecode.p50, 1), fixed(fastDecode.p99, 1), fixed(fastDecode.max, 1), ""],
