@@ -37,11 +37,15 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
     daemon = try DaemonProcess(alarmd: alarmd, board: board, directory: small.path)
     try await daemon.waitUntilReady()
     let roundTrips = ControlClient(path: daemon.socket)
-    var scheduleTimes: [Double] = [], listTimes: [Double] = []
+    var scheduleTimes: [Double] = [], listTimes: [Double] = [], emptyTimes: [Double] = []
+    // The disk's own durable write, timed between the schedules: what a schedule's fdatasync
+    // costs at that moment, so its share of the round trip can be told from the daemon's.
+    let disk = try DiskSyncProbe(directory: small.path)
     for index in 0..<100 {
         let began = ContinuousClock.now
         _ = try await roundTrips.schedule(id: Alarm.ID(), definition: benchmarkAlarm(index))
         scheduleTimes.append(microseconds(ContinuousClock.now - began))
+        try disk.sample()
     }
     let lists = quick ? 50 : 500
     for _ in 0..<lists {
@@ -49,6 +53,12 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
         let alarms = try await roundTrips.alarms()
         precondition(alarms.count == 100)
         listTimes.append(microseconds(ContinuousClock.now - began))
+    }
+    // The floor of any round trip: a request with no payload, answered from memory.
+    for _ in 0..<lists {
+        let began = ContinuousClock.now
+        _ = try await roundTrips.authorizationState()
+        emptyTimes.append(microseconds(ContinuousClock.now - began))
     }
     roundTrips.close()
     // The client's share of a list: decoding 100 alarms from their JSON with JSONDecoder, as
@@ -86,17 +96,21 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
         let began = ContinuousClock.now
         _ = try await moreSchedules.schedule(id: Alarm.ID(), definition: benchmarkAlarm(index))
         scheduleTimes.append(microseconds(ContinuousClock.now - began))
+        try disk.sample()
     }
     moreSchedules.close()
     daemon.terminate()
-    let schedule = Summary(scheduleTimes), list = Summary(listTimes)
+    let schedule = Summary(scheduleTimes), list = Summary(listTimes), empty = Summary(emptyTimes)
+    let diskSync = Summary(disk.times)
 
     printTable(
         [["measure", "n", "p50", "p99", "max", "target"]],
         [
             ["start to READY, 1,000 alarms stored (ms)", "\(starts)", fixed(start.p50, 1), fixed(start.p99, 1), fixed(start.max, 1), "< 200 ms"],
             ["round trip: schedule (µs, fsync included)", "\(scheduleTimes.count)", fixed(schedule.p50, 0), fixed(schedule.p99, 0), fixed(schedule.max, 0), "p99 < 2 ms"],
+            ["  the disk alone: 1 KiB append + fdatasync, between the schedules (µs)", "\(disk.times.count)", fixed(diskSync.p50, 0), fixed(diskSync.p99, 0), fixed(diskSync.max, 0), ""],
             ["round trip: list of 100 (µs)", "\(lists)", fixed(list.p50, 0), fixed(list.p99, 0), fixed(list.max, 0), "p99 < 2 ms"],
+            ["round trip: authorization state, no payload (µs)", "\(emptyTimes.count)", fixed(empty.p50, 0), fixed(empty.p99, 0), fixed(empty.max, 0), ""],
             ["  client decoding 100 alarms, JSONDecoder (µs)", "\(decodeTimes.count)", fixed(decode.p50, 0), fixed(decode.p99, 0), fixed(decode.max, 0), ""],
             ["  client decoding 100 alarms, AlarmListDecoder (µs)", "\(fastDecodeTimes.count)", fixed(fastDecode.p50, 1), fixed(fastDecode.p99, 1), fixed(fastDecode.max, 1), ""],
         ])
@@ -182,5 +196,31 @@ private struct DaemonProcess {
         var status: Int32 = 0
         waitpid(pid, &status, 0)
         close(notify)
+    }
+}
+
+/// Times a 1 KiB append and its `fdatasync` in a file of its own, as the store's journal does.
+private final class DiskSyncProbe {
+    private let descriptor: Int32
+    private let path: String
+    private(set) var times: [Double] = []
+    private let entry = [UInt8](repeating: UInt8(ascii: "x"), count: 1_024)
+
+    init(directory: String) throws {
+        path = directory + "/disk-sync-probe"
+        descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw BenchmarkError("cannot create \(path): errno \(errno)") }
+    }
+
+    deinit {
+        close(descriptor)
+        unlink(path)
+    }
+
+    func sample() throws {
+        let began = ContinuousClock.now
+        let written = entry.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == entry.count, fdatasync(descriptor) == 0 else { throw BenchmarkError("\(path): errno \(errno)") }
+        times.append(microseconds(ContinuousClock.now - began))
     }
 }
