@@ -49,7 +49,6 @@ final class ControlChannel: Sendable {
             try ControlThread.start { [self] in serve() }
         } catch {
             UnixSocket.close(fd)
-            waker.close()
             throw error
         }
     }
@@ -193,7 +192,6 @@ final class ControlChannel: Sendable {
 
     private func finish() {
         UnixSocket.close(fd)
-        waker.close()
         let (waiting, refusal) = state.withLock { state in
             state.closed = true
             state.routes = [:]

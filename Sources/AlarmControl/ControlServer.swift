@@ -142,14 +142,9 @@ public final class ControlServer: Sendable {
             }
             let waker = try Waker()
             let finished = Completion()
-            do throws(ControlSocketError) {
-                try ControlThread.start { [self] in
-                    ServerLoop(server: self, listener: listener, waker: waker).run()
-                    finished.complete()
-                }
-            } catch {
-                waker.close()
-                throw error
+            try ControlThread.start { [self] in
+                ServerLoop(server: self, listener: listener, waker: waker).run()
+                finished.complete()
             }
             listening = Listening(listener: listener, waker: waker, loopFinished: finished, device: device, inode: inode)
             state.listening = listening
@@ -171,7 +166,6 @@ public final class ControlServer: Sendable {
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         listening.waker.signal()
         await listening.loopFinished.wait()
-        listening.waker.close()
         let sessions = state.withLock { state in
             defer { state.sessions = [:] }
             return state.sessions.values

@@ -74,39 +74,33 @@ enum UnixSocket {
     }
 }
 
-/// An eventfd that wakes a `poll()` loop from any thread. Signalling after ``close()`` does
-/// nothing, so a late signal never writes to a descriptor number reused by another file.
+/// An eventfd that wakes a `poll()` loop from any thread.
 final class Waker: Sendable {
-    private let descriptor: Mutex<Int32?>
+    /// Open for the waker's whole life and closed when the last holder lets go: closing it while
+    /// another thread may still signal could hand its number to a file opened meanwhile. No lock:
+    /// signal and drain are one syscall each, and a lock held across them was contended between
+    /// the session tasks (signalling) and the loop (draining) on every request; Swift's `Mutex`
+    /// on Linux is a priority-inheritance futex whose contended path spun in the kernel (a fifth
+    /// of the daemon's CPU in `perf` during the round-trip benchmark).
+    let fd: Int32
 
     init() throws(ControlSocketError) {
         let fd = alarmd_eventfd_create()
         guard fd >= 0 else { throw ControlSocketError("eventfd", path: "", errno: -fd) }
-        descriptor = Mutex(fd)
+        self.fd = fd
     }
 
-    /// The descriptor to poll, valid until ``close()``. Only the polling thread reads it.
-    var fd: Int32 { descriptor.withLock { $0 ?? -1 } }
+    deinit {
+        UnixSocket.close(fd)
+    }
 
     func signal() {
-        descriptor.withLock { fd in
-            if let fd { _ = alarmd_eventfd_signal(fd) }
-        }
+        _ = alarmd_eventfd_signal(fd)
     }
 
     /// Empties the counter after the loop woke.
     func drain() {
-        descriptor.withLock { fd in
-            guard let fd else { return }
-            var count: UInt64 = 0
-            _ = withUnsafeMutableBytes(of: &count) { read(fd, $0.baseAddress, 8) }
-        }
-    }
-
-    func close() {
-        descriptor.withLock { fd in
-            if let open = fd { UnixSocket.close(open) }
-            fd = nil
-        }
+        var count: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &count) { read(fd, $0.baseAddress, 8) }
     }
 }
