@@ -31,7 +31,7 @@ output=${2:-$source_dir/.build-deb}
 mkdir -p "$output"
 output=$(cd "$output" && pwd)
 
-for tool in swift dpkg-deb dpkg-shlibdeps strip; do
+for tool in swift dpkg-deb dpkg-shlibdeps strip readelf; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "build-deb.sh: $tool is missing (apt-get install dpkg-dev binutils; Swift from swift.org)" >&2
         exit 69
@@ -59,13 +59,14 @@ if [ -n "$(git -C "$source_dir" status --porcelain --untracked-files=no 2>/dev/n
     echo "build-deb.sh: note: the checkout has uncommitted changes; the package is still called $version" >&2
 fi
 
-# Release binaries with the Swift runtime linked in, so the package needs no Swift toolchain.
+# Release binaries with the Swift runtime linked in, so the package needs no Swift toolchain,
+# linked for a small resident set (deploy/swift-build-release: lld, deploy/link/alarmd.order).
 # Time zones come from /usr/share/zoneinfo (tzdata), read by alarmd itself, not from ICU.
 scratch=$output/build
-set -- -c release --static-swift-stdlib --disable-local-rpath --package-path "$source_dir" --scratch-path "$scratch"
-swift build "$@" --product alarmd
-swift build "$@" --product alarmctl
-bin_dir=$(swift build "$@" --show-bin-path)
+set -- --package-path "$source_dir" --scratch-path "$scratch"
+"$source_dir/deploy/swift-build-release" "$@" --product alarmd
+"$source_dir/deploy/swift-build-release" "$@" --product alarmctl
+bin_dir=$("$source_dir/deploy/swift-build-release" "$@" --show-bin-path)
 
 # dpkg-shlibdeps wants a debian/ directory with the package's tree inside it.
 work=$output/work
@@ -89,6 +90,14 @@ printf 'Source: alarmd\n\nPackage: alarmd\nArchitecture: any\n' >"$work/debian/c
 shlibs=$(cd "$work" && dpkg-shlibdeps -O -e debian/alarmd/usr/bin/alarmd -e debian/alarmd/usr/bin/alarmctl 2>/dev/null)
 shlibs=${shlibs#shlibs:Depends=}
 [ -n "$shlibs" ] || { echo "build-deb.sh: dpkg-shlibdeps found no libraries" >&2; exit 70; }
+# Relative relocations packed as DT_RELR (-z pack-relative-relocs) need glibc's
+# GLIBC_ABI_DT_RELR, new in 2.36, which dpkg-shlibdeps does not turn into a version.
+if readelf -V "$package/usr/bin/alarmd" "$package/usr/bin/alarmctl" | grep -q GLIBC_ABI_DT_RELR; then
+    libc_minimum=$(echo "$shlibs" | sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p')
+    if [ -n "$libc_minimum" ] && dpkg --compare-versions "$libc_minimum" lt 2.36; then
+        shlibs=$(echo "$shlibs" | sed "s/libc6 (>= $libc_minimum)/libc6 (>= 2.36)/")
+    fi
+fi
 
 install -d -m 0755 "$package/DEBIAN"
 installed_size=$(du -k -s --exclude=DEBIAN "$package" | cut -f 1)

@@ -54,13 +54,12 @@ deploy=$source_dir/deploy
 
 if [ -z "$bin_dir" ]; then
     "$deploy/install-build-deps"
-    # --static-swift-stdlib: the service must not depend on where the Swift toolchain lives.
-    # --disable-local-rpath: no $ORIGIN run path in an installed binary.
-    set -- -c release --static-swift-stdlib --disable-local-rpath --package-path "$source_dir" \
-        --scratch-path "$source_dir/.build-release"
-    swift build "$@" --product alarmd
-    swift build "$@" --product alarmctl
-    bin_dir=$(swift build "$@" --show-bin-path)
+    # Release, static Swift standard library, no $ORIGIN run path, linked with lld in the order
+    # of deploy/link/alarmd.order: see deploy/swift-build-release.
+    set -- --package-path "$source_dir" --scratch-path "$source_dir/.build-release"
+    "$deploy/swift-build-release" "$@" --product alarmd
+    "$deploy/swift-build-release" "$@" --product alarmctl
+    bin_dir=$("$deploy/swift-build-release" "$@" --show-bin-path)
 fi
 for program in alarmd alarmctl; do
     [ -x "$bin_dir/$program" ] || { echo "install.sh: $bin_dir/$program is missing" >&2; exit 66; }

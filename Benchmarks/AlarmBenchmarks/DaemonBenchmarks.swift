@@ -90,6 +90,7 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
     let fastDecode = Summary(fastDecodeTimes)
     try await Task.sleep(for: .seconds(2))  // idle: nothing due, nothing asked
     let rss = residentKiB(pid: daemon.pid)
+    let memory = MemoryRollup(pid: daemon.pid)
     // More schedules, so that the p99 is not one sample: snapshots (every 64 changes) fall among them.
     let moreSchedules = ControlClient(path: daemon.socket)
     for index in 100..<(quick ? 100 : 400) {
@@ -115,6 +116,11 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
             ["  client decoding 100 alarms, AlarmListDecoder (µs)", "\(fastDecodeTimes.count)", fixed(fastDecode.p50, 1), fixed(fastDecode.p99, 1), fixed(fastDecode.max, 1), ""],
         ])
     print("idle RSS with 100 alarms: \(rss.map { "\(fixed(Double($0) / 1024, 1)) MiB" } ?? "unknown") (target < 12 MiB; debug builds are larger)")
+    if let memory {
+        print("  of which file-backed \(memory.mebibytes(\.fileBacked)) MiB (the binary's and the libraries' pages: "
+            + "private clean \(memory.mebibytes(\.privateClean)), shared clean \(memory.mebibytes(\.sharedClean))), "
+            + "anonymous \(memory.mebibytes(\.anonymous)) MiB (smaps_rollup)")
+    }
     if let staticBinary {
         var info = stat()
         if stat(staticBinary, &info) == 0 {
@@ -142,6 +148,32 @@ private func residentKiB(pid: pid_t) -> Int? {
     let text = String(decoding: bytes, as: UTF8.self)
     guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
     return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+}
+
+/// The resident set by kind, from /proc/PID/smaps_rollup (KiB).
+private struct MemoryRollup {
+    var rss = 0, anonymous = 0, privateClean = 0, sharedClean = 0
+    var fileBacked: Int { rss - anonymous }
+
+    init?(pid: pid_t) {
+        guard let bytes = TestFiles.read("/proc/\(pid)/smaps_rollup") else { return nil }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, let kibibytes = Int(fields[1]) else { continue }
+            switch fields[0] {
+            case "Rss:": rss = kibibytes
+            case "Anonymous:": anonymous = kibibytes
+            case "Private_Clean:": privateClean = kibibytes
+            case "Shared_Clean:": sharedClean = kibibytes
+            default: break
+            }
+        }
+        guard rss > 0 else { return nil }
+    }
+
+    func mebibytes(_ field: KeyPath<MemoryRollup, Int>) -> String {
+        fixed(Double(self[keyPath: field]) / 1024, 1)
+    }
 }
 
 /// A headless `alarmd` with its own NOTIFY_SOCKET, so READY=1 is observed exactly.
