@@ -119,6 +119,17 @@ public final class ControlClient: Sendable {
         try await request(operation, parameters, as: JSONValue.self)
     }
 
+    /// Any operation, with its result decoded straight from the response line as `type`: one
+    /// parse, where decoding ``JSONValue`` and then the type parses twice and builds a tree.
+    ///
+    /// - Throws: as ``request(_:parameters:)``, and a ``ControlError`` (`malformed`) naming the
+    ///   field if the result is not a `type`.
+    public func request<Result: Decodable>(
+        _ operation: String, parameters: [String: JSONValue] = [:], as type: Result.Type
+    ) async throws -> Result {
+        try await request(operation, parameters, as: type, decodingFirstWith: { _ in nil })
+    }
+
     /// One request with typed parameters and result.
     ///
     /// - Parameter fastDecoder: tried on the response before `JSONDecoder`, which decodes it

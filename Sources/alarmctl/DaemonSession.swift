@@ -12,7 +12,7 @@ struct DaemonSession: Sendable {
     let hello: ControlHello
 
     /// The optional daemon operation that returns alarms with their definitions and phases
-    /// (`[AlarmRecord]`; parameter `all: Bool?` as `history`). A daemon without it answers
+    /// (`[AlarmRecord]`; parameters `all: Bool?` as `history`, and `id` for one alarm). A daemon without it answers
     /// `unknownOperation`, and alarms are listed from the AlarmKit view alone: no titles, and no
     /// remaining time for countdowns.
     static let recordsOperation = "alarmRecords"
@@ -68,23 +68,21 @@ struct DaemonSession: Sendable {
         return try await call { try await $0.alarms() }.map { AlarmView(alarm: $0, owner: owner) }
     }
 
-    /// The daemon's records, or `nil` if it has no ``recordsOperation``.
-    func records(all: Bool) async throws -> [AlarmRecord]? {
-        let result: JSONValue
+    /// The daemon's records (or only the one with `id`), or `nil` if it has no ``recordsOperation``.
+    func records(all: Bool, id: Alarm.ID? = nil) async throws -> [AlarmRecord]? {
+        var parameters: [String: JSONValue] = all ? ["all": .bool(true)] : [:]
+        if let id { parameters["id"] = .string(id.uuidString) }
+        let records: [AlarmRecord]
         do {
-            result = try await client.request(Self.recordsOperation, parameters: all ? ["all": .bool(true)] : [:])
+            records = try await client.request(Self.recordsOperation, parameters: parameters, as: [AlarmRecord].self)
         } catch let error as ControlError where error.code == .unknownOperation {
             return nil
         } catch {
             throw CommandFailure.from(error, socket: path)
         }
-        do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            return try decoder.decode([AlarmRecord].self, from: try JSONEncoder().encode(result))
-        } catch {
-            throw CommandFailure.refused("alarmd's answer to \(Self.recordsOperation) is not a list of alarms: \(error)")
-        }
+        // A daemon from before the `id` parameter answers with every alarm.
+        guard let id else { return records }
+        return records.filter { $0.id == id }
     }
 
     /// The one alarm of the caller's whose id starts with `key`.

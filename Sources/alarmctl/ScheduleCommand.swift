@@ -169,7 +169,7 @@ enum ScheduledOutput {
     static func print(_ alarm: Alarm, title: String, session: DaemonSession, json: Bool, zone: TimeZoneRules) async throws {
         let now = Date()
         var view = AlarmView(alarm: alarm, owner: session.hello.uid)
-        if let record = try await session.records(all: false)?.first(where: { $0.id == alarm.id }) {
+        if let record = try await session.records(all: false, id: alarm.id)?.first {
             view = AlarmView(record: record)
         }
         if json {

@@ -93,6 +93,15 @@ enum DaemonOperations {
         var all: Bool?
     }
 
+    /// `alarmRecords`' parameters: `history`'s, and optionally one alarm.
+    struct RecordsParameters: Decodable {
+        /// Everyone's (administrators only); default the caller's.
+        var all: Bool?
+        /// Only this alarm (an empty list if it is not among them): what `alarmctl schedule`
+        /// shows of the alarm it just set, without fetching and decoding every other one.
+        var id: Alarm.ID?
+    }
+
     static func handlers(runtime: AlarmRuntime, status: DaemonStatus) -> [String: ControlServer.Handler] {
         let recordLists = EncodedListCache<AlarmRecord, Alarm.ID> { $0.id }
         return [
@@ -102,12 +111,17 @@ enum DaemonOperations {
             // Full records (titles, countdown ends) for alarmctl's list, show and watch: the
             // AlarmKit `Alarm` carries neither.
             "alarmRecords": .init(requiresAdministrator: false) { call in
-                let all = try call.request.parameters(HistoryParameters.self).all == true
+                let parameters = try call.request.parameters(RecordsParameters.self)
+                let all = parameters.all == true
                 if all, !call.peer.isAdministrator {
                     throw ControlRequestError(
                         id: call.request.id, .forbidden, "only root and the admin group see everyone's alarms")
                 }
-                return try recordLists.encode(await runtime.allRecords().filter { all || $0.owner.rawValue == call.peer.uid })
+                let visible = { (record: AlarmRecord) in all || record.owner.rawValue == call.peer.uid }
+                if let id = parameters.id {
+                    return try recordLists.encode(await runtime.record(for: id).map { visible($0) ? [$0] : [] } ?? [])
+                }
+                return try recordLists.encode(await runtime.allRecords().filter(visible))
             },
             "history": .init(requiresAdministrator: false) { call in
                 let parameters = try call.request.parameters(HistoryParameters.self)

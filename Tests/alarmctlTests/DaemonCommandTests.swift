@@ -1,4 +1,5 @@
 import AlarmControl
+import AlarmEngine
 import AlarmTestKit
 import FoundationEssentials
 import Glibc
@@ -182,5 +183,19 @@ struct DaemonCommandTests {
         #expect(everyone.exitStatus == 1)
         #expect(Output.lines(everyone.standardError).count == 1)
         #expect(everyone.standardError.hasPrefix("alarmctl: only root and the admin group see everyone's alarms"))
+
+        // `alarmRecords` for one id (what `schedule` prints from) answers it only to its owner, or
+        // to an administrator who asks for everyone's.
+        let root = ControlClient(path: daemon.socket)
+        defer { root.close() }
+        func records(_ parameters: [String: JSONValue]) async throws -> [String] {
+            try await root.request("alarmRecords", parameters: parameters, as: [AlarmRecord].self).map(\.id.uuidString)
+        }
+        let nobodys = AlarmCommandTests.id(2, prefix: "CCCC"), roots = AlarmCommandTests.id(1, prefix: "CCCC")
+        #expect(try await records(["id": .string(nobodys)]) == [])
+        #expect(try await records(["id": .string(nobodys), "all": .bool(true)]) == [nobodys])
+        #expect(try await records(["id": .string(roots)]) == [roots])
+        #expect(try await records([:]) == [roots])
+        #expect(try await records(["id": .string(AlarmCommandTests.id(9, prefix: "CCCC")), "all": .bool(true)]) == [])
     }
 }

@@ -74,7 +74,9 @@ enum ProtocolFuzzing {
             _ = try request.parameters(UnsubscribeParameters.self)
         case ControlOperationName.setAuthorization:
             _ = try request.parameters(SetAuthorizationParameters.self)
-        case "alarmRecords", "history":
+        case "alarmRecords":
+            _ = try request.parameters(RecordsParameters.self)
+        case "history":
             _ = try request.parameters(HistoryParameters.self)
         default:
             // hello, subscriptions, authorization queries, status: their params are ignored.
@@ -115,8 +117,14 @@ enum ProtocolFuzzing {
     }
 }
 
-/// `alarmd`'s `DaemonOperations.HistoryParameters` (`alarmRecords` and `history`), which lives
-/// in the executable and cannot be imported.
+/// `alarmd`'s `DaemonOperations.HistoryParameters` (`history`), which lives in the executable and
+/// cannot be imported.
 struct HistoryParameters: Decodable {
     var all: Bool?
+}
+
+/// `alarmd`'s `DaemonOperations.RecordsParameters` (`alarmRecords`).
+struct RecordsParameters: Decodable {
+    var all: Bool?
+    var id: Alarm.ID?
 }
