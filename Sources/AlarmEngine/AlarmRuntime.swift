@@ -48,7 +48,8 @@ public actor AlarmRuntime {
     let authorizer: any AuthorizationPrompter
     let logger: Logger
 
-    let alarmLists = Broadcaster<ClientID, [Alarm]>(replaysLatest: true, initialValue: [])
+    /// Each client's list, built only while someone follows it (``alarmUpdates(for:)``).
+    let alarmLists = OnDemandBroadcaster<ClientID, [Alarm]>()
     let authorizationStates = Broadcaster<ClientID, AlarmManager.AuthorizationState>(
         replaysLatest: true, initialValue: .notDetermined)
     let eventBroadcast = Broadcaster<Int, SchedulerEvent>(replaysLatest: false)
@@ -140,9 +141,6 @@ public actor AlarmRuntime {
         self.encodedAlarms = cache
         self.authorizations = authorizations
         self.clockOffset = Self.offset(now: now, monotonic: clock.monotonicNow)
-        for owner in Set(scheduler.records.values.map(\.owner)) {
-            alarmLists.publish(scheduler.alarms(of: owner), for: owner)
-        }
         for (client, state) in authorizations {
             authorizationStates.publish(state, for: client)
         }
@@ -337,7 +335,7 @@ public actor AlarmRuntime {
             eventBroadcast.publish(event, for: 0)
         }
         for owner in outcome.changedOwners {
-            alarmLists.publish(scheduler.alarms(of: owner), for: owner)
+            alarmLists.publish(for: owner) { scheduler.alarms(of: owner) }
         }
         log(outcome.events)
         recordHistory(outcome.events)

@@ -14,6 +14,7 @@ public protocol AlarmBackend: Sendable {
     func perform(_ action: AlarmAction, id: Alarm.ID) async throws
     /// The client's alarms.
     func alarms() async throws -> [Alarm]
-    /// A new stream that yields the client's whole list at once and after every change.
+    /// A new stream that yields the client's whole list as it is when the subscription takes
+    /// effect, then after every change.
     func alarmUpdates() -> AsyncStream<[Alarm]>
 }

@@ -94,7 +94,9 @@ public final class AlarmManager: Sendable {
     }
 
     /// The client's whole list at once, then after every change; an alarm missing from a list no
-    /// longer exists. Each access returns a new sequence, and every sequence gets every change.
+    /// longer exists. Each access returns a new sequence, and every sequence gets every change
+    /// after its first list. The subscription is in place once that first list arrived: it holds
+    /// any change made before, so wait for it before relying on seeing a change as a step.
     public var alarmUpdates: some AsyncSequence<[Alarm], Never> {
         backend.alarmUpdates()
     }

@@ -18,8 +18,9 @@ struct RemoteManagerTests {
             let manager = AlarmManager(backend: SocketAlarmBackend(client: rig.client()))
             var remote = manager.alarmUpdates.makeAsyncIterator()
             var local = rig.runtime.alarmUpdates(for: Self.me).makeAsyncIterator()
-            // The subscription is in place once its first list arrived.
+            // A subscription is in place once its first list arrived.
             #expect(await remote.nextElement() == [])
+            #expect(await local.nextElement() == [])
             let wake = Alarm.ID()
             let tea = Alarm.ID()
             let now = Alarm.ID()
@@ -41,7 +42,6 @@ struct RemoteManagerTests {
             }
             var remoteLists: [[Alarm]] = []
             var localLists: [[Alarm]] = []
-            _ = await local.nextElement()
             for _ in 0..<8 {
                 remoteLists.append(await remote.nextElement() ?? [])
                 localLists.append(await local.nextElement() ?? [])
