@@ -12,9 +12,9 @@ struct DaemonSession: Sendable {
     let hello: ControlHello
 
     /// The optional daemon operation that returns alarms with their definitions and phases
-    /// (`[AlarmRecord]`; parameters `all: Bool?` as `history`, and `id` for one alarm). A daemon without it answers
-    /// `unknownOperation`, and alarms are listed from the AlarmKit view alone: no titles, and no
-    /// remaining time for countdowns.
+    /// (`[AlarmRecord]`; parameters `all: Bool?` as `history`, and `id` for one alarm). A daemon
+    /// without it answers `unknownOperation`, and alarms are listed from the AlarmKit view alone:
+    /// no titles, and no remaining time for countdowns.
     static let recordsOperation = "alarmRecords"
 
     /// Connects and says hello, so that an absent daemon fails here, before anything else.
