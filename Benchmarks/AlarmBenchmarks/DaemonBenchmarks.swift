@@ -107,15 +107,29 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
     // The same schedules with the store in memory (tmpfs): the daemon's and the socket's share of
     // the round trip, without the disk's.
     var memoryScheduleTimes: [Double] = []
+    // The daemon's CPU time per schedule, all its threads: its work, without the waits for the
+    // disk and for a core that make the latency noisy on a shared machine.
+    var cpuPerSchedule: Double?, cpuPerEmptyRequest: Double?
     if isDirectory("/dev/shm") {
         let inMemory = try TemporaryDirectory(parent: "/dev/shm")
         daemon = try DaemonProcess(alarmd: alarmd, board: board, directory: inMemory.path)
         try await daemon.waitUntilReady()
         let memoryClient = ControlClient(path: daemon.socket)
+        _ = try await memoryClient.authorizationState()
+        let cpuBefore = processCPUTime(pid: daemon.pid)
         for index in 0..<scheduleTimes.count {
             let began = ContinuousClock.now
             _ = try await memoryClient.schedule(id: Alarm.ID(), definition: benchmarkAlarm(index))
             memoryScheduleTimes.append(microseconds(ContinuousClock.now - began))
+        }
+        if let cpuBefore, let cpuAfter = processCPUTime(pid: daemon.pid) {
+            cpuPerSchedule = microseconds(cpuAfter - cpuBefore) / Double(scheduleTimes.count)
+        }
+        // The same for a request with no payload: the share of reading, routing and answering.
+        let emptyBefore = processCPUTime(pid: daemon.pid)
+        for _ in 0..<scheduleTimes.count { _ = try await memoryClient.authorizationState() }
+        if let emptyBefore, let emptyAfter = processCPUTime(pid: daemon.pid) {
+            cpuPerEmptyRequest = microseconds(emptyAfter - emptyBefore) / Double(scheduleTimes.count)
         }
         memoryClient.close()
         daemon.terminate()
@@ -135,6 +149,10 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
             ["  client decoding 100 alarms, AlarmListDecoder (µs)", "\(fastDecodeTimes.count)", fixed(fastDecode.p50, 1), fixed(fastDecode.p99, 1), fixed(fastDecode.max, 1), ""],
         ])
     print("idle RSS with 100 alarms: \(rss.map { "\(fixed(Double($0) / 1024, 1)) MiB" } ?? "unknown") (target < 12 MiB; debug builds are larger)")
+    if let cpuPerSchedule, let cpuPerEmptyRequest {
+        print("the daemon's CPU time (all threads, store on tmpfs; mean of \(memoryScheduleTimes.count)): "
+            + "\(fixed(cpuPerSchedule, 0)) µs per schedule, \(fixed(cpuPerEmptyRequest, 0)) µs per request with no payload")
+    }
     if let memory {
         print("  of which file-backed \(memory.mebibytes(\.fileBacked)) MiB (the binary's and the libraries' pages: "
             + "private clean \(memory.mebibytes(\.privateClean)), shared clean \(memory.mebibytes(\.sharedClean))), "
@@ -164,6 +182,16 @@ private func isDirectory(_ path: String) -> Bool {
 /// The package root, from this file's path.
 private func repositoryRoot() -> String {
     "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+}
+
+/// The CPU time a process has used so far, all its threads (also those that ended), in
+/// nanoseconds: Linux lets any process read another's CPU-time clock.
+private func processCPUTime(pid: pid_t) -> Duration? {
+    var clock = clockid_t()
+    guard clock_getcpuclockid(pid, &clock) == 0 else { return nil }
+    var time = timespec()
+    guard clock_gettime(clock, &time) == 0 else { return nil }
+    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
 }
 
 /// Resident memory of a process, from /proc/PID/status.

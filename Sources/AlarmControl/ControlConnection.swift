@@ -3,7 +3,12 @@ import Synchronization
 /// The state of one accepted connection that its session (tasks) and the server's I/O thread
 /// share: the bounded output, and what the idle timeout needs to know.
 ///
-/// Only the I/O thread touches the descriptor; tasks append lines and wake it.
+/// A task's line goes straight to the socket when nothing waits before it (a non-blocking send
+/// under the lock, which orders the lines of all the connection's tasks); only what the socket
+/// does not take is queued for the I/O thread, which is then woken. The usual answer thus costs
+/// no wake-up of the I/O thread: on a virtual machine a cross-thread wake-up is a good part of a
+/// round trip. The I/O thread closes the descriptor only after ``markClosed()``, under the same
+/// lock, so a task never writes to a number the kernel has handed to another file.
 final class ControlConnection: Sendable {
     /// Why a connection must close, in the log.
     enum CloseReason: String, Sendable {
@@ -18,6 +23,11 @@ final class ControlConnection: Sendable {
     private struct State {
         var output: OutputBuffer
         var overflowed = false
+        /// A task's send failed (the peer is gone): the I/O thread closes the connection.
+        var sendFailure: Int32?
+        /// The peer shut its side: the I/O thread closes once every answer is written, so it
+        /// must hear of each answer.
+        var peerDone = false
         var closeAfterFlush: CloseReason?
         var closed = false
         /// Requests received and not yet answered (including ones waiting for a person).
@@ -28,11 +38,14 @@ final class ControlConnection: Sendable {
 
     let id: Int
     let peer: ControlPeer
+    /// The connected socket, non-blocking; owned (and closed) by the I/O thread.
+    private let fd: Int32
     private let waker: Waker
     private let state: Mutex<State>
 
-    init(id: Int, peer: ControlPeer, outputLimit: Int, waker: Waker, now: ContinuousClock.Instant) {
+    init(id: Int, fd: Int32, peer: ControlPeer, outputLimit: Int, waker: Waker, now: ContinuousClock.Instant) {
         self.id = id
+        self.fd = fd
         self.peer = peer
         self.waker = waker
         state = Mutex(State(output: OutputBuffer(limit: outputLimit), lastActivity: now))
@@ -40,28 +53,61 @@ final class ControlConnection: Sendable {
 
     // MARK: - From tasks
 
-    /// Queues a line for the peer. A line that would pass the output bound marks the connection
-    /// for closing instead: a client that does not read must not make the daemon's memory grow.
+    /// Sends a line to the peer: what the socket does not take at once is queued for the I/O
+    /// thread. A line that would pass the output bound marks the connection for closing instead:
+    /// a client that does not read must not make the daemon's memory grow.
     func send(_ line: [UInt8]) {
         let wake = state.withLock { state -> Bool in
-            guard !state.closed, !state.overflowed else { return false }
-            let wasEmpty = state.output.isEmpty
-            if !state.output.append(line) {
-                state.overflowed = true
+            guard !state.closed, !state.overflowed, state.sendFailure == nil else { return false }
+            guard state.output.isEmpty else {
+                // The I/O thread was woken for the first queued line and writes this after it.
+                if !state.output.append(line) { state.overflowed = true }
+                return state.overflowed
+            }
+            let sent = line.withUnsafeBytes { Self.sendWithoutBlocking($0, to: fd) }
+            switch sent {
+            case .success(let count) where count == line.count:
+                return false
+            case .success(let count):
+                if !state.output.append(Array(line[count...])) { state.overflowed = true }
+                return true
+            case .failure(let failure):
+                state.sendFailure = failure.errno
                 return true
             }
-            return wasEmpty
         }
         if wake { waker.signal() }
     }
 
+    /// How many bytes of `bytes` the socket took before it would block, or the errno of a failed
+    /// send.
+    private static func sendWithoutBlocking(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Result<Int, SendFailure> {
+        var sent = 0
+        while sent < bytes.count {
+            switch UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...])) {
+            case .done(let count): sent += count
+            case .wouldBlock: return .success(sent)
+            case .failed(let errno): return .failure(SendFailure(errno: errno))
+            }
+        }
+        return .success(sent)
+    }
+
+    private struct SendFailure: Error {
+        var errno: Int32
+    }
+
     /// A request was answered: the connection may become idle from now.
+    ///
+    /// The I/O thread is woken only if it waits for this (a peer that shut its side is closed
+    /// once answered); its idle timer does not need it, see ``wakeDeadline(after:now:)``.
     func requestFinished() {
-        state.withLock { state in
+        let wake = state.withLock { state -> Bool in
             state.pendingRequests = max(0, state.pendingRequests - 1)
             state.lastActivity = ContinuousClock.now
+            return state.peerDone && state.pendingRequests == 0
         }
-        waker.signal()
+        if wake { waker.signal() }
     }
 
     func subscriptionAdded() {
@@ -91,9 +137,10 @@ final class ControlConnection: Sendable {
     }
 
     /// Sends whatever the socket takes. Returns why the connection must close now, if it must.
-    func flush(to fd: Int32) -> CloseReason? {
+    func flush() -> CloseReason? {
         state.withLock { state in
             if state.overflowed { return .outputOverflow }
+            if state.sendFailure != nil { return .socketError }
             if state.output.write(to: fd) != nil { return .socketError }
             if state.output.isEmpty, let reason = state.closeAfterFlush { return reason }
             return nil
@@ -118,6 +165,23 @@ final class ControlConnection: Sendable {
         state.withLock { state in
             state.pendingRequests == 0 && state.subscriptions == 0 ? state.lastActivity + timeout : nil
         }
+    }
+
+    /// When the I/O thread must look at this connection's idle timer again at the latest.
+    ///
+    /// Answering a request does not wake the I/O thread, so while requests are pending it wakes
+    /// by `now + timeout`: any answer comes after `now`, so the idle deadline it starts is no
+    /// earlier, and the loop then sleeps until the real one. A closed subscription wakes it.
+    func wakeDeadline(after timeout: Duration, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        state.withLock { state in
+            if state.pendingRequests > 0 { return now + timeout }
+            return state.subscriptions == 0 ? state.lastActivity + timeout : nil
+        }
+    }
+
+    /// The peer shut its side of the connection (end of stream read).
+    func markPeerDone() {
+        state.withLock { $0.peerDone = true }
     }
 
     /// The descriptor is closed: later lines are dropped.

@@ -66,7 +66,7 @@ final class ServerLoop {
                 receive(client, events: fds[index + 2].revents)
             }
             for client in Array(clients.values) {
-                if let reason = client.connection.flush(to: client.fd) {
+                if let reason = client.connection.flush() {
                     close(client, reason)
                 } else if client.peerDone, client.connection.isQuiescent {
                     close(client, .peerClosed)
@@ -104,7 +104,7 @@ final class ServerLoop {
                 uid: credentials.uid, gid: credentials.gid, pid: credentials.pid,
                 isAdministrator: configuration.administrators.includes(uid: credentials.uid, gid: credentials.gid))
             let connection = ControlConnection(
-                id: nextConnectionID, peer: peer, outputLimit: configuration.outputLimit, waker: waker, now: .now)
+                id: nextConnectionID, fd: fd, peer: peer, outputLimit: configuration.outputLimit, waker: waker, now: .now)
             let session = server.open(connection)
             clients[fd] = Client(fd: fd, connection: connection, session: session)
             logger.debug("Control connection opened", metadata: metadata(connection))
@@ -134,6 +134,7 @@ final class ServerLoop {
             switch transfer {
             case .done(0):
                 client.peerDone = true
+                client.connection.markPeerDone()
                 return
             case .done(let count):
                 guard !client.connection.isClosing else { continue }
@@ -204,13 +205,14 @@ final class ServerLoop {
     /// Milliseconds until the next idle deadline or the end of an accept pause; -1 for none.
     private func pollTimeout(acceptPaused: Bool) -> Int32 {
         var earliest = acceptPaused ? acceptPausedUntil : nil
+        let now = ContinuousClock.now
         for client in clients.values {
-            if let deadline = client.connection.idleDeadline(after: configuration.idleTimeout) {
+            if let deadline = client.connection.wakeDeadline(after: configuration.idleTimeout, now: now) {
                 earliest = min(earliest ?? deadline, deadline)
             }
         }
         guard let earliest else { return -1 }
-        let remaining = earliest - ContinuousClock.now
+        let remaining = earliest - now
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components
         // Rounded up, so the loop does not wake a hair early and poll again with 0.

@@ -75,6 +75,37 @@ struct ControlLimitsTests {
         }
     }
 
+    @Test func anAnsweredConnectionIsClosedOnceIdleForTheTimeout() async throws {
+        // Answering does not wake the server's I/O thread: its idle timer must start anyway. The
+        // answer waits for a person, so the I/O thread is surely asleep with the request pending.
+        let prompter = GatedPrompter()
+        let rig = try ServerRig(authorizer: prompter, configure: { $0.idleTimeout = .seconds(5) })
+        try await rig.serving {
+            let connection = try await rig.rawConnection(as: ControlServerTests.plainUser)
+            await connection.send(Sample.request(1, "requestAuthorization"))
+            await prompter.waitUntilAsked()
+            prompter.answer(.authorized)
+            #expect(await connection.nextMessage()?["id"] == .integer(1))
+            let answered = ContinuousClock.now
+            // A real-time wait, bounded: the timeout itself is what is tested.
+            #expect(await connection.next(timeout: .seconds(60)) == .closed)
+            #expect(ContinuousClock.now - answered >= .seconds(4))
+        }
+    }
+
+    @Test func aClientThatShutsItsSideGetsEveryAnswerThenTheEnd() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            let connection = try await rig.rawConnection()
+            await connection.send(Sample.request(1, "hello") + Sample.request(2, "alarms") + Sample.request(3, "authorizationState"))
+            connection.finishSending()
+            var ids: [JSONValue?] = []
+            for _ in 0..<3 { ids.append(await connection.nextMessage()?["id"]) }
+            #expect(ids == [.integer(1), .integer(2), .integer(3)])
+            #expect(await connection.next() == .closed)
+        }
+    }
+
     @Test func requestsInFlightAndSubscriptionsPerConnectionAreBounded() async throws {
         let prompter = GatedPrompter()
         let rig = try ServerRig(authorizer: prompter, configure: {

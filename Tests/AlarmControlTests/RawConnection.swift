@@ -37,6 +37,13 @@ final class RawConnection: Sendable {
         }
     }
 
+    /// Shuts the sending side, as `nc -N` does after its input: the daemon still answers.
+    func finishSending() {
+        state.withLock { state in
+            if let fd = state.fd { _ = shutdown(fd, Int32(SHUT_WR)) }
+        }
+    }
+
     /// Sends all of `bytes`; `false` if the daemon closed the connection first or it stalled for
     /// `timeout`.
     @discardableResult
