@@ -80,7 +80,7 @@ public final class ControlServer: Sendable {
     let logger: Logger
     let operations: Set<String>
     /// Every client's alarms share one cache: an alarm's id is unique on the device.
-    let alarmLists = EncodedListCache<Alarm, Alarm.ID> { $0.id }
+    let alarmLists = EncodedListCache<Alarm, Alarm.ID>(key: \.id) { AlarmJSONWriter.json(of: $0, dates: .secondsSince1970) }
 
     private struct Listening {
         var listener: Int32

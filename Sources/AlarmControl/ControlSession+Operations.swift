@@ -101,7 +101,8 @@ extension ControlSession {
             }
             return .parked
         }
-        return .result(try await runtime.schedule(id: parameters.id, definition: parameters.definition, client: client))
+        let alarm = try await runtime.schedule(id: parameters.id, definition: parameters.definition, client: client)
+        return .result(AlarmJSONWriter.json(of: alarm, dates: .secondsSince1970).map(EncodedJSON.init(bytes:)) ?? alarm)
     }
 
     private func subscribe<Value: Encodable & Sendable>(

@@ -19,7 +19,8 @@ public struct EncodedJSON: Encodable, Sendable {
 ///
 /// Encoding an alarm with `JSONEncoder` costs about 40 µs (its generic `Codable` machinery), so
 /// a list of 100 took 4 ms, nearly all of it encoding unchanged alarms again. An element is
-/// encoded again only when it no longer equals the cached one.
+/// encoded again only when it no longer equals the cached one, and then by `fastEncoding` (for
+/// alarms, ``AlarmJSONWriter``) when it can.
 public final class EncodedListCache<Element: Encodable & Equatable & Sendable, Key: Hashable & Sendable>: Sendable {
     private struct Entry {
         var element: Element
@@ -27,15 +28,22 @@ public final class EncodedListCache<Element: Encodable & Equatable & Sendable, K
     }
 
     private let key: @Sendable (Element) -> Key
+    private let fastEncoding: @Sendable (Element) -> [UInt8]?
     private let capacity: Int
     private let entries = Mutex<[Key: Entry]>([:])
 
     /// - Parameters:
     ///   - capacity: entries kept before those not in the list being encoded are dropped.
     ///   - key: what identifies an element across lists (an alarm's id).
-    public init(capacity: Int = 4_096, key: @escaping @Sendable (Element) -> Key) {
+    ///   - fastEncoding: the element's JSON as ``ControlProtocol``'s encoder writes it, without
+    ///     that encoder, or `nil` to have the encoder write it.
+    public init(
+        capacity: Int = 4_096, key: @escaping @Sendable (Element) -> Key,
+        fastEncoding: @escaping @Sendable (Element) -> [UInt8]? = { _ in nil }
+    ) {
         self.capacity = capacity
         self.key = key
+        self.fastEncoding = fastEncoding
     }
 
     /// `elements` as a JSON array, in their order.
@@ -49,7 +57,7 @@ public final class EncodedListCache<Element: Encodable & Equatable & Sendable, K
                 if let cached = entries[elementKey], cached.element == element {
                     bytes += cached.json
                 } else {
-                    let json = Array(try encoder.encode(element))
+                    let json = try fastEncoding(element) ?? Array(encoder.encode(element))
                     entries[elementKey] = Entry(element: element, json: json)
                     bytes += json
                 }

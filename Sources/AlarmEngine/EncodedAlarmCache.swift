@@ -20,10 +20,11 @@ struct EncodedAlarmCache: Sendable {
 
     /// Re-encodes the alarms in `changed` as they are in `scheduler` (dropping removed ones).
     mutating func update(_ changed: Set<Alarm.ID>, from scheduler: AlarmScheduler) throws {
-        let encoder = JSONEncoder()
         for id in changed {
             if let record = scheduler.record(for: id) {
-                fragments[id] = (record.sequenceNumber, Array(try encoder.encode(record)))
+                // JSONEncoder only for what the writer refuses, to throw its error.
+                let json = try AlarmJSONWriter.json(of: record, dates: .sinceReferenceDate) ?? Array(JSONEncoder().encode(record))
+                fragments[id] = (record.sequenceNumber, json)
             } else {
                 fragments[id] = nil
             }

@@ -56,6 +56,8 @@ struct InvariantRun {
     var verbose = false
     /// Set by a restart step: loading is not an operation, so it need not report its changes.
     var restarted = false
+    /// Called at every round-trip check with the records then (every phase a record goes through).
+    var inspectRecords: ((Dictionary<Alarm.ID, AlarmRecord>.Values) throws -> Void)?
 
     init(seed: UInt64) {
         self.seed = seed
@@ -216,6 +218,7 @@ struct InvariantRun {
     }
 
     private func checkRoundTrip() throws {
+        try inspectRecords?(scheduler.records.values)
         let state = StoredState(scheduler: scheduler.snapshot, savedAt: now)
         let decoded = try AlarmStore.decode(try AlarmStore.encode(state))
         #expect(decoded == state)
