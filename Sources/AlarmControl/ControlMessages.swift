@@ -51,13 +51,13 @@ public struct ClientAuthorization: Codable, Hashable, Sendable {
 }
 
 /// `schedule`'s parameters.
-struct ScheduleParameters: Codable, Sendable {
+struct ScheduleParameters: Codable, Equatable, Sendable {
     var id: Alarm.ID
     var definition: AlarmDefinition
 }
 
 /// The parameters of `stop`, `countdown`, `pause`, `resume` and `cancel`.
-struct AlarmIDParameters: Codable, Sendable {
+struct AlarmIDParameters: Codable, Equatable, Sendable {
     var id: Alarm.ID
 }
 

@@ -11,6 +11,8 @@ public struct ControlRequest: Sendable {
     /// envelope and once for its parameters, both bounded by the line limit.
     let line: Data
     let hasParameters: Bool
+    /// The parameters ``ControlRequestReader`` read with the envelope, if it read the line.
+    let readParameters: (any Sendable)?
 
     /// Parses one line (without its newline). Pure and total: any bytes give a request or a
     /// ``ControlRequestError`` naming what is wrong, never a crash.
@@ -25,6 +27,17 @@ public struct ControlRequest: Sendable {
             return .failure(ControlRequestError(id: nil, .malformed, "the request is not valid UTF-8"))
         }
         let data = Data(bytes)
+        if let request = ControlRequestReader.read(bytes, operations: operations) {
+            return .success(ControlRequest(
+                id: request.id, operation: request.operation, line: data, hasParameters: request.hasParameters,
+                readParameters: request.parameters))
+        }
+        return decodeWithJSONDecoder(data, operations: operations)
+    }
+
+    /// ``decode(line:operations:)`` with `JSONDecoder` alone, for a valid UTF-8 line: the
+    /// authority on every line, and the only reader of those ``ControlRequestReader`` leaves.
+    static func decodeWithJSONDecoder(_ data: Data, operations: Set<String>) -> Result<ControlRequest, ControlRequestError> {
         let envelope: Envelope
         do {
             envelope = try ControlProtocol.makeDecoder().decode(Envelope.self, from: data)
@@ -71,7 +84,8 @@ public struct ControlRequest: Sendable {
         if envelope.parametersAreNotAnObject {
             return .failure(ControlRequestError(id: id, .malformed, "\"params\" must be an object"))
         }
-        return .success(ControlRequest(id: id, operation: operation, line: data, hasParameters: envelope.hasParameters))
+        return .success(ControlRequest(
+            id: id, operation: operation, line: data, hasParameters: envelope.hasParameters, readParameters: nil))
     }
 
     /// Decodes `params` as `P` (a missing or `null` `params` is decoded as `{}`).
@@ -79,6 +93,7 @@ public struct ControlRequest: Sendable {
     /// - Throws: ``ControlRequestError`` with code `malformed`, carrying this request's id and a
     ///   message naming the field: `params.definition.schedule is missing`.
     public func parameters<P: Decodable>(_ type: P.Type) throws(ControlRequestError) -> P {
+        if let read = readParameters as? P { return read }
         do {
             if hasParameters {
                 return try ControlProtocol.makeDecoder().decode(ParametersEnvelope<P>.self, from: line).params

@@ -33,6 +33,7 @@ enum ProtocolFuzzing {
 
     /// One request line as `ServerLoop.handle` and `ControlSession.perform` take it.
     static func checkRequestLine(_ line: [UInt8]) {
+        checkRequestReader(line)
         switch ControlRequest.decode(line: line, operations: operations) {
         case .failure(let error):
             checkRefusal(error)
@@ -51,6 +52,30 @@ enum ProtocolFuzzing {
                 checkOneLine(body.message, "the refusal of a definition")
                 fuzzCheck(ControlProtocol.line(FailureMessage(id: request.id, error: body)) != nil, "the refusal cannot be encoded")
             }
+        }
+    }
+
+    /// ``ControlRequestReader``, the fast path, reads a line only as `JSONDecoder` reads it: the
+    /// same envelope, the same parameters.
+    static func checkRequestReader(_ line: [UInt8]) {
+        guard String(validating: line, as: UTF8.self) != nil, let read = ControlRequestReader.read(line, operations: operations) else {
+            return
+        }
+        guard case .success(let authority) = ControlRequest.decodeWithJSONDecoder(Data(line), operations: operations) else {
+            return fuzzCheck(false, "the request reader accepted a line JSONDecoder refuses")
+        }
+        fuzzCheck(read.id == authority.id, "the request reader read id \(read.id), JSONDecoder \(authority.id)")
+        fuzzCheck(read.operation == authority.operation, "the request reader read op \(read.operation), JSONDecoder \(authority.operation)")
+        fuzzCheck(read.hasParameters == authority.hasParameters, "the request reader and JSONDecoder disagree on params")
+        switch read.parameters {
+        case let schedule as ScheduleParameters:
+            fuzzCheck(schedule == (try? authority.parameters(ScheduleParameters.self)), "the request reader read other schedule parameters")
+        case let action as AlarmIDParameters:
+            fuzzCheck(action == (try? authority.parameters(AlarmIDParameters.self)), "the request reader read another alarm id")
+        case nil:
+            break
+        case let other?:
+            fuzzCheck(false, "the request reader read parameters of type \(type(of: other))")
         }
     }
 
