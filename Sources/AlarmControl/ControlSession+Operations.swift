@@ -27,7 +27,8 @@ extension ControlSession {
             return try await schedule(request, decided: decided)
 
         case ControlOperationName.subscribeAlarms:
-            return try subscribe(request, runtime.alarmUpdates(for: client), event: ControlEventName.alarms)
+            let lists = server.alarmLists
+            return try subscribe(request, runtime.alarmUpdates(for: client), event: ControlEventName.alarms) { try? lists.encode($0).bytes }
 
         case ControlOperationName.subscribeAuthorization:
             try await authorizeAdministrator()
@@ -106,9 +107,10 @@ extension ControlSession {
     }
 
     private func subscribe<Value: Encodable & Sendable>(
-        _ request: ControlRequest, _ stream: AsyncStream<Value>, event: String
+        _ request: ControlRequest, _ stream: AsyncStream<Value>, event: String,
+        encode: @escaping @Sendable (Value) -> [UInt8]? = { _ in nil }
     ) throws -> Outcome {
-        let number = subscribe(stream, event: event) { number in
+        let number = subscribe(stream, event: event, encode: encode) { number in
             send(ControlSubscription(subscription: number), to: request)
         }
         guard number != nil else {
