@@ -5,10 +5,10 @@ import FoundationEssentials
 /// Writes alarms and their records as JSON straight into bytes: the JSON `JSONEncoder` writes
 /// for them through their synthesized `Codable` conformances, without its generic machinery.
 ///
-/// `JSONEncoder` spent about 50 µs on one ``AlarmRecord`` and 20 µs on one ``Alarm``, most of it
-/// in `Codable`'s containers rather than in writing bytes: on a `schedule`, the record's journal
-/// entry and the reply cost more CPU than the rest of the daemon's work together. This writes
-/// them in a few µs.
+/// `JSONEncoder` spends tens of microseconds on one ``AlarmRecord`` (65 µs when BENCHMARKS.md
+/// first measured it), most of it in `Codable`'s containers rather than in writing bytes: in a
+/// `perf` profile of the daemon's `schedule`, the record's journal entry and the reply were a
+/// fifth of its CPU. With this writer they no longer show among its costs.
 ///
 /// The form is that of the synthesized conformances: members by their property names, `nil`
 /// optionals left out, an enum case as `{"case":{"_0":value}}` (`{"case":{}}` without values),
