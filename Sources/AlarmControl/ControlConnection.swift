@@ -23,8 +23,6 @@ final class ControlConnection: Sendable {
     private struct State {
         var output: OutputBuffer
         var overflowed = false
-        /// A task's send failed (the peer is gone): the I/O thread closes the connection.
-        var sendFailure: Int32?
         /// The peer shut its side: the I/O thread closes once every answer is written, so it
         /// must hear of each answer.
         var peerDone = false
@@ -58,43 +56,19 @@ final class ControlConnection: Sendable {
     /// a client that does not read must not make the daemon's memory grow.
     func send(_ line: [UInt8]) {
         let wake = state.withLock { state -> Bool in
-            guard !state.closed, !state.overflowed, state.sendFailure == nil else { return false }
-            guard state.output.isEmpty else {
-                // The I/O thread was woken for the first queued line and writes this after it.
-                if !state.output.append(line) { state.overflowed = true }
-                return state.overflowed
-            }
-            let sent = line.withUnsafeBytes { Self.sendWithoutBlocking($0, to: fd) }
-            switch sent {
-            case .success(let count) where count == line.count:
-                return false
-            case .success(let count):
-                if !state.output.append(Array(line[count...])) { state.overflowed = true }
-                return true
-            case .failure(let failure):
-                state.sendFailure = failure.errno
+            guard !state.closed, !state.overflowed else { return false }
+            let wasEmpty = state.output.isEmpty
+            guard state.output.append(line) else {
+                state.overflowed = true
                 return true
             }
+            // With lines already waiting, the I/O thread was woken for the first and writes this
+            // after it; else the socket takes what it can now, and the I/O thread is woken for
+            // the rest, or for a failed send (its own write then fails too and closes).
+            guard wasEmpty else { return false }
+            return state.output.write(to: fd) != nil || !state.output.isEmpty
         }
         if wake { waker.signal() }
-    }
-
-    /// How many bytes of `bytes` the socket took before it would block, or the errno of a failed
-    /// send.
-    private static func sendWithoutBlocking(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Result<Int, SendFailure> {
-        var sent = 0
-        while sent < bytes.count {
-            switch UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...])) {
-            case .done(let count): sent += count
-            case .wouldBlock: return .success(sent)
-            case .failed(let errno): return .failure(SendFailure(errno: errno))
-            }
-        }
-        return .success(sent)
-    }
-
-    private struct SendFailure: Error {
-        var errno: Int32
     }
 
     /// A request was answered: the connection may become idle from now.
@@ -140,7 +114,6 @@ final class ControlConnection: Sendable {
     func flush() -> CloseReason? {
         state.withLock { state in
             if state.overflowed { return .outputOverflow }
-            if state.sendFailure != nil { return .socketError }
             if state.output.write(to: fd) != nil { return .socketError }
             if state.output.isEmpty, let reason = state.closeAfterFlush { return reason }
             return nil
