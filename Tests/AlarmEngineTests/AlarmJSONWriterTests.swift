@@ -1,3 +1,4 @@
+import AlarmControl
 import AlarmKit
 import AlarmTime
 import FoundationEssentials
@@ -56,6 +57,7 @@ import Testing
         record.lastOccurrenceDay = CivilDate(year: 2026, month: 3, day: 1)
         record.datesFromUntrustedClock = true
         try Self.expectStoreForm(record)
+        try Self.expectWireForm(record)
         try Self.expectWireForm(record.alarm)
 
         // The other cases of each enum, and a definition with nothing optional.
@@ -70,6 +72,7 @@ import Testing
         ] {
             record.phase = phase
             try Self.expectStoreForm(record)
+            try Self.expectWireForm(record)
             try Self.expectWireForm(record.alarm)
         }
         record.definition.schedule = .relative(.init(time: .init(hour: 0, minute: 0), repeats: .weekly([])))
@@ -91,12 +94,33 @@ import Testing
 
     // MARK: - The oracle
 
+    /// Any JSON value, objects compared without regard to member order. Numbers are compared as
+    /// `JSONDecoder` reads them (`60` and `60.0` are one value).
+    static func json(_ bytes: [UInt8]) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
     /// As the store writes records: `JSONEncoder()` with its defaults.
     static func expectStoreForm(_ record: AlarmRecord, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let written = try #require(AlarmJSONWriter.json(of: record, dates: .sinceReferenceDate), sourceLocation: sourceLocation)
         let reference = try JSONEncoder().encode(record)
-        #expect(try JSON.parse(written) == JSON.parse(Array(reference)), "\(String(decoding: written, as: UTF8.self))", sourceLocation: sourceLocation)
+        #expect(try Self.json(written) == Self.json(Array(reference)), "\(String(decoding: written, as: UTF8.self))", sourceLocation: sourceLocation)
         #expect(try JSONDecoder().decode(AlarmRecord.self, from: Data(written)) == record, sourceLocation: sourceLocation)
+    }
+
+    /// As the control protocol writes records (`alarmd`'s `alarmRecords`): dates as seconds since
+    /// 1970, read back as `JSONDecoder` reads `JSONEncoder`'s JSON of them.
+    static func expectWireForm(_ record: AlarmRecord, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let written = try #require(AlarmJSONWriter.json(of: record, dates: .secondsSince1970), sourceLocation: sourceLocation)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let reference = try encoder.encode(record)
+        #expect(try Self.json(written) == Self.json(Array(reference)), sourceLocation: sourceLocation)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        #expect(
+            try decoder.decode(AlarmRecord.self, from: Data(written)) == decoder.decode(AlarmRecord.self, from: reference),
+            sourceLocation: sourceLocation)
     }
 
     /// As the control protocol writes alarms: dates as seconds since 1970. A date need not come
@@ -107,39 +131,10 @@ import Testing
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let reference = try encoder.encode(alarm)
-        #expect(try JSON.parse(written) == JSON.parse(Array(reference)), sourceLocation: sourceLocation)
+        #expect(try Self.json(written) == Self.json(Array(reference)), sourceLocation: sourceLocation)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         #expect(
             try decoder.decode(Alarm.self, from: Data(written)) == decoder.decode(Alarm.self, from: reference), sourceLocation: sourceLocation)
-    }
-}
-
-/// Any JSON value, objects compared without regard to member order. Numbers are compared as
-/// `JSONDecoder` reads them (`60` and `60.0` are one value).
-private enum JSON: Decodable, Equatable {
-    case null, bool(Bool), integer(Int64), number(Double), string(String), array([JSON]), object([String: JSON])
-
-    static func parse(_ bytes: [UInt8]) throws -> JSON {
-        try JSONDecoder().decode(JSON.self, from: Data(bytes))
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let flag = try? container.decode(Bool.self) {
-            self = .bool(flag)
-        } else if let integer = try? container.decode(Int64.self) {
-            self = .integer(integer)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([JSON].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSON].self))
-        }
     }
 }
