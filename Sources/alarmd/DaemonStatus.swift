@@ -103,7 +103,7 @@ enum DaemonOperations {
     }
 
     static func handlers(runtime: AlarmRuntime, status: DaemonStatus) -> [String: ControlServer.Handler] {
-        let recordLists = EncodedListCache<AlarmRecord, Alarm.ID> { $0.id }
+        let recordLists = EncodedListCache<AlarmRecord, Alarm.ID>(key: \.id) { AlarmJSONWriter.json(of: $0, dates: .secondsSince1970) }
         return [
             "status": .init(requiresAdministrator: false) { _ in
                 await status.report()
