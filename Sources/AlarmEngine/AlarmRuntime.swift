@@ -25,17 +25,24 @@ public actor AlarmRuntime {
         public var clockTrust: ClockTrustPolicy
         /// Where the store lives (`/var/lib/alarmd` on the device).
         public var storeDirectory: String
-        /// Changes journaled before a snapshot of the whole store is written (see ``AlarmStore``).
+        /// Changes journaled before a snapshot of the whole store is due (see ``AlarmStore``).
         public var storeSnapshotEvery: Int
+        /// A due snapshot waits until no change has been saved for this long, so that it is not
+        /// written while a burst of changes goes on (a script setting a week of alarms): written
+        /// beside a change, it holds up that change's answer by a millisecond or more, in the
+        /// disk's queue and for a core. Once the journal holds ``AlarmStore/overdueFactor`` times
+        /// `storeSnapshotEvery` entries, the snapshot is written without waiting any longer.
+        public var storeSnapshotQuietPeriod: Duration
 
         public init(
             policy: EnginePolicy = .default, clockTrust: ClockTrustPolicy = .default, storeDirectory: String,
-            storeSnapshotEvery: Int = 64
+            storeSnapshotEvery: Int = 64, storeSnapshotQuietPeriod: Duration = .milliseconds(100)
         ) {
             self.policy = policy
             self.clockTrust = clockTrust
             self.storeDirectory = storeDirectory
             self.storeSnapshotEvery = storeSnapshotEvery
+            self.storeSnapshotQuietPeriod = storeSnapshotQuietPeriod
         }
     }
 
@@ -68,8 +75,14 @@ public actor AlarmRuntime {
     var timeDrivenSave: Task<Void, Never>?
     /// The alarms' encoded records, so a save re-encodes only what changed.
     var encodedAlarms = EncodedAlarmCache()
-    /// A snapshot due after the journal grew, written once the current call has answered.
+    /// A snapshot due after the journal grew: it waits for a quiet moment, then is written.
     var compaction: Task<Void, Never>?
+    /// The compaction's wait for a quiet moment, ended early when the snapshot is overdue.
+    var compactionQuietWait: Task<WallClockWake, any Error>?
+    /// See ``Configuration/storeSnapshotQuietPeriod``.
+    let snapshotQuietPeriod: Duration
+    /// The monotonic time of the last change saved, from which the quiet period counts.
+    var lastSaveMonotonic: Duration
     /// What rang, was snoozed, stopped, silenced or missed, newest last.
     var history: AlarmHistory
     /// Each alarm's owner and title as last seen, for history entries about alarms already gone.
@@ -93,6 +106,8 @@ public actor AlarmRuntime {
             directory: configuration.storeDirectory, logger: logger, compactionEntries: configuration.storeSnapshotEvery)
         self.history = AlarmHistory(directory: configuration.storeDirectory)
         self.clock = clock
+        self.snapshotQuietPeriod = max(configuration.storeSnapshotQuietPeriod, .zero)
+        self.lastSaveMonotonic = clock.monotonicNow
         self.timeZones = timeZones
         self.clockTrust = configuration.clockTrust
         self.authorizer = authorizer
@@ -159,6 +174,8 @@ public actor AlarmRuntime {
         authorizationStates.finishAll()
         eventBroadcast.finishAll()
         snapshotBroadcast.finishAll()
+        // A snapshot still waiting for a quiet moment is not needed: one is written just below.
+        compaction?.cancel()
         await compaction?.value
         // Every change is durable already; a snapshot now lets the next start read one file.
         if store.hasJournalEntries || hasUnsavedChanges {
@@ -205,6 +222,10 @@ public actor AlarmRuntime {
                 from: scheduler, missedAlarms: scheduler.missedAlarms, authorizations: authorizationRecords, savedAt: savedAt)
         }
         encodedAlarms.markSaved(missedAlarms: scheduler.missedAlarms, authorizations: authorizationRecords)
+        lastSaveMonotonic = clock.monotonicNow
+        if store.isCompactionOverdue {
+            compactionQuietWait?.cancel()
+        }
         if store.isCompactionDue && compaction == nil {
             compaction = Task { await self.compactStore() }
         }
@@ -223,13 +244,15 @@ public actor AlarmRuntime {
         await compaction?.value
     }
 
-    /// Writes a snapshot of the durable state on a thread of its own, and drops the journal
-    /// entries it holds. Requests and alerts go on meanwhile: a snapshot is two fsynced file
-    /// replaces (tens of milliseconds on an SD card), and on the actor every request and alert
-    /// arriving then waited for it. Changes made meanwhile are journalled as usual and stay in
-    /// the journal. A failure only means the journal keeps growing: every change is already in it.
+    /// Once changes pause (or the snapshot is overdue), writes a snapshot of the durable state on
+    /// a thread of its own, and drops the journal entries it holds. Requests and alerts go on
+    /// meanwhile: a snapshot is two fsynced file replaces (tens of milliseconds on an SD card),
+    /// and on the actor every request and alert arriving then waited for it. Changes made
+    /// meanwhile are journalled as usual and stay in the journal. A failure only means the
+    /// journal keeps growing: every change is already in it.
     func compactStore() async {
         defer { compaction = nil }
+        guard await waitForQuietStore() else { return }
         // The snapshot holds exactly what is durable: a time-driven change not saved yet is saved
         // first (a journal entry carries the missed alarms only when they differ from the saved).
         if hasUnsavedChanges { saveTimeDrivenChanges() }
@@ -256,6 +279,27 @@ public actor AlarmRuntime {
         if let failure {
             logger.warning("Alarm store snapshot could not be written; the journal keeps every change", metadata: ["store.error": "\(failure)"])
         }
+    }
+
+    /// Waits until no change has been saved for the quiet period, or until the snapshot is
+    /// overdue; `false` when cancelled (the engine is stopping and writes its own snapshot).
+    private func waitForQuietStore() async -> Bool {
+        while !store.isCompactionOverdue {
+            let quietFor = clock.monotonicNow - lastSaveMonotonic
+            guard quietFor < snapshotQuietPeriod else { return true }
+            // On the wall clock the timer uses (a manual one in tests); a jump of it only wakes
+            // this early, the quiet time is counted on the monotonic clock.
+            let (seconds, attoseconds) = (snapshotQuietPeriod - quietFor).components
+            let deadline = clock.now.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+            let clock = self.clock
+            let wait = Task { try await clock.sleep(until: deadline) }
+            compactionQuietWait = wait
+            // Cancelled by a save that made the snapshot overdue, or with the whole compaction.
+            _ = try? await withTaskCancellationHandler { try await wait.value } onCancel: { wait.cancel() }
+            compactionQuietWait = nil
+            if Task.isCancelled { return false }
+        }
+        return true
     }
 
     static func writeSnapshot(

@@ -13,8 +13,10 @@ import Synchronization
 ///
 /// A change is made durable by appending it to the journal (`alarms.journal`, see
 /// ``StoreJournal``) with one `fdatasync`, not by rewriting the snapshot: four fsyncs and the
-/// whole store per change became one small write. Every ``compactionEntries`` changes (and at
-/// every start) a snapshot holding them is written and those entries dropped from the journal.
+/// whole store per change became one small write. After ``compactionEntries`` changes (and at
+/// every start) a snapshot holding them is due, to be written and those entries dropped from
+/// the journal; the engine writes it once changes pause, or once the journal holds
+/// ``overdueFactor`` times as many.
 /// The engine writes that snapshot on a thread of its own while changes go on: each snapshot
 /// carries a ``SnapshotTicket`` saying which journal entries it holds, snapshots are written one
 /// at a time and never an older one over a newer, and only the entries a durable snapshot holds
@@ -24,8 +26,8 @@ import Synchronization
 /// renamed aside (`alarms.store.bad-<reason>-<seconds>`, `alarms.journal.bad-...`) with a log
 /// line, and the other copy is used. So neither a crash at any point nor one damaged snapshot
 /// copy loses an acknowledged change, and a bad file never crash-loops the daemon. (The journal
-/// has one copy: damage to it loses the changes since the last snapshot, at most
-/// ``compactionEntries``.)
+/// has one copy: damage to it loses the changes since the last snapshot, about
+/// ``overdueFactor`` × ``compactionEntries`` at most.)
 public final class AlarmStore: Sendable {
     /// The file format version this build writes and reads.
     public static let formatVersion = 1
@@ -34,6 +36,9 @@ public final class AlarmStore: Sendable {
     public let directory: String
     /// After this many journal entries a snapshot is due.
     public let compactionEntries: Int
+    /// After this many times ``compactionEntries`` entries a snapshot is overdue: written even
+    /// while changes go on.
+    public static let overdueFactor = 4
     public let journalPath: String
     private let logger: Logger
     /// Locked for each append and read of the journal; a snapshot written on another thread
@@ -143,6 +148,11 @@ public final class AlarmStore: Sendable {
 
     /// Whether enough changes are in the journal that a snapshot is due.
     public var isCompactionDue: Bool { journal.withLock { $0.file.entryCount >= compactionEntries } }
+
+    /// Whether the journal has grown so long that a snapshot should not wait for changes to pause.
+    public var isCompactionOverdue: Bool {
+        journal.withLock { $0.file.entryCount >= Self.overdueFactor * compactionEntries }
+    }
 
     /// Which journal entries a snapshot holds, and its place among snapshots.
     public struct SnapshotTicket: Sendable, Hashable {

@@ -16,10 +16,16 @@ import Testing
     static let silent = Logger(label: "store-journal-test", factory: { _ in SwiftLogNoOpLogHandler() })
     static let header = Array("alarmd-journal 1\n".utf8)
 
-    static func runtime(in directory: String, snapshotEvery: Int = 64) throws -> AlarmRuntime {
+    /// A runtime whose due snapshots are written at once (no quiet period) unless told otherwise.
+    static func runtime(
+        in directory: String, snapshotEvery: Int = 64, quietPeriod: Duration = .zero,
+        clock: ManualWallClock = ManualWallClock(now: AlarmStoreTests.now)
+    ) throws -> AlarmRuntime {
         try AlarmRuntime(
-            configuration: .init(clockTrust: .always, storeDirectory: directory, storeSnapshotEvery: snapshotEvery),
-            clock: ManualWallClock(now: AlarmStoreTests.now), timeZones: ManualTimeZoneProvider(Fixture.berlin),
+            configuration: .init(
+                clockTrust: .always, storeDirectory: directory, storeSnapshotEvery: snapshotEvery,
+                storeSnapshotQuietPeriod: quietPeriod),
+            clock: clock, timeZones: ManualTimeZoneProvider(Fixture.berlin),
             authorizer: FixedAuthorization(.authorized), logger: silent)
     }
 
@@ -70,6 +76,83 @@ import Testing
         // Later changes go to the journal again, on top of the snapshot.
         try await runtime.perform(.cancel, id: acknowledged[1].id, client: Fixture.owner)
         #expect(await (try Self.runtime(in: scratch.path)).alarms(for: Fixture.owner) == [acknowledged[0], acknowledged[2]])
+    }
+
+    /// A due snapshot is not written beside a burst of changes: it waits until none has been
+    /// saved for the quiet period, counted again from each change.
+    @Test(.timeLimit(.minutes(1)))
+    func aDueSnapshotWaitsUntilChangesPause() async throws {
+        let scratch = try TemporaryDirectory()
+        let clock = ManualWallClock(now: AlarmStoreTests.now)
+        let runtime = try Self.runtime(in: scratch.path, snapshotEvery: 4, quietPeriod: .seconds(1), clock: clock)
+        func schedule(_ minutes: Double) async throws -> Alarm {
+            try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(minutes * 60), client: Fixture.owner)
+        }
+        // The authorization and three alarms: four entries, a snapshot is due.
+        var acknowledged = [try await schedule(1), try await schedule(2), try await schedule(3)]
+        #expect(await unlessCancelled { await clock.waitForSleeper(until: AlarmStoreTests.now.addingTimeInterval(1)) })
+        #expect(access(scratch.path + "/alarms.store", F_OK) != 0, "written without waiting for a pause")
+
+        // Another change 0.6 s later: the quiet second starts again from it.
+        clock.advance(by: 0.6)
+        acknowledged.append(try await schedule(4))
+        clock.advance(by: 0.6)
+        #expect(await unlessCancelled { await clock.waitForSleeper(until: AlarmStoreTests.now.addingTimeInterval(1.6)) })
+        #expect(access(scratch.path + "/alarms.store", F_OK) != 0, "written 0.6 s after a change")
+        #expect(try Self.journal(in: scratch.path).read().entries.count == 5)
+
+        clock.advance(by: 0.4)
+        #expect(await unlessCancelled { await runtime.settleStore() })
+        let snapshot = try AlarmStore.decode(try #require(TestFiles.read(scratch.path + "/alarms.store")))
+        #expect(snapshot.scheduler.alarms.map(\.alarm.id) == acknowledged.map(\.id))
+        #expect(TestFiles.read(scratch.path + "/alarms.journal") == Self.header)
+    }
+
+    /// Changes that never pause still get a snapshot, once the journal holds four times the
+    /// entries that made one due: the journal, and the replay at the next start, stay bounded.
+    @Test(.timeLimit(.minutes(1)))
+    func aSnapshotIsWrittenDuringABurstOnceItIsOverdue() async throws {
+        let scratch = try TemporaryDirectory()
+        let clock = ManualWallClock(now: AlarmStoreTests.now)
+        let runtime = try Self.runtime(in: scratch.path, snapshotEvery: 4, quietPeriod: .seconds(3_600), clock: clock)
+        var acknowledged: [Alarm] = []
+        // With the authorization, 15 entries: due, not yet overdue.
+        for minutes in 1...14 {
+            acknowledged.append(try await runtime.schedule(
+                id: Alarm.ID(), definition: Fixture.timer(Double(minutes) * 60), client: Fixture.owner))
+        }
+        #expect(await unlessCancelled { await clock.waitForSleeper(until: AlarmStoreTests.now.addingTimeInterval(3_600)) })
+        #expect(access(scratch.path + "/alarms.store", F_OK) != 0)
+
+        // The 16th entry: overdue, written with the clock standing still.
+        acknowledged.append(try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(15 * 60), client: Fixture.owner))
+        #expect(await unlessCancelled { await runtime.settleStore() })
+        let snapshot = try AlarmStore.decode(try #require(TestFiles.read(scratch.path + "/alarms.store")))
+        #expect(snapshot.scheduler.alarms.map(\.alarm.id) == acknowledged.map(\.id))
+        #expect(TestFiles.read(scratch.path + "/alarms.journal") == Self.header)
+    }
+
+    /// Stopping does not wait for the quiet period: the waiting snapshot is dropped, and the
+    /// one written at every clean stop holds everything.
+    @Test(.timeLimit(.minutes(1)))
+    func stoppingEndsTheWaitAndWritesTheSnapshot() async throws {
+        let scratch = try TemporaryDirectory()
+        let clock = ManualWallClock(now: AlarmStoreTests.now)
+        let runtime = try Self.runtime(in: scratch.path, snapshotEvery: 4, quietPeriod: .seconds(3_600), clock: clock)
+        let engine = Task { await runtime.run() }
+        var acknowledged: [Alarm] = []
+        for minutes in 1...3 {
+            acknowledged.append(try await runtime.schedule(
+                id: Alarm.ID(), definition: Fixture.timer(Double(minutes) * 60), client: Fixture.owner))
+        }
+        #expect(await unlessCancelled { await clock.waitForSleeper(until: AlarmStoreTests.now.addingTimeInterval(3_600)) })
+
+        engine.cancel()
+        // Fails at the time limit if the stop waits for the hour.
+        #expect(await unlessCancelled { await engine.value })
+        let snapshot = try AlarmStore.decode(try #require(TestFiles.read(scratch.path + "/alarms.store")))
+        #expect(snapshot.scheduler.alarms.map(\.alarm.id) == acknowledged.map(\.id))
+        #expect(TestFiles.read(scratch.path + "/alarms.journal") == Self.header)
     }
 
     @Test(arguments: [
