@@ -7,7 +7,9 @@ import Glibc
 /// 7. `alarmd` as a service, on the simulated board (the hardware is fakes; everything else is
 /// the real daemon): start to READY with 1,000 stored alarms, idle RSS with 100, control round
 /// trips, and the size of the static release binary if one was built.
-func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBinary: String?) async throws {
+func runDaemonBenchmarks(
+    quick: Bool, parent: String, alarmd: String, staticBinary: String?, scheduleSamplesPath: String?
+) async throws {
     let board = repositoryRoot() + "/board/simulated.toml"
     print("== 7. alarmd on the simulated board (\(alarmd))")
 
@@ -31,6 +33,36 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
         daemon.terminate()
     }
     let start = Summary(startTimes)
+
+    // Start to READY after a kill -9 that left the journal as long as it gets: a due snapshot
+    // waits for changes to pause, so a burst of 255 schedules (256 entries make it overdue)
+    // killed right after its last answer leaves all of them to replay over the 1,000 alarms.
+    let roomForMore = "[alarms]\nmax_alarms = 2000\n"  // the default limit is 1,000
+    daemon = try DaemonProcess(alarmd: alarmd, board: board, directory: work.path, configuration: roomForMore)
+    try await daemon.waitUntilReady()
+    let burst = ControlClient(path: daemon.socket)
+    for index in 0..<255 {
+        _ = try await burst.schedule(id: Alarm.ID(), definition: benchmarkAlarm(1_000 + index))
+    }
+    daemon.kill()
+    burst.close()
+    let state = work.path + "/state"
+    let crashed = TestFiles.names(in: state).map { ($0, TestFiles.read(state + "/" + $0) ?? []) }
+    let journalEntries = crashed.first { $0.0 == "alarms.journal" }.map { file in
+        (file.1.count { $0 == UInt8(ascii: "\n") } - 1) / 2  // a header line, then two lines per entry
+    } ?? 0
+    var crashStartTimes: [Double] = []
+    for _ in 0..<starts {
+        // Each start replays the journal and writes a snapshot: put the crashed files back first.
+        for name in TestFiles.names(in: state) { unlink(state + "/" + name) }
+        for (name, bytes) in crashed { try TestFiles.write(bytes, to: state + "/" + name) }
+        let began = ContinuousClock.now
+        daemon = try DaemonProcess(alarmd: alarmd, board: board, directory: work.path, configuration: roomForMore)
+        try await daemon.waitUntilReady()
+        crashStartTimes.append(microseconds(ContinuousClock.now - began) / 1000)
+        daemon.terminate()
+    }
+    let crashStart = Summary(crashStartTimes)
 
     // Idle RSS and round trips with 100 alarms.
     let small = try TemporaryDirectory(parent: parent)
@@ -91,7 +123,9 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
     try await Task.sleep(for: .seconds(2))  // idle: nothing due, nothing asked
     let rss = residentKiB(pid: daemon.pid)
     let memory = MemoryRollup(pid: daemon.pid)
-    // More schedules, so that the p99 is not one sample: snapshots (every 64 changes) fall among them.
+    // More schedules, so that the p99 is not one sample. The first 100 made a snapshot due, written
+    // in the pause after them; these 300 come back to back, so the one due after 64 waits until
+    // the journal holds 256 entries (overdue) and is written among them.
     let moreSchedules = ControlClient(path: daemon.socket)
     for index in 100..<(quick ? 100 : 400) {
         let began = ContinuousClock.now
@@ -135,11 +169,20 @@ func runDaemonBenchmarks(quick: Bool, parent: String, alarmd: String, staticBina
         daemon.terminate()
     }
     let memorySchedule = memoryScheduleTimes.isEmpty ? nil : Summary(memoryScheduleTimes)
+    if let scheduleSamplesPath {
+        // One line per schedule, in order: the round trip on disk, the disk alone, on tmpfs (µs).
+        let lines = scheduleTimes.indices.map { index in
+            let memory = index < memoryScheduleTimes.count ? "\(Int(memoryScheduleTimes[index].rounded()))" : "-"
+            return "\(index) \(Int(scheduleTimes[index].rounded())) \(Int(disk.times[index].rounded())) \(memory)\n"
+        }
+        try TestFiles.write(Array(("# schedule disk-alone tmpfs (µs)\n" + lines.joined()).utf8), to: scheduleSamplesPath)
+    }
 
     printTable(
         [["measure", "n", "p50", "p99", "max", "target"]],
         [
             ["start to READY, 1,000 alarms stored (ms)", "\(starts)", fixed(start.p50, 1), fixed(start.p99, 1), fixed(start.max, 1), "< 200 ms"],
+            ["  after a kill -9, with 255 more, \(journalEntries) journal entries to replay (ms)", "\(starts)", fixed(crashStart.p50, 1), fixed(crashStart.p99, 1), fixed(crashStart.max, 1), ""],
             ["round trip: schedule (µs, fsync included)", "\(scheduleTimes.count)", fixed(schedule.p50, 0), fixed(schedule.p99, 0), fixed(schedule.max, 0), "p99 < 2 ms"],
             ["  the disk alone: 1 KiB append + fdatasync, between the schedules (µs)", "\(disk.times.count)", fixed(diskSync.p50, 0), fixed(diskSync.p99, 0), fixed(diskSync.max, 0), ""],
             ["  the same schedules with the store on tmpfs: without the disk (µs)", "\(memoryScheduleTimes.count)", memorySchedule.map { fixed($0.p50, 0) } ?? "-", memorySchedule.map { fixed($0.p99, 0) } ?? "-", memorySchedule.map { fixed($0.max, 0) } ?? "-", ""],
@@ -234,7 +277,7 @@ private struct DaemonProcess {
     let socket: String
     private let notify: Int32
 
-    init(alarmd: String, board: String, directory: String) throws {
+    init(alarmd: String, board: String, directory: String, configuration: String = "") throws {
         socket = directory + "/control.sock"
         let notifyPath = directory + "/notify.sock"
         unlink(notifyPath)
@@ -250,7 +293,7 @@ private struct DaemonProcess {
         }
         precondition(bound == 0, "cannot bind \(notifyPath)")
         let config = directory + "/alarmd.toml"
-        try TestFiles.write([], to: config)
+        try TestFiles.write(Array(configuration.utf8), to: config)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -275,8 +318,16 @@ private struct DaemonProcess {
         throw NotReady()
     }
 
+    /// Kills it with SIGKILL, as a crash or the OOM killer would.
+    func kill() {
+        Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        close(notify)
+    }
+
     func terminate() {
-        kill(pid, SIGTERM)
+        Glibc.kill(pid, SIGTERM)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
         close(notify)

@@ -14,6 +14,7 @@
 //   --static-alarmd PATH  a stripped static release alarmd whose size section 7 reports
 //   --skip-process    do not spawn alarmctl
 //   --seed N          the workload's random seed (default 1)
+//   --schedule-samples PATH  write the daemon section's schedule round trips, one per line
 //   --only SECTIONS   comma-separated: scheduler,runtime,store,process,appliance,sound,lcd,daemon (default all; for profiling)
 
 import AlarmTestKit
@@ -26,6 +27,7 @@ struct Options {
     var alarmctl = ChildProcess.product("alarmctl")
     var alarmd = ChildProcess.product("alarmd")
     var staticAlarmd: String?
+    var scheduleSamples: String?
     var skipProcess = false
     var seed: UInt64 = 1
     var sections: Set<String> = ["scheduler", "runtime", "store", "process", "appliance", "sound", "lcd", "daemon"]
@@ -47,6 +49,7 @@ struct Options {
             case "--alarmctl": options.alarmctl = value(argument)
             case "--alarmd": options.alarmd = value(argument)
             case "--static-alarmd": options.staticAlarmd = value(argument)
+            case "--schedule-samples": options.scheduleSamples = value(argument)
             case "--skip-process": options.skipProcess = true
             case "--seed":
                 guard let seed = UInt64(value(argument)) else { fail("--seed needs a number") }
@@ -58,7 +61,7 @@ struct Options {
                 }
                 options.sections = chosen
             case "-h", "--help":
-                print("usage: alarm-benchmarks [--quick] [--samples N] [--dir PATH] [--alarmctl PATH] [--alarmd PATH] [--static-alarmd PATH] [--skip-process] [--seed N] [--only SECTIONS]")
+                print("usage: alarm-benchmarks [--quick] [--samples N] [--dir PATH] [--alarmctl PATH] [--alarmd PATH] [--static-alarmd PATH] [--schedule-samples PATH] [--skip-process] [--seed N] [--only SECTIONS]")
                 print("  SECTIONS: comma-separated subset of scheduler,runtime,store,process,appliance,sound,lcd,daemon")
                 exit(0)
             default: fail("unknown argument \(argument)")
@@ -176,7 +179,8 @@ if options.sections.contains("lcd") {
 if options.sections.contains("daemon") {
     if access(options.alarmd, X_OK) == 0 {
         try await runDaemonBenchmarks(
-            quick: options.quick, parent: options.directory, alarmd: options.alarmd, staticBinary: options.staticAlarmd)
+            quick: options.quick, parent: options.directory, alarmd: options.alarmd, staticBinary: options.staticAlarmd,
+            scheduleSamplesPath: options.scheduleSamples)
     } else {
         print("== 7. alarmd: \(options.alarmd) not found; build it (--product alarmd) or pass --alarmd PATH")
     }
