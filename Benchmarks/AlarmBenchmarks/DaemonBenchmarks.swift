@@ -93,6 +93,15 @@ func runDaemonBenchmarks(
         emptyTimes.append(microseconds(ContinuousClock.now - began))
     }
     roundTrips.close()
+    // What `alarmctl` does: a connection of its own for one request.
+    var connectTimes: [Double] = []
+    for _ in 0..<lists {
+        let began = ContinuousClock.now
+        let once = ControlClient(path: daemon.socket)
+        _ = try await once.authorizationState()
+        once.close()
+        connectTimes.append(microseconds(ContinuousClock.now - began))
+    }
     // The client's share of a list: decoding 100 alarms from their JSON with JSONDecoder, as
     // ControlClient does when its fast decoder gives up.
     let listed = try await ControlClient(path: daemon.socket).alarms()
@@ -136,6 +145,7 @@ func runDaemonBenchmarks(
     moreSchedules.close()
     daemon.terminate()
     let schedule = Summary(scheduleTimes), list = Summary(listTimes), empty = Summary(emptyTimes)
+    let connect = Summary(connectTimes)
     let diskSync = Summary(disk.times)
 
     // The same schedules with the store in memory (tmpfs): the daemon's and the socket's share of
@@ -188,6 +198,7 @@ func runDaemonBenchmarks(
             ["  the same schedules with the store on tmpfs: without the disk (µs)", "\(memoryScheduleTimes.count)", memorySchedule.map { fixed($0.p50, 0) } ?? "-", memorySchedule.map { fixed($0.p99, 0) } ?? "-", memorySchedule.map { fixed($0.max, 0) } ?? "-", ""],
             ["round trip: list of 100 (µs)", "\(lists)", fixed(list.p50, 0), fixed(list.p99, 0), fixed(list.max, 0), "p99 < 2 ms"],
             ["round trip: authorization state, no payload (µs)", "\(emptyTimes.count)", fixed(empty.p50, 0), fixed(empty.p99, 0), fixed(empty.max, 0), ""],
+            ["  the same on a new connection each, as alarmctl: connect, ask, close (µs)", "\(connectTimes.count)", fixed(connect.p50, 0), fixed(connect.p99, 0), fixed(connect.max, 0), ""],
             ["  client decoding 100 alarms, JSONDecoder (µs)", "\(decodeTimes.count)", fixed(decode.p50, 0), fixed(decode.p99, 0), fixed(decode.max, 0), ""],
             ["  client decoding 100 alarms, AlarmListDecoder (µs)", "\(fastDecodeTimes.count)", fixed(fastDecode.p50, 1), fixed(fastDecode.p99, 1), fixed(fastDecode.max, 1), ""],
         ])
