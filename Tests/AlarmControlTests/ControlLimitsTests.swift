@@ -8,7 +8,11 @@ import Testing
 
 /// The server's bounds: clients, unread output, idle connections, requests in flight and
 /// subscriptions per connection; and what it logs.
-@Suite(.timeLimit(.minutes(1)))
+///
+/// Two minutes each: the idle-timeout tests wait 5 and 10 s of real time, and in the full suite
+/// on 2 cores (every test at once, the cooperative pool's queue long) they took 30–48 s; once
+/// one passed its minute and then hung in a wait that ignored the cancellation.
+@Suite(.timeLimit(.minutes(2)))
 struct ControlLimitsTests {
     @Test func theClientBeyondTheLimitIsToldBusyAndClosed() async throws {
         let rig = try ServerRig(configure: { $0.maximumClients = 64 })

@@ -143,8 +143,13 @@ final class GatedPrompter: AuthorizationPrompter {
         }
     }
 
-    /// Suspends until somebody is being asked.
+    /// Suspends until somebody is being asked, or the test is cancelled (its time limit): a
+    /// request that never reaches the prompter then fails the test instead of hanging the run.
     func waitUntilAsked() async {
+        _ = await unlessCancelled { await self.waitUntilAskedIgnoringCancellation() }
+    }
+
+    private func waitUntilAskedIgnoringCancellation() async {
         await withCheckedContinuation { continuation in
             let asked = state.withLock { state in
                 if state.asked == 0 { state.askedWaiters.append(continuation) }
