@@ -331,14 +331,15 @@ private struct DaemonProcess {
 
     /// Kills it with SIGKILL, as a crash or the OOM killer would.
     func kill() {
-        Glibc.kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        close(notify)
+        end(with: SIGKILL)
     }
 
     func terminate() {
-        Glibc.kill(pid, SIGTERM)
+        end(with: SIGTERM)
+    }
+
+    private func end(with signal: Int32) {
+        Glibc.kill(pid, signal)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
         close(notify)

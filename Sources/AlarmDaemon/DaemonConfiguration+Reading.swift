@@ -1,6 +1,7 @@
 import AlarmAppliance
 import AlarmBoard
 import AlarmEngine
+import AlarmTime
 import Logging
 
 extension DaemonConfiguration {
@@ -92,7 +93,7 @@ extension ConfigReader {
     /// A duration key as the engine's `TimeInterval` seconds.
     fileprivate mutating func seconds(_ key: String, in range: ClosedRange<Duration>, default defaultValue: Double) throws(ConfigError) -> Double {
         guard let duration = try optional(key, as: .duration(in: range)) else { return defaultValue }
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return duration.timeInterval
     }
 }
 

@@ -223,8 +223,8 @@ public actor AlarmRuntime {
         }
         encodedAlarms.markSaved(missedAlarms: scheduler.missedAlarms, authorizations: authorizationRecords)
         lastSaveMonotonic = clock.monotonicNow
-        if store.isCompactionOverdue {
-            compactionQuietWait?.cancel()
+        if let wait = compactionQuietWait, store.isCompactionOverdue {
+            wait.cancel()
         }
         if store.isCompactionDue && compaction == nil {
             compaction = Task { await self.compactStore() }
@@ -289,8 +289,7 @@ public actor AlarmRuntime {
             guard quietFor < snapshotQuietPeriod else { return true }
             // On the wall clock the timer uses (a manual one in tests); a jump of it only wakes
             // this early, the quiet time is counted on the monotonic clock.
-            let (seconds, attoseconds) = (snapshotQuietPeriod - quietFor).components
-            let deadline = clock.now.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+            let deadline = clock.now.addingTimeInterval((snapshotQuietPeriod - quietFor).timeInterval)
             let clock = self.clock
             let wait = Task { try await clock.sleep(until: deadline) }
             compactionQuietWait = wait
@@ -425,7 +424,6 @@ public actor AlarmRuntime {
     }
 
     static func offset(now: Date, monotonic: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = monotonic.components
-        return now.timeIntervalSince1970 - (Double(seconds) + Double(attoseconds) * 1e-18)
+        now.timeIntervalSince1970 - monotonic.timeInterval
     }
 }

@@ -72,7 +72,6 @@ public struct ScaledWallClock: WallClock {
     }
 
     private var virtualSecondsElapsed: Double {
-        let (seconds, attoseconds) = realElapsed().components
-        return (Double(seconds) + Double(attoseconds) * 1e-18) * speed
+        realElapsed().timeInterval * speed
     }
 }

@@ -60,3 +60,10 @@ public enum DurationText {
         return text
     }
 }
+
+extension Duration {
+    /// The duration in seconds as a floating-point number, as `Date` and `TimeInterval` count.
+    public var timeInterval: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

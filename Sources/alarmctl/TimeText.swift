@@ -19,7 +19,7 @@ enum TimeText {
         guard let duration = DurationText.parse(text), duration > .zero else {
             throw CommandFailure.usage("invalid duration \"\(text)\" for \(option): expected a length such as 9m, 90s or 1h30m")
         }
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.timeInterval
         guard seconds <= AlarmDefinition.maximumCountdown else {
             throw CommandFailure.usage("invalid duration \"\(text)\" for \(option): at most \(Int(AlarmDefinition.maximumCountdown / 86_400)) days")
         }

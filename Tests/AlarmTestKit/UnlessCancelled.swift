@@ -8,15 +8,14 @@ import Synchronization
 /// run hangs there. Awaited through this, the test fails at its time limit and the run goes on.
 /// The operation itself is cancelled too and left to end on its own.
 public func unlessCancelled(_ operation: @escaping @Sendable () async -> Void) async -> Bool {
-    let work = Task { await operation() }
     let gate = CancellableGate()
+    let work = Task {
+        await operation()
+        gate.open(finished: true)
+    }
     return await withTaskCancellationHandler {
         await withCheckedContinuation { continuation in
             gate.wait(with: continuation)
-            Task {
-                await work.value
-                gate.open(finished: true)
-            }
         }
     } onCancel: {
         work.cancel()
