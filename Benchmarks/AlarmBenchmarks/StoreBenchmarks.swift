@@ -88,7 +88,7 @@ func benchmarkStore(size: Int, samples: Int, warmup: Int, parent: String, seed: 
 
     let save = try measure(warmup: warmup, samples: samples) { _ in try store.save(state) }
     // The file is what was measured: it must load back.
-    let loaded = try store.load()
+    let loaded = store.load()
     precondition(loaded.state == state && loaded.problems.isEmpty, "the saved store does not load back")
     var info = stat()
     guard stat(store.primaryPath, &info) == 0 else { throw BenchmarkError("stat \(store.primaryPath): errno \(errno)") }
@@ -114,7 +114,7 @@ func benchmarkStore(size: Int, samples: Int, warmup: Int, parent: String, seed: 
     let alarmsOfOwner = measure(warmup: warmup, samples: samples) { _ in
         blackHole(filled.scheduler.alarms(of: Workload.owners[0]))
     }
-    let load = try measure(warmup: warmup, samples: samples) { _ in blackHole(try store.load()) }
+    let load = measure(warmup: warmup, samples: samples) { _ in blackHole(store.load()) }
     let decode = try measure(warmup: warmup, samples: samples) { _ in blackHole(try AlarmStore.decode(bytes)) }
 
     return StoreResult(

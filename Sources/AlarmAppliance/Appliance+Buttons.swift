@@ -72,9 +72,12 @@ extension Appliance {
             await answerAlert(presented, with: button)
         } else if answerPrompt(with: button) {
             consumedPresses.insert(button)
-        } else if snapshot.countdowns.isEmpty, !snapshot.missedAlarms.isEmpty {
+        } else if snapshot.countdowns.isEmpty, !snapshot.missedAlarms.isEmpty || snapshot.storage.hasUnseenProblems {
             consumedPresses.insert(button)
-            logger.info("Missed alarms acknowledged", metadata: ["missed.count": "\(snapshot.missedAlarms.count)"])
+            logger.info("Missed alarms acknowledged", metadata: [
+                "missed.count": "\(snapshot.missedAlarms.count)",
+                "store.problems": "\(snapshot.storage.hasUnseenProblems ? snapshot.storage.problemsAtStart.count : 0)",
+            ])
             await runtime.acknowledgeMissedAlarms()
         }
     }

@@ -396,7 +396,7 @@ public actor Appliance {
             if case .paused = countdown.phase { return .paused(tint: countdown.definition.tintColor) }
             return .countingDown(tint: countdown.definition.tintColor)
         }
-        if soundFault != nil || displayFault != nil { return .hardwareFault }
+        if soundFault != nil || displayFault != nil || snapshot.storage.displayText != nil { return .hardwareFault }
         if !snapshot.missedAlarms.isEmpty { return .missedAlarm }
         return .idle
     }

@@ -105,8 +105,9 @@ public struct ScreenRenderer: Sendable {
             if snapshot.isClockTrusted { canvas.changes(at: nextMinute(after: snapshot)) }
         case .clock:
             drawClock(snapshot, on: &canvas)
-            if let fault = input.soundFault {
-                // The last alert had no sound: say so where a person looks before sleeping.
+            // The last alert had no sound, or alarms cannot be saved: say so where a person
+            // looks before sleeping.
+            if let fault = input.soundFault ?? snapshot.storage.displayText {
                 canvas.put(HD44780Text.encode(fault + String(repeating: " ", count: size.columns)), row: isTall ? 2 : 1)
             }
             // An unset clock shows `--:--`, which never changes: no wake-ups for it.

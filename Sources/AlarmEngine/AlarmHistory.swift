@@ -44,10 +44,24 @@ struct AlarmHistory {
     private(set) var entries: [HistoryEntry] = []
     private var linesInFile = 0
 
+    /// Why the file could not be read at start, and where it was kept: history starts empty then.
+    private(set) var problem: String?
+
+    /// Reads the file, skipping damaged lines. One that cannot be read at all (not a regular
+    /// file, not readable by the daemon) is moved aside, never waited on.
     init(directory: String, capacity: Int = 500) {
         path = directory + "/history.jsonl"
         self.capacity = capacity
-        guard let bytes = try? DurableFile.read(path) else { return }
+        let bytes: [UInt8]
+        do throws(StoreError) {
+            guard let read = try DurableFile.read(path) else { return }
+            bytes = read
+        } catch {
+            let aside = try? DurableFile.moveAside(
+                path, to: "\(path).bad-unreadable-\(Int(Date().timeIntervalSince1970))", directory: directory)
+            problem = "\(error)" + (aside.map { " (kept as \($0))" } ?? " (left in place: it cannot be moved aside)")
+            return
+        }
         let decoder = JSONDecoder()
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
             linesInFile += 1
@@ -76,7 +90,7 @@ struct AlarmHistory {
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(operation: "open", path: path, errno: errno) }
         defer { close(descriptor) }
-        try Self.writeAll(bytes, to: descriptor, path: path)
+        try DurableFile.writeAll(bytes, to: descriptor, path: path)
         linesInFile += new.count
     }
 
@@ -91,7 +105,7 @@ struct AlarmHistory {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(operation: "open", path: temporary, errno: errno) }
         do {
-            try Self.writeAll(bytes, to: descriptor, path: temporary)
+            try DurableFile.writeAll(bytes, to: descriptor, path: temporary)
         } catch {
             close(descriptor)
             throw error
@@ -99,17 +113,5 @@ struct AlarmHistory {
         close(descriptor)
         guard rename(temporary, path) == 0 else { throw StoreError(operation: "rename", path: path, errno: errno) }
         linesInFile = entries.count
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StoreError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(operation: "write", path: path, errno: errno)
-            }
-            offset += written
-        }
     }
 }

@@ -61,6 +61,12 @@ public enum AlarmPhase: Codable, Hashable, Sendable {
     case paused(PausedPhase)
     case alerting(AlertingPhase)
 
+    /// Whether the alarm is ringing.
+    public var isAlerting: Bool {
+        if case .alerting = self { return true }
+        return false
+    }
+
     /// The occurrence this phase belongs to, if any.
     public var occurrence: Occurrence? {
         switch self {

@@ -34,12 +34,20 @@ extension AlarmRuntime {
         return alarm
     }
 
-    /// Performs `action` on one of `client`'s alarms. Returns once the change is durable.
+    /// Performs `action` on one of `client`'s alarms. Returns once the change is durable, with
+    /// one exception: an action that silences an alerting alarm (stop, snooze, cancel) takes
+    /// effect even when the store cannot be written, and is written when it can.
     public func perform(_ action: AlarmAction, id: Alarm.ID, client: ClientID) throws {
         catchUp()
+        let wasAlerting = scheduler.record(for: id).map { $0.owner == client && $0.phase.isAlerting } ?? false
         let checkpoint = scheduler.checkpoint(for: id)
         let outcome = try scheduler.perform(action, id: id, owner: client, now: clock.now)
-        try commitClientChange(outcome, undo: checkpoint)
+        let stillAlerting = scheduler.record(for: id)?.phase.isAlerting ?? false
+        if wasAlerting && !stillAlerting {
+            commitSilencing(outcome)
+        } else {
+            try commitClientChange(outcome, undo: checkpoint)
+        }
     }
 
     /// Performs `action` on any alarm, for the device's own buttons.
@@ -78,11 +86,18 @@ extension AlarmRuntime {
     /// The zone relative alarms are resolved in, for showing local times consistently with them.
     public var timeZone: TimeZoneRules { scheduler.timeZone }
 
-    /// The next instant the engine will act.
-    public var nextDeadline: Date? { scheduler.nextDeadline }
+    /// The next instant the engine will act: an alarm's, or a retry of a store that fails.
+    public var nextDeadline: Date? {
+        [scheduler.nextDeadline, storageRetryAt].compactMap { $0 }.min()
+    }
 
-    /// Forgets the missed alarms once a person has seen them.
+    /// Forgets the missed alarms once a person has seen them, and marks the store's problems at
+    /// start as seen (they stay in ``storageHealth`` for `status`).
     public func acknowledgeMissedAlarms() {
+        if storageHealth.hasUnseenProblems {
+            storeProblemsAcknowledged = true
+            revision += 1
+        }
         commitTimeDriven(scheduler.acknowledgeMissedAlarms())
     }
 
@@ -172,7 +187,7 @@ extension AlarmRuntime {
     /// Everything the device shows, after catching up with the clock.
     public func deviceSnapshot() -> DeviceSnapshot {
         catchUpWithClock()
-        return scheduler.deviceSnapshot(now: clock.now, revision: revision)
+        return currentDeviceSnapshot()
     }
 }
 

@@ -39,7 +39,7 @@ extension AlarmRuntime {
     }
 
     private func wakeDeadline() -> Date {
-        var deadline = scheduler.nextDeadline ?? SystemWallClock.latestArmableDeadline
+        var deadline = nextDeadline ?? SystemWallClock.latestArmableDeadline
         if !scheduler.isClockTrusted, let interval = clockTrust.recheckInterval {
             deadline = min(deadline, clock.now.addingTimeInterval(interval))
         }

@@ -33,22 +33,27 @@ public actor AlarmRuntime {
         /// disk's queue and for a core. Once the journal holds ``AlarmStore/overdueFactor`` times
         /// `storeSnapshotEvery` entries, the snapshot is written without waiting any longer.
         public var storeSnapshotQuietPeriod: Duration
+        /// While saves fail (a full or read-only disk), how often the store is tried again: what
+        /// could not be written is written once it works, and the fault is shown until then.
+        public var storageRetryInterval: Duration
 
         public init(
             policy: EnginePolicy = .default, clockTrust: ClockTrustPolicy = .default, storeDirectory: String,
-            storeSnapshotEvery: Int = 64, storeSnapshotQuietPeriod: Duration = .milliseconds(100)
+            storeSnapshotEvery: Int = 64, storeSnapshotQuietPeriod: Duration = .milliseconds(100),
+            storageRetryInterval: Duration = .seconds(30)
         ) {
             self.policy = policy
             self.clockTrust = clockTrust
             self.storeDirectory = storeDirectory
             self.storeSnapshotEvery = storeSnapshotEvery
             self.storeSnapshotQuietPeriod = storeSnapshotQuietPeriod
+            self.storageRetryInterval = storageRetryInterval
         }
     }
 
     var scheduler: AlarmScheduler
     var authorizations: [ClientID: AlarmManager.AuthorizationState]
-    nonisolated let store: AlarmStore
+    public nonisolated let store: AlarmStore
     let clock: any WallClock
     let timeZones: any TimeZoneProvider
     let clockTrust: ClockTrustPolicy
@@ -69,8 +74,17 @@ public actor AlarmRuntime {
     var clockOffset: TimeInterval
     var armedDeadline: Date?
     var sleepTask: Task<WallClockWake, any Error>?
-    /// A time-driven change is not durable yet: its save is pending, or failed (the next wake retries).
+    /// A change in effect is not durable yet: a time-driven change whose save is pending, or any
+    /// change whose save failed and that stands anyway (an alert's start, a STOP at the bedside).
     var hasUnsavedChanges = false
+    /// Why saves fail, while they do; logged once when it begins and once when it ends.
+    var storageFault: StorageFault?
+    /// While saves fail, when the store is next tried (the timer wakes for it).
+    var storageRetryAt: Date?
+    let storageRetryInterval: Duration
+    /// Files found bad when the store was loaded, and whether a person at the device saw them.
+    var storeProblemsAtStart: [String]
+    var storeProblemsAcknowledged = false
     /// The save of time-driven changes, run as a job of its own once they are published.
     var timeDrivenSave: Task<Void, Never>?
     /// The alarms' encoded records, so a save re-encodes only what changed.
@@ -92,8 +106,11 @@ public actor AlarmRuntime {
     /// had never stopped, paused ones stay paused, alerts resume within auto-silence, and missed
     /// ones follow the grace policy.
     ///
-    /// - Throws: ``EngineConfigurationError`` for a bad policy, ``StoreError`` if the store
-    ///   directory is unusable. A bad store *file* does not throw: it is kept aside and logged.
+    /// A state directory or a file in it that cannot be used never stops the engine: bad files are
+    /// set aside and logged, the engine starts with what can be read, and a store that cannot be
+    /// written shows as a fault (see ``storageHealth``).
+    ///
+    /// - Throws: ``EngineConfigurationError`` for a bad policy.
     public init(
         configuration: Configuration,
         clock: any WallClock,
@@ -107,13 +124,20 @@ public actor AlarmRuntime {
         self.history = AlarmHistory(directory: configuration.storeDirectory)
         self.clock = clock
         self.snapshotQuietPeriod = max(configuration.storeSnapshotQuietPeriod, .zero)
+        self.storageRetryInterval = max(configuration.storageRetryInterval, .seconds(1))
         self.lastSaveMonotonic = clock.monotonicNow
         self.timeZones = timeZones
         self.clockTrust = configuration.clockTrust
         self.authorizer = authorizer
         self.logger = logger
 
-        let loaded = try store.load()
+        let loaded = store.load()
+        var problems = loaded.problems
+        if let problem = history.problem {
+            logger.error("Alarm history unreadable; kept aside, starting a new one", metadata: ["history.error": "\(problem)"])
+            problems.append("\(history.path): \(problem)")
+        }
+        self.storeProblemsAtStart = problems
         let zone: TimeZoneRules
         do {
             zone = try timeZones.currentZone()
@@ -142,8 +166,11 @@ public actor AlarmRuntime {
             do {
                 try Self.writeSnapshot(&scheduler, &cache, authorizations: authorizations, savedAt: now, to: store)
             } catch {
+                let fault = StorageFault(error, since: now)
                 hasUnsavedChanges = true
-                logger.error("Alarm store could not be saved; retrying at the next change", metadata: ["store.error": "\(error)"])
+                storageFault = fault
+                storageRetryAt = now.addingTimeInterval(storageRetryInterval.timeInterval)
+                logger.error(Self.storageFaultMessage, metadata: ["store.error": "\(fault)"])
             }
         } else {
             // The store holds exactly this state: nothing to write, and the records are encoded
@@ -181,6 +208,10 @@ public actor AlarmRuntime {
         if store.hasJournalEntries || hasUnsavedChanges {
             do {
                 try writeSnapshot()
+            } catch where hasUnsavedChanges {
+                // What the store could not take all along is lost with the process: after the
+                // restart an alert silenced meanwhile rings again if it is within auto-silence.
+                logger.error("Changes not written at shutdown: the store cannot be written", metadata: ["store.error": "\(error)"])
             } catch {
                 logger.warning("Alarm store snapshot could not be written at shutdown; the journal keeps every change", metadata: ["store.error": "\(error)"])
             }
@@ -210,7 +241,20 @@ public actor AlarmRuntime {
     /// Makes every change since the last save durable: one journal entry with the changed alarms
     /// (re-encoding only those). When the journal is due for a snapshot, one is written after
     /// the caller has had its answer.
+    ///
+    /// A failure starts (or continues) a storage fault, a success ends it: each is logged once,
+    /// and the device is told so that it shows the fault.
     func saveState() throws {
+        do {
+            try writeChanges()
+        } catch {
+            storageFailed(error)
+            throw error
+        }
+        if storageFault != nil { storageWorksAgain() }
+    }
+
+    private func writeChanges() throws {
         try encodedAlarms.update(scheduler.changedIDs, from: scheduler)
         scheduler.clearChangedIDs()
         let authorizationRecords = Self.records(of: authorizations)
@@ -231,11 +275,63 @@ public actor AlarmRuntime {
         }
     }
 
+    static let storageFaultMessage: Logger.Message =
+        "Alarm store cannot be written; STOP and SNOOZE still silence alarms, other changes are refused until it works again"
+
+    private func storageFailed(_ error: any Error) {
+        let now = clock.now
+        storageRetryAt = now.addingTimeInterval(storageRetryInterval.timeInterval)
+        guard storageFault == nil else { return }
+        let fault = StorageFault(error, since: now)
+        storageFault = fault
+        logger.error(Self.storageFaultMessage, metadata: ["store.error": "\(fault)"])
+        // After the caller is done: a refused client change is rolled back first, and the device
+        // must not see it even for a moment.
+        Task { self.publishDeviceSnapshot() }
+        rearmTimer()
+    }
+
+    private func storageWorksAgain() {
+        logger.notice("Alarm store can be written again; every change is durable", metadata: [
+            "store.faultSince": "\(storageFault.map { "\($0.since)" } ?? "")",
+        ])
+        storageFault = nil
+        storageRetryAt = nil
+        publishDeviceSnapshot()
+        rearmTimer()
+    }
+
+    /// Whether the store can be written, and what was wrong with it at start.
+    public var storageHealth: StorageHealth {
+        StorageHealth(
+            fault: storageFault, hasUnsavedChanges: hasUnsavedChanges, problemsAtStart: storeProblemsAtStart,
+            problemsAcknowledged: storeProblemsAcknowledged)
+    }
+
+    /// The device's view with the store's health in it.
+    func currentDeviceSnapshot() -> DeviceSnapshot {
+        var snapshot = scheduler.deviceSnapshot(now: clock.now, revision: revision)
+        snapshot.storage = storageHealth
+        return snapshot
+    }
+
+    /// Tells the device that something it shows changed, though no alarm did.
+    private func publishDeviceSnapshot() {
+        revision += 1
+        snapshotBroadcast.publish(currentDeviceSnapshot(), for: 0)
+    }
+
     /// Writes a snapshot of the whole state now and empties the journal (at a clean shutdown, so
     /// the next start reads one file).
     public func writeSnapshot() throws {
-        try Self.writeSnapshot(&scheduler, &encodedAlarms, authorizations: authorizations, savedAt: clock.now, to: store)
+        do {
+            try Self.writeSnapshot(&scheduler, &encodedAlarms, authorizations: authorizations, savedAt: clock.now, to: store)
+        } catch {
+            storageFailed(error)
+            throw error
+        }
         hasUnsavedChanges = false
+        if storageFault != nil { storageWorksAgain() }
     }
 
     /// Waits for the saves that are due: time-driven changes, then a snapshot (for tests).
@@ -331,24 +427,44 @@ public actor AlarmRuntime {
         // before the save rings it again.
         publish(outcome)
         if outcome.hasChanges { hasUnsavedChanges = true }
-        if hasUnsavedChanges, timeDrivenSave == nil {
+        if hasUnsavedChanges || isStorageRetryDue, timeDrivenSave == nil {
             timeDrivenSave = Task { self.saveTimeDrivenChanges() }
         }
     }
 
     /// Saves after a change that happened with time (an alert, a miss): it has happened whether or
-    /// not it can be saved, so a failure is logged and retried on the next wake. Nothing to do
-    /// when a client's change has saved it meanwhile.
+    /// not it can be saved, so a failure only keeps the storage fault, and the store is tried
+    /// again at the retry interval. Nothing to do when a client's change has saved it meanwhile.
+    /// While saves fail, a retry with nothing unsaved writes an empty entry: that is how the
+    /// engine learns that storage works again.
     func saveTimeDrivenChanges() {
         timeDrivenSave = nil
-        guard hasUnsavedChanges else { return }
+        guard hasUnsavedChanges || isStorageRetryDue else { return }
+        do {
+            try saveState()
+            hasUnsavedChanges = false
+        } catch {
+            // The fault is logged once, when it begins; every failure moves the next retry on.
+        }
+    }
+
+    var isStorageRetryDue: Bool { storageRetryAt.map { clock.now >= $0 } ?? false }
+
+    /// Makes a change that silences an alerting alarm durable if the store allows, and keeps it
+    /// in effect either way: a STOP that a read-only or full disk refused would leave the alarm
+    /// ringing every morning. What could not be written stays unsaved until a retry, the next
+    /// change or the shutdown writes it.
+    func commitSilencing(_ outcome: SchedulerOutcome) {
         do {
             try saveState()
             hasUnsavedChanges = false
         } catch {
             hasUnsavedChanges = true
-            logger.error("Alarm store could not be saved; retrying at the next change", metadata: ["store.error": "\(error)"])
+            logger.warning("Alarm silenced, but not durable yet: the store cannot be written", metadata: [
+                "store.error": "\(error)",
+            ])
         }
+        publish(outcome)
     }
 
     /// Makes a client's change durable, or undoes it and refuses it.
@@ -372,7 +488,7 @@ public actor AlarmRuntime {
         // outcome, and a snapshot for an empty one would have it look again, and again.
         if outcome.hasChanges || !outcome.events.isEmpty { revision += 1 }
         if !outcome.events.isEmpty {
-            snapshotBroadcast.publish(scheduler.deviceSnapshot(now: clock.now, revision: revision), for: 0)
+            snapshotBroadcast.publish(currentDeviceSnapshot(), for: 0)
         }
         for event in outcome.events {
             eventBroadcast.publish(event, for: 0)

@@ -49,6 +49,8 @@ public final class AlarmStore: Sendable {
     private let snapshotWriting = Mutex<UInt64>(0)
     /// For tests: runs on the writing thread before each snapshot is written.
     let snapshotWillBeWritten = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The error every write gets instead of reaching the disk, while set.
+    private let simulatedWriteFailure = Mutex<Int32?>(nil)
 
     private struct JournalAccess {
         let file: StoreJournal
@@ -79,41 +81,61 @@ public final class AlarmStore: Sendable {
         public var journalEntries = 0
     }
 
-    /// Loads the newest good copy. Never throws for a bad file: it is moved aside and logged.
-    ///
-    /// - Throws: ``StoreError`` only if the directory cannot be created, or a bad file cannot be
-    ///   moved aside (then saving would destroy it, so the engine must not start on this store).
-    public func load() throws(StoreError) -> Loaded {
-        try DurableFile.makeDirectory(directory)
-        var loaded = try loadSnapshot()
-        let contents = try journal.withLock { journal throws(StoreError) in try journal.file.read() }
+    /// Loads the newest good copy and the journal's changes. Never throws and never blocks: a
+    /// file that cannot be read, is not a regular file (a directory, a FIFO, a symlink loop) or is
+    /// damaged is moved aside and reported, and loading goes on with what can be read. A file that
+    /// cannot even be moved aside is reported and left where it is: its directory is then not
+    /// writable either, so no save can replace it, and the engine shows the failing saves as a
+    /// storage fault. The clock must start whatever the state directory holds.
+    public func load() -> Loaded {
+        var problems: [String] = []
+        do throws(StoreError) {
+            try DurableFile.makeDirectory(directory)
+        } catch {
+            logger.critical("Store directory unusable; starting with what can be read", metadata: [
+                "store.directory": "\(directory)", "store.error": "\(error)",
+            ])
+            problems.append("\(error)")
+        }
+        setAsideLeftovers(problems: &problems)
+        var loaded = loadSnapshot(problems: &problems)
+        let contents: StoreJournal.Contents
+        do throws(StoreError) {
+            contents = try journal.withLock { journal throws(StoreError) in try journal.file.read() }
+        } catch {
+            contents = StoreJournal.Contents(damage: "\(error)", unreadable: true)
+        }
         if let damage = contents.damage {
-            let aside = try DurableFile.moveAside(
-                journalPath, to: "\(journalPath).bad-corrupt-\(Int(Date().timeIntervalSince1970))", directory: directory)
+            let aside = setAside(journalPath, tag: contents.unreadable ? "unreadable" : "corrupt", problems: &problems)
+            if aside == nil {
+                // Its entries after the damage could not be read: appending more behind them would
+                // lose those too, so changes go into snapshots until it can be replaced.
+                journal.withLock { $0.needsSnapshot = true }
+            }
             logger.error(
-                "Store journal is damaged; kept aside, its changes before the damage are used",
-                metadata: ["store.path": "\(journalPath)", "store.reason": "\(damage)", "store.keptAs": "\(aside)"])
-            loaded.problems.append("\(journalPath): \(damage) (kept as \(aside))")
+                "Store journal is unusable; its changes before the damage are used",
+                metadata: ["store.path": "\(journalPath)", "store.reason": "\(damage)", "store.keptAs": "\(aside ?? "(in place)")"])
+            problems.append("\(journalPath): \(damage)\(Self.whereKept(aside))")
         }
         if !contents.entries.isEmpty {
             loaded.state = StoreJournalEntry.apply(
                 contents.entries, to: loaded.state ?? StoredState(savedAt: Date(timeIntervalSince1970: 0)))
             loaded.journalEntries = contents.entries.count
         }
+        loaded.problems = problems
         return loaded
     }
 
-    private func loadSnapshot() throws(StoreError) -> Loaded {
-        var problems: [String] = []
-        let primary = try readCopy(primaryPath, problems: &problems)
+    private func loadSnapshot(problems: inout [String]) -> Loaded {
+        let primary = readCopy(primaryPath, problems: &problems)
         if let primary {
             // The backup only needs to be intact, not decoded: that would double the start-up time.
-            if case .none = try readCopy(backupPath, decodingContent: false, problems: &problems) {
+            if case .none = readCopy(backupPath, decodingContent: false, problems: &problems) {
                 logger.debug("Store backup missing or bad; the next save rewrites it", metadata: ["store.path": "\(backupPath)"])
             }
             return Loaded(state: primary, problems: problems)
         }
-        let backup = try readCopy(backupPath, problems: &problems)
+        let backup = readCopy(backupPath, problems: &problems)
         if backup != nil {
             logger.warning("Store primary copy unusable; resuming from the backup", metadata: ["store.path": "\(backupPath)"])
         } else if !problems.isEmpty {
@@ -122,12 +144,46 @@ public final class AlarmStore: Sendable {
         return Loaded(state: backup, problems: problems)
     }
 
+    /// The temporary files a save writes: something that is not a regular file in their place
+    /// (left by hand, or by a damaged file system) would make every save fail.
+    private func setAsideLeftovers(problems: inout [String]) {
+        for path in [primaryPath, backupPath, journalPath].map({ $0 + ".tmp" }) {
+            var status = stat()
+            guard lstat(path, &status) == 0, let kind = DurableFile.nonRegularKind(status.st_mode) else { continue }
+            let aside = setAside(path, tag: "unusable", problems: &problems)
+            logger.error("A store file's temporary name is taken; kept aside", metadata: [
+                "store.path": "\(path)", "store.reason": "\(kind)", "store.keptAs": "\(aside ?? "(in place)")",
+            ])
+            problems.append("\(path): \(kind)\(Self.whereKept(aside))")
+        }
+    }
+
+    /// Where a bad file went, for the problem's description.
+    private static func whereKept(_ aside: String?) -> String {
+        aside.map { " (kept as \($0))" } ?? " (left in place: it cannot be moved aside)"
+    }
+
+    /// Moves a bad file aside to `<path>.bad-<tag>-<seconds>`; `nil` (with a log line) if even
+    /// that fails.
+    private func setAside(_ path: String, tag: String, problems: inout [String]) -> String? {
+        do throws(StoreError) {
+            return try DurableFile.moveAside(
+                path, to: "\(path).bad-\(tag)-\(Int(Date().timeIntervalSince1970))", directory: directory)
+        } catch {
+            logger.critical("A bad store file cannot be moved aside; left in place", metadata: [
+                "store.path": "\(path)", "store.error": "\(error)",
+            ])
+            return nil
+        }
+    }
+
     /// Makes one change durable by appending `entry` (a ``StoreJournalEntry``'s JSON) to the
     /// journal; when this returns, a power cut loses nothing of it. If the journal cannot be used
     /// (an earlier append could not be taken back), a snapshot from `snapshot` is written instead.
     ///
     /// When this throws, the change is not on disk (a failed append is cut off again).
     func commit(entry: [UInt8], snapshot: () throws -> [UInt8]) throws {
+        try failIfSimulated(operation: "write", path: journalPath)
         let appended = try journal.withLock { journal throws(StoreError) -> Bool in
             guard !journal.needsSnapshot else { return false }
             do throws(StoreError) {
@@ -140,6 +196,19 @@ public final class AlarmStore: Sendable {
         }
         if !appended {
             try save(body: try snapshot())
+        }
+    }
+
+    /// Makes every write of the store fail with `errno` (`ENOSPC` as on a full disk, `EROFS` as on
+    /// an SD card the kernel remounted read-only) until called with `nil`; reading goes on. For
+    /// the simulator and scenario scripts, whose store is on a healthy disk.
+    public func simulateWriteFailure(_ errno: Int32?) {
+        simulatedWriteFailure.withLock { $0 = errno }
+    }
+
+    private func failIfSimulated(operation: String, path: String) throws(StoreError) {
+        if let errno = simulatedWriteFailure.withLock({ $0 }) {
+            throw StoreError(operation: operation, path: path, errno: errno)
         }
     }
 
@@ -197,6 +266,7 @@ public final class AlarmStore: Sendable {
     }
 
     private func write(framed bytes: [UInt8], ticket: SnapshotTicket) throws(StoreError) {
+        try failIfSimulated(operation: "create", path: primaryPath + ".tmp")
         try snapshotWriting.withLock { newestWritten throws(StoreError) in
             guard ticket.sequence > newestWritten else { return }
             snapshotWillBeWritten.withLock { $0 }?()
@@ -329,15 +399,11 @@ public final class AlarmStore: Sendable {
 
     /// Reads one copy; a bad one is moved aside and reported, and `nil` returned. Without
     /// `decodingContent`, an intact copy is reported as the empty state.
-    private func readCopy(
-        _ path: String, decodingContent: Bool = true, problems: inout [String]
-    ) throws(StoreError) -> StoredState? {
-        let bytes: [UInt8]?
+    private func readCopy(_ path: String, decodingContent: Bool = true, problems: inout [String]) -> StoredState? {
         var tag = "unreadable"
         var reason: String
-        do {
-            bytes = try DurableFile.read(path)
-            guard let bytes else { return nil }
+        do throws(StoreError) {
+            guard let bytes = try DurableFile.read(path) else { return nil }
             do {
                 guard decodingContent else {
                     _ = try Self.verify(bytes)
@@ -351,12 +417,11 @@ public final class AlarmStore: Sendable {
         } catch {
             reason = error.description
         }
-        let aside = try DurableFile.moveAside(
-            path, to: "\(path).bad-\(tag)-\(Int(Date().timeIntervalSince1970))", directory: directory)
+        let aside = setAside(path, tag: tag, problems: &problems)
         logger.error(
             "Store file is bad; kept aside and not used",
-            metadata: ["store.path": "\(path)", "store.reason": "\(reason)", "store.keptAs": "\(aside)"])
-        problems.append("\(path): \(reason) (kept as \(aside))")
+            metadata: ["store.path": "\(path)", "store.reason": "\(reason)", "store.keptAs": "\(aside ?? "(in place)")"])
+        problems.append("\(path): \(reason)\(Self.whereKept(aside))")
         return nil
     }
 }

@@ -21,11 +21,13 @@ public struct DeviceSnapshot: Sendable {
     /// How many changes the engine had published when this was taken: of two snapshots, the one
     /// with the higher revision is the newer.
     public var revision: UInt64
+    /// Whether the store can be written (the scheduler does not know: the runtime fills it in).
+    public var storage: StorageHealth
 
     public init(
         now: Date, timeZone: TimeZoneRules, isClockTrusted: Bool, alerting: [AlarmRecord] = [],
         countdowns: [AlarmRecord] = [], nextAlarm: UpcomingAlarm? = nil, missedAlarms: [MissedAlarm] = [],
-        revision: UInt64 = 0
+        revision: UInt64 = 0, storage: StorageHealth = StorageHealth()
     ) {
         self.now = now
         self.timeZone = timeZone
@@ -35,6 +37,7 @@ public struct DeviceSnapshot: Sendable {
         self.nextAlarm = nextAlarm
         self.missedAlarms = missedAlarms
         self.revision = revision
+        self.storage = storage
     }
 }
 

@@ -11,30 +11,46 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// so the store must not use it again before a snapshot replaces it.
     public var journalUnusable = false
 
-    public init(operation: String, path: String, errno: Int32, replacedFile: Bool = false, journalUnusable: Bool = false) {
+    /// Why, when `errno` alone does not say it (a FIFO where a file should be).
+    public var reason: String?
+
+    public init(
+        operation: String, path: String, errno: Int32, replacedFile: Bool = false, journalUnusable: Bool = false,
+        reason: String? = nil
+    ) {
         self.operation = operation
         self.path = path
         self.errno = errno
         self.replacedFile = replacedFile
         self.journalUnusable = journalUnusable
+        self.reason = reason
     }
 
     public var description: String {
-        "\(operation) \(path): \(String(cString: strerror(errno)))"
+        "\(operation) \(path): \(reason ?? String(cString: strerror(errno)))"
     }
 }
 
 /// The file operations of the durable store, on plain POSIX calls so that each step's durability
 /// is explicit.
 enum DurableFile {
-    /// Reads a whole file; `nil` if it does not exist.
+    /// Reads a whole regular file; `nil` if it does not exist.
+    ///
+    /// Never blocks and never reads what is not a file: something put in a state file's place (a
+    /// FIFO, which a plain open would wait on forever; a device; a directory) is refused after a
+    /// non-blocking open, as are a symlink loop and a file the daemon may not read.
     static func read(_ path: String) throws(StoreError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw StoreError(operation: "open", path: path, errno: errno)
         }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw StoreError(operation: "fstat", path: path, errno: errno) }
+        if let kind = nonRegularKind(status.st_mode) {
+            throw StoreError(operation: "open", path: path, errno: EINVAL, reason: "\(kind), not a regular file")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -73,6 +89,19 @@ enum DurableFile {
             try syncDirectory(directory)
         } catch {
             throw StoreError(operation: error.operation, path: error.path, errno: error.errno, replacedFile: true)
+        }
+    }
+
+    /// What a file of mode `mode` is, if it is not a regular file.
+    static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFLNK: "a symbolic link"
+        default: "not a file"
         }
     }
 

@@ -40,6 +40,8 @@ final class StoreJournal {
         var entries: [StoreJournalEntry] = []
         /// Why the file is bad, if it is (then it should be kept aside).
         var damage: String?
+        /// The file could not be read at all (`damage` says why).
+        var unreadable = false
     }
 
     /// Reads every whole entry; a torn last entry is dropped and cut off the file.

@@ -92,12 +92,13 @@ private struct Run {
             } catch {
                 return "refused: \(error)"
             }
-        case .perform(let action, let name):
+        case .perform(let action, let name, let refusalExpected):
             guard let id = ids[name] else { return "\"\(name)\" was never scheduled" }
             do {
                 try await device.perform(action, id: id)
+                if refusalExpected { return "accepted, but a refusal was expected" }
             } catch {
-                return "refused: \(error)"
+                if !refusalExpected { return "refused: \(error)" }
             }
         case .wait(let seconds):
             await device.advance(by: seconds)
@@ -137,6 +138,8 @@ private struct Run {
             }
         case .display(let available):
             await device.setDisplayUnavailable(available ? nil : HardwareError(.io, device: "simulated-lcd"))
+        case .storage(let errno):
+            await device.setStorageFailing(errno)
         case .expect(let expectation):
             return await check(expectation)
         case .show:

@@ -3,6 +3,7 @@ import AlarmHardware
 import AlarmKit
 import AlarmTime
 import FoundationEssentials
+import Glibc
 
 /// A plain-text scenario: one step per line, `#` starts a comment. See the README's "Scenario
 /// scripts" for the format; in short:
@@ -38,7 +39,8 @@ public struct ScenarioScript: Hashable, Sendable {
 
     public enum Action: Hashable, Sendable {
         case scheduleAlarm(name: String, AlarmDefinition)
-        case perform(AlarmAction, name: String)
+        /// The API call as a client makes it; with `refused`, the call must be refused (and change nothing).
+        case perform(AlarmAction, name: String, refused: Bool = false)
         case wait(TimeInterval)
         case waitUntil(CivilTime)
         case setClock(LocalDateTime)
@@ -48,6 +50,8 @@ public struct ScenarioScript: Hashable, Sendable {
         case restart
         case sound(SoundKnob)
         case display(available: Bool)
+        /// Every write of the store fails with this errno (`ENOSPC`, `EROFS`), or, for `nil`, works again.
+        case storage(failing: Int32?)
         case expect(Expectation)
         /// Prints the display, LED and sound (always passes): for writing scenarios.
         case show
@@ -169,7 +173,7 @@ extension ScenarioScript {
                 schedule: nil, countdownDuration: .init(preAlert: duration, postAlert: duration), presentation: presentation))
         case "stop", "cancel", "snooze", "pause", "resume":
             let action: AlarmAction = command == "snooze" ? .countdown : AlarmAction(rawValue: command)!
-            return .perform(action, name: try reader.knownName(names))
+            return .perform(action, name: try reader.knownName(names), refused: reader.accept("refused"))
         case "wait":
             if reader.accept("until") { return .waitUntil(try reader.time()) }
             return .wait(try reader.duration())
@@ -190,6 +194,11 @@ extension ScenarioScript {
             if reader.accept("fails") { return .display(available: false) }
             if reader.accept("works") { return .display(available: true) }
             throw reader.fail("`display` takes `fails` or `works`")
+        case "storage":
+            if reader.accept("full") { return .storage(failing: ENOSPC) }
+            if reader.accept("readonly") { return .storage(failing: EROFS) }
+            if reader.accept("works") { return .storage(failing: nil) }
+            throw reader.fail("`storage` takes `full`, `readonly` or `works`")
         case "expect":
             return .expect(try parseExpectation(&reader, names: names))
         case "show":

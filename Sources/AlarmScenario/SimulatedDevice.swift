@@ -33,6 +33,8 @@ public final class SimulatedDevice: Sendable {
     public let client = ClientID(rawValue: 1000)
     let logger: Logger
     private let current: Mutex<(runtime: AlarmRuntime, appliance: Appliance, wakeUps: Int)>
+    /// The store's simulated fault, which outlives a restart as a broken card does.
+    private let storageFailure = Mutex<Int32?>(nil)
 
     public init(
         start: Date, zone: TimeZoneRules, displaySize: DisplaySize = .sixteenByTwo, ledHasColor: Bool = false,
@@ -157,6 +159,15 @@ public final class SimulatedDevice: Sendable {
         await appliance.refresh()
     }
 
+    /// Every write of the store fails with `errno` (a full disk, `ENOSPC`; a card remounted
+    /// read-only, `EROFS`), or works again for `nil`. Reads go on. The engine notices at its next
+    /// save or retry, as on a real card.
+    public func setStorageFailing(_ errno: Int32?) async {
+        storageFailure.withLock { $0 = errno }
+        runtime.store.simulateWriteFailure(errno)
+        await appliance.refresh()
+    }
+
     // MARK: - Alarms
 
     /// Schedules an alarm for the scenario's person; returns once it is durable.
@@ -188,6 +199,7 @@ public final class SimulatedDevice: Sendable {
             clock: clock, zones: zones, policy: policy, storeDirectory: storeDirectory, logger: logger,
             hardware: ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display),
             settings: settings)
+        runtime.store.simulateWriteFailure(storageFailure.withLock { $0 })
         current.withLock { $0 = (runtime, appliance, $0.wakeUps) }
         await appliance.start()
     }

@@ -68,7 +68,7 @@ import Testing
             #expect(await rig.runtime.deviceSnapshot().revision == alerting.revision, "nothing changed since")
 
             await rig.runtime.settleStore()
-            let stored = try AlarmStore(directory: rig.directory.path, logger: EngineRig.logger).load()
+            let stored = AlarmStore(directory: rig.directory.path, logger: EngineRig.logger).load()
             #expect(stored.state?.scheduler.alarms.first?.phase.state == .alerting)
         }
     }

@@ -33,7 +33,7 @@ import Testing
         let store = AlarmStore(directory: scratch.path, logger: Self.silent)
         #expect(Self.sample.scheduler.alarms.count == 2 && Self.sample.scheduler.missedAlarms.count == 1)
         try store.save(Self.sample)
-        let loaded = try store.load()
+        let loaded = store.load()
         #expect(loaded.state == Self.sample)
         #expect(loaded.problems.isEmpty)
         #expect(TestFiles.read(store.primaryPath) == TestFiles.read(store.backupPath))
@@ -43,7 +43,7 @@ import Testing
     @Test func emptyDirectoryIsAFirstStart() throws {
         let scratch = try TemporaryDirectory()
         let directory = scratch.path + "/var/lib/alarmd"
-        let loaded = try AlarmStore(directory: directory, logger: Self.silent).load()
+        let loaded = AlarmStore(directory: directory, logger: Self.silent).load()
         #expect(loaded.state == nil)
         #expect(loaded.problems.isEmpty)
         #expect(access(directory, F_OK) == 0, "loading created the directory")
@@ -57,7 +57,7 @@ import Testing
         try store.save(Self.sample)
         let damaged = try damage.apply(to: scratch.path + "/" + copy)
 
-        let loaded = try store.load()
+        let loaded = store.load()
         #expect(loaded.state == Self.sample)
         #expect(loaded.problems.count == 1)
         let aside = TestFiles.names(in: scratch.path).filter { $0.hasPrefix("\(copy).bad-\(damage.tag)-") }
@@ -68,7 +68,7 @@ import Testing
         later.savedAt = Self.now.addingTimeInterval(60)
         try store.save(later)
         #expect(try AlarmStore.decode(TestFiles.read(scratch.path + "/" + copy) ?? []) == later, "the next save rewrote it")
-        let reloaded = try store.load()
+        let reloaded = store.load()
         #expect(reloaded.state == later)
         #expect(reloaded.problems.isEmpty)
     }
@@ -80,7 +80,7 @@ import Testing
         let primary = try Damage.newerVersion.apply(to: store.primaryPath)
         let backup = try Damage.truncated.apply(to: store.backupPath)
 
-        let loaded = try store.load()
+        let loaded = store.load()
         #expect(loaded.state == nil)
         #expect(loaded.problems.count == 2)
         let names = TestFiles.names(in: scratch.path)
@@ -104,7 +104,7 @@ import Testing
         try store.save(Self.sample)
         let damaged = try Damage.flippedByte.apply(to: store.primaryPath)
 
-        _ = try store.load()
+        _ = store.load()
         for (name, bytes) in earlier {
             let intact = TestFiles.read(scratch.path + "/" + name) == bytes
             #expect(intact, "\(name) was overwritten by the copy kept aside later")
@@ -188,18 +188,26 @@ import Testing
         #expect(await second.alarms(for: Fixture.owner) == acknowledged)
         #expect(await second.authorizationState(for: Fixture.owner) == .authorized)
         #expect(TestFiles.names(in: scratch.path).contains { $0.hasPrefix("alarms.store.bad-corrupt-") })
-        let reloaded = try store.load()
+        let reloaded = store.load()
         #expect(reloaded.problems.isEmpty, "the restart wrote a good primary again")
         #expect(reloaded.state?.scheduler.alarms.map(\.alarm) == acknowledged)
     }
 
-    @Test func storeDirectoryThatCannotBeCreatedStopsTheRuntimeFromStarting() throws {
+    /// The clock starts whatever the state directory is: a crash-looping daemon rings nothing.
+    @Test func aStoreDirectoryThatCannotBeCreatedStartsTheEngineAndShowsTheFault() async throws {
         let scratch = try TemporaryDirectory()
         // A regular file as the parent: mkdir fails with ENOTDIR, permissions or not (tests run as root).
         try TestFiles.write(Array("not a directory".utf8), to: scratch.path + "/lib")
         let directory = scratch.path + "/lib/alarmd"
-        let error = #expect(throws: StoreError.self) { try Self.runtime(in: directory) }
-        #expect(error?.description == "mkdir \(directory): Not a directory")
+        let runtime = try Self.runtime(in: directory)
+        let atStart = await runtime.storageHealth
+        #expect(atStart.problemsAtStart.contains("mkdir \(directory): Not a directory"))
+        #expect(atStart.fault?.errno == ENOTDIR, "the first save, at start, failed")
+        #expect(await runtime.deviceSnapshot().storage.displayText == "Disk: ENOTDIR")
+        await Self.expectStorageFailure {
+            _ = try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(60), client: Fixture.owner)
+        }
+        #expect(await runtime.alarms(for: Fixture.owner).isEmpty)
     }
 
     @Test func changeThatCannotBeSavedIsRefusedAndChangesNothing() async throws {

@@ -70,7 +70,7 @@ import Testing
         let names = TestFiles.names(in: store)
         let unexpected = names.filter { !Self.storeFileNames.contains($0) }
         #expect(unexpected.isEmpty, "\(context): a kill left unexpected files: \(unexpected)")
-        let loaded = try AlarmStore(directory: store, logger: Self.silent).load()
+        let loaded = AlarmStore(directory: store, logger: Self.silent).load()
         #expect(loaded.problems.isEmpty, "\(context): the store was damaged: \(loaded.problems)")
         var onDisk: [Alarm.ID: AlarmRecord] = [:]
         for record in loaded.state?.scheduler.alarms ?? [] {

@@ -57,7 +57,7 @@ import Testing
         #expect(contents.entries.dropFirst().allSatisfy { $0.authorizations == nil && $0.missedAlarms == nil })
         #expect(contents.entries.map(\.upserted.count) == [0, 1, 1, 1, 1], "each entry holds only the changed alarm")
 
-        let loaded = try AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
         #expect(loaded.journalEntries == 5 && loaded.problems.isEmpty)
         #expect(await (try Self.runtime(in: scratch.path)).alarms(for: Fixture.owner) == expected)
     }
@@ -168,7 +168,7 @@ import Testing
         let intact = try #require(TestFiles.read(path))
         try TestFiles.write(intact + tail, to: path)
 
-        let loaded = try AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
         #expect(loaded.problems.isEmpty, "a torn append is not damage: \(kind)")
         #expect(loaded.state?.scheduler.alarms.map(\.alarm) == acknowledged)
         #expect(TestFiles.read(path) == intact, "the torn tail was cut, so the next append follows a whole entry")
@@ -188,7 +188,7 @@ import Testing
         bytes[newlines[5] + 5] ^= 0x20
         try TestFiles.write(bytes, to: path)
 
-        let loaded = try AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
         #expect(loaded.problems.count == 1)
         #expect(loaded.problems.first?.contains("entry 3") == true)
         #expect(loaded.state?.scheduler.alarms.map(\.alarm) == [acknowledged[0]])
@@ -203,7 +203,7 @@ import Testing
         let bytes = try #require(TestFiles.read(path))
         try TestFiles.write(Array("alarmd-journal 2\n".utf8) + bytes.dropFirst(Self.header.count), to: path)
 
-        let loaded = try AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
         #expect(loaded.problems.count == 1)
         #expect(loaded.state == nil)
         #expect(TestFiles.names(in: scratch.path).contains { $0.hasPrefix("alarms.journal.bad-corrupt-") })
@@ -221,10 +221,10 @@ import Testing
         let path = scratch.path + "/alarms.journal"
         let journal = try #require(TestFiles.read(path))
         try await runtime.writeSnapshot()
-        let snapshot = try AlarmStore(directory: scratch.path, logger: Self.silent).load().state
+        let snapshot = AlarmStore(directory: scratch.path, logger: Self.silent).load().state
         try TestFiles.write(journal, to: path)
 
-        let loaded = try AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
         #expect(loaded.journalEntries == 7)
         #expect(loaded.state?.scheduler == snapshot?.scheduler)
         #expect(loaded.state?.authorizations == snapshot?.authorizations)
@@ -266,7 +266,7 @@ import Testing
 
         // Appends go on at the rewritten journal's end, and a start puts it all together.
         acknowledged.append(try await schedule(6))
-        let loaded = try AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
         #expect(loaded.journalEntries == 3 && loaded.problems.isEmpty)
         #expect(await (try Self.runtime(in: scratch.path)).alarms(for: Fixture.owner) == acknowledged)
     }
@@ -281,7 +281,7 @@ import Testing
         let newerTicket = store.snapshotTicket()
         try store.writeSnapshot(body: Array(try JSONEncoder().encode(AlarmStoreTests.sample)), ticket: newerTicket)
         try store.writeSnapshot(body: Array(try JSONEncoder().encode(older)), ticket: olderTicket)
-        #expect(try store.load().state == AlarmStoreTests.sample)
+        #expect(store.load().state == AlarmStoreTests.sample)
     }
 
     @Test func aShutdownWritesASnapshotSoTheNextStartReadsOneFile() async throws {
@@ -292,7 +292,7 @@ import Testing
         await engine.value
 
         #expect(TestFiles.read(scratch.path + "/alarms.journal") == Self.header)
-        let loaded = try AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
         #expect(loaded.journalEntries == 0)
         #expect(loaded.state?.scheduler.alarms.map(\.alarm) == acknowledged)
     }
