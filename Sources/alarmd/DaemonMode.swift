@@ -61,13 +61,9 @@ struct DaemonMode {
         let logger = Self.logger(level: configuration.logLevel, output: output)
         let notifier = Self.notifier(logger: logger)
 
-        // 2. State directory (systemd's StateDirectory= makes it; a hand start may not have).
-        if mkdir(configuration.stateDirectory, 0o700) != 0, errno != EEXIST {
-            logger.critical("State directory cannot be created", metadata: [
-                "state.directory": "\(configuration.stateDirectory)", "error": "\(String(cString: strerror(errno)))",
-            ])
-            throw ExitCode(73)
-        }
+        // 2. The state directory (systemd's StateDirectory= makes it) is the store's to make and
+        //    check: one that cannot be used is logged and shown as a storage fault, and the clock
+        //    starts anyway, since a daemon that exits is restarted forever and rings nothing.
 
         // 3. The board's parts. Missing ones are logged and retried by their backends; the
         //    alarm still rings on whatever works.

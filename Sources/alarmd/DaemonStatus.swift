@@ -27,10 +27,26 @@ struct DaemonStatus: Sendable {
         parts.append(.init(name: "display", state: faults.display == nil ? "ok" : "fault", detail: faults.display.map { "\($0)" }))
         // The appliance's fault: failures while an alarm rang, and the device missing at start.
         parts.append(.init(name: "sound", state: faults.sound == nil ? "ok" : "fault", detail: faults.sound.map { "\($0)" }))
+        parts.append(Self.part(storage: snapshot.storage))
         return StatusReport(
             version: AlarmdVersion.current, board: profile.name, startedAt: startedAt,
             clockTrusted: snapshot.isClockTrusted, timeZone: snapshot.timeZone.identifier, alarms: alarms,
             alerting: snapshot.alerting.count, nextAlarm: snapshot.nextAlarm?.dueDate, parts: parts)
+    }
+
+    /// The store: a fault while saves fail (with the errno a person searches for), and the files
+    /// found bad at start, which are a fault until someone at the device has seen them.
+    static func part(storage: StorageHealth) -> StatusReport.Part {
+        var details: [String] = []
+        if let fault = storage.fault {
+            details.append("cannot be written since \(ISO8601.format(fault.since, in: .utc)): \(fault)")
+            if storage.hasUnsavedChanges { details.append("changes in effect but not saved yet") }
+        }
+        if !storage.problemsAtStart.isEmpty {
+            details.append("set aside at start: " + storage.problemsAtStart.joined(separator: "; "))
+        }
+        let faulty = storage.fault != nil || storage.hasUnseenProblems
+        return .init(name: "storage", state: faulty ? "fault" : "ok", detail: details.isEmpty ? nil : details.joined(separator: "; "))
     }
 
     private static func part(_ name: String, _ status: GPIOStatus?, fault: HardwareError? = nil) -> StatusReport.Part {

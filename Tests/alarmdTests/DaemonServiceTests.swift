@@ -17,7 +17,10 @@ import Testing
         let socket: String
         let log: String
 
-        init(directory: String, board: String = DaemonServiceTests.board, extraArguments: [String] = []) throws {
+        init(
+            directory: String, board: String = DaemonServiceTests.board, extraArguments: [String] = [],
+            asUser uid: UInt32? = nil
+        ) throws {
             socket = directory + "/control.sock"
             log = directory + "/alarmd.log"
             let config = directory + "/alarmd.toml"
@@ -26,11 +29,15 @@ import Testing
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
             posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-            pid = try ChildProcess.spawn(
-                DaemonServiceTests.alarmd,
-                ["--config", config, "--board", board, "--state-dir", directory + "/state",
-                 "--socket", socket] + extraArguments,
-                environment: [:], actions: &actions)
+            let arguments = ["--config", config, "--board", board, "--state-dir", directory + "/state",
+                             "--socket", socket] + extraArguments
+            if let uid {
+                pid = try ChildProcess.spawn(
+                    "/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", DaemonServiceTests.alarmd] + arguments,
+                    environment: [:], actions: &actions)
+            } else {
+                pid = try ChildProcess.spawn(DaemonServiceTests.alarmd, arguments, environment: [:], actions: &actions)
+            }
         }
 
         /// Waits (bounded) until the socket answers `hello`.
