@@ -22,7 +22,7 @@ struct AlarmCtl: AsyncParsableCommand {
         commandName: "alarmctl",
         abstract: "Control the alarm clock.",
         discussion: """
-            The daemon's socket is --socket PATH, else $ALARMD_SOCKET, else \(SocketOptions.defaultPath). \
+            The daemon's socket is --socket PATH (before or after the command), else $ALARMD_SOCKET, else \(SocketOptions.defaultPath). \
             Durations are written 9m, 90s, 1h30m or 500ms. Alarms are named by their id or any \
             prefix of it that is unique among your alarms (list shows 8 characters). \
             Exit status: 0 done; 1 refused by alarmd (its message is printed); 64 bad arguments; \
@@ -34,6 +34,9 @@ struct AlarmCtl: AsyncParsableCommand {
             WatchCommand.self, AuthCommand.self, StatusCommand.self, HistoryCommand.self, Preview.self,
         ]
     )
+
+    /// `--socket PATH` before the command; the command's own group receives the same value.
+    @OptionGroup var connection: SocketOptions
 
     /// Scripts rely on errors being exactly one line on stderr, so errors are printed here rather
     /// than by ArgumentParser, which adds usage lines.

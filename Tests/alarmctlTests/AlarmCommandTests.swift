@@ -222,4 +222,19 @@ struct AlarmCommandTests {
         let viaEnvironment = try await daemon.alarmctl(["list"], environment: ["ALARMD_SOCKET": daemon.directory.path + "/elsewhere.sock"])
         #expect(viaEnvironment.exitStatus == 69)
     }
+
+    /// As systemctl, git and docker take theirs: before the command, or after it.
+    @Test(arguments: [
+        ["--socket", "SOCKET", "list"], ["list", "--socket", "SOCKET"], ["--socket=SOCKET", "list", "--json"],
+        ["--socket", "SOCKET", "auth", "status"], ["auth", "status", "--socket", "SOCKET"],
+        ["--socket", "SOCKET", "timer", "5m", "--title", "Tea"], ["--socket", "SOCKET", "list", "--socket", "SOCKET"],
+    ])
+    func theSocketOptionGoesBeforeOrAfterTheCommand(arguments: [String]) async throws {
+        let daemon = try RunningDaemon()
+        defer { daemon.stop() }
+        let elsewhere = ["ALARMD_SOCKET": daemon.directory.path + "/elsewhere.sock"]
+        let result = try await daemon.alarmctl(arguments.map { $0.replacing("SOCKET", with: daemon.socket) }, environment: elsewhere)
+        #expect(result.exitStatus == 0, "stderr: \(result.standardError)")
+        #expect(result.standardError.isEmpty)
+    }
 }
