@@ -15,7 +15,9 @@ import Glibc
 /// - 69 (`EX_UNAVAILABLE`): the daemon is not running or the socket does not exist.
 /// - 77 (`EX_NOPERM`): the socket refuses this user.
 ///
-/// Every error is exactly one line on stderr, `alarmctl: <message>`.
+/// Every error is exactly one line on stderr, `alarmctl: <message>`. Whatever in it came from
+/// elsewhere (the daemon's reasons, names, titles) is printed through ``TerminalText``, like every
+/// human-readable output.
 @main
 struct AlarmCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -49,7 +51,7 @@ struct AlarmCtl: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            writeToStandardError("alarmctl: \(failure.message)\n")
+            writeToStandardError("alarmctl: \(TerminalText.escaped(failure.message))\n")
             Glibc.exit(failure.exitStatus)
         } catch {
             let code = exitCode(for: error)
@@ -59,7 +61,7 @@ struct AlarmCtl: AsyncParsableCommand {
             }
             let message = self.message(for: error)
                 .split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? "\(error)"
-            writeToStandardError("alarmctl: \(message)\n")
+            writeToStandardError("alarmctl: \(TerminalText.escaped(message))\n")
             Glibc.exit(code.rawValue == 0 ? 1 : code.rawValue)
         }
     }
