@@ -42,7 +42,7 @@ enum StrictJSON {
     /// `nil` if `bytes` is exactly one strict JSON text; else the first violation.
     static func validate(_ bytes: [UInt8]) -> Violation? {
         var validator = Validator(bytes: bytes)
-        do {
+        do throws(Violation) {
             try validator.validateText()
             return nil
         } catch {
@@ -57,6 +57,12 @@ private struct Validator {
     let bytes: [UInt8]
     var index = 0
     var topLevelMembers: [String: Range<Int>] = [:]
+    /// The member names read so far in the objects being read, outermost first: one array for
+    /// the whole line, so that checking names for repeats allocates nothing per object.
+    private var names: [ArraySlice<UInt8>] = []
+    /// Objects with more names than this also keep them in a set: a scan per name would make a
+    /// 64 KiB object of short names cost a quadratic number of comparisons.
+    private static let namesScannedPerObject = 32
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -82,7 +88,7 @@ private struct Validator {
         switch bytes[index] {
         case UInt8(ascii: "{"): try object(depth: depth + 1)
         case UInt8(ascii: "["): try array(depth: depth + 1)
-        case UInt8(ascii: "\""): try string(keeping: false)
+        case UInt8(ascii: "\""): try string(decodingEscapes: false)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
@@ -99,7 +105,9 @@ private struct Validator {
         index += 1
         skipWhitespace()
         if take(UInt8(ascii: "}")) { return }
-        var names: Set<[UInt8]> = []
+        let firstName = names.count
+        defer { names.removeSubrange(firstName...) }
+        var manyNames: Set<ArraySlice<UInt8>>?
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 guard index < bytes.count else { throw violation("the line ends inside an object") }
@@ -107,8 +115,16 @@ private struct Validator {
                 throw unexpected("where a member name in double quotes belongs")
             }
             let nameStart = index
-            let name = try string(keeping: true)
-            guard names.insert(name).inserted else {
+            let name = try string(decodingEscapes: true)
+            let isRepeated: Bool
+            if names.count - firstName < Self.namesScannedPerObject {
+                isRepeated = names[firstName...].contains(name)
+                names.append(name)
+            } else {
+                if manyNames == nil { manyNames = Set(names[firstName...]) }
+                isRepeated = manyNames?.insert(name).inserted == false
+            }
+            if isRepeated {
                 index = nameStart
                 throw violation("the member name \(quoted(name)) a second time in one object")
             }
@@ -171,29 +187,34 @@ private struct Validator {
 
     // MARK: - Strings
 
-    /// Reads a string; returns its decoded contents as UTF-8 if `keeping` (member names), else [].
+    /// Reads a string and returns its contents as UTF-8: a slice of the line, or, for a string
+    /// with escapes when `decodingEscapes` (member names, compared by what they mean), of a
+    /// decoded copy.
     @discardableResult
-    private mutating func string(keeping: Bool) throws(StrictJSON.Violation) -> [UInt8] {
+    private mutating func string(decodingEscapes: Bool) throws(StrictJSON.Violation) -> ArraySlice<UInt8> {
         index += 1
-        var text: [UInt8] = []
+        let start = index
+        // The contents so far, once an escape made them differ from the line's bytes.
+        var decoded: [UInt8]?
         while true {
             guard index < bytes.count else { throw violation("the line ends inside a string") }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return text
+                return decoded.map { $0[...] } ?? bytes[start..<(index - 1)]
             case UInt8(ascii: "\\"):
+                if decodingEscapes, decoded == nil { decoded = Array(bytes[start..<index]) }
                 let scalar = try escape()
-                if keeping { text.append(contentsOf: String(scalar).utf8) }
+                decoded?.append(contentsOf: String(scalar).utf8)
             case 0x00..<0x20:
                 throw violation("the control character \(hex(UInt32(byte))) unescaped in a string")
             case 0x20..<0x80:
-                if keeping { text.append(byte) }
+                decoded?.append(byte)
                 index += 1
             default:
                 guard let length = utf8SequenceLength(at: index) else { throw violation("invalid UTF-8", isEncoding: true) }
-                if keeping { text.append(contentsOf: bytes[index..<index + length]) }
+                decoded?.append(contentsOf: bytes[index..<index + length])
                 index += length
             }
         }
@@ -223,7 +244,7 @@ private struct Validator {
         switch unit {
         case 0xD800...0xDBFF:
             let lowStart = index
-            guard bytes[index...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else {
+            guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
                 index = start
                 throw violation("the high surrogate \\u\(hexDigits(unit)) without a low one after it")
             }
@@ -265,22 +286,24 @@ private struct Validator {
     /// 3-7 defines it (no overlong forms, no surrogates, nothing above U+10FFFF); `nil` if there
     /// is none.
     private func utf8SequenceLength(at position: Int) -> Int? {
-        let continuations: [ClosedRange<UInt8>]
+        // How many continuation bytes follow the lead, and the range the first of them must be in.
+        let continuations: Int
+        let second: ClosedRange<UInt8>
         switch bytes[position] {
-        case 0xC2...0xDF: continuations = [0x80...0xBF]
-        case 0xE0: continuations = [0xA0...0xBF, 0x80...0xBF]
-        case 0xE1...0xEC, 0xEE...0xEF: continuations = [0x80...0xBF, 0x80...0xBF]
-        case 0xED: continuations = [0x80...0x9F, 0x80...0xBF]
-        case 0xF0: continuations = [0x90...0xBF, 0x80...0xBF, 0x80...0xBF]
-        case 0xF1...0xF3: continuations = [0x80...0xBF, 0x80...0xBF, 0x80...0xBF]
-        case 0xF4: continuations = [0x80...0x8F, 0x80...0xBF, 0x80...0xBF]
+        case 0xC2...0xDF: (continuations, second) = (1, 0x80...0xBF)
+        case 0xE0: (continuations, second) = (2, 0xA0...0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: (continuations, second) = (2, 0x80...0xBF)
+        case 0xED: (continuations, second) = (2, 0x80...0x9F)
+        case 0xF0: (continuations, second) = (3, 0x90...0xBF)
+        case 0xF1...0xF3: (continuations, second) = (3, 0x80...0xBF)
+        case 0xF4: (continuations, second) = (3, 0x80...0x8F)
         default: return nil
         }
-        for (offset, range) in continuations.enumerated() {
-            let next = position + 1 + offset
-            guard next < bytes.count, range.contains(bytes[next]) else { return nil }
+        guard bytes.count - position > continuations, second.contains(bytes[position + 1]) else { return nil }
+        for next in position + 2..<position + 1 + continuations where !(0x80...0xBF).contains(bytes[next]) {
+            return nil
         }
-        return 1 + continuations.count
+        return 1 + continuations
     }
 
     // MARK: - Bytes
@@ -335,7 +358,7 @@ private struct Validator {
     }
 
     /// A member name for a message: quoted, with controls escaped and cut to 40 characters.
-    private func quoted(_ name: [UInt8]) -> String {
+    private func quoted(_ name: ArraySlice<UInt8>) -> String {
         let text = String(decoding: name, as: UTF8.self)
         return "\"" + ControlRequest.clipped(text, to: 40) + "\""
     }

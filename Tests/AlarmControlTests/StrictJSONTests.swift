@@ -51,6 +51,20 @@ struct StrictJSONTests {
         #expect(StrictJSON.validate(Array(deepObjects.utf8))?.offset == 320)
     }
 
+    @Test(arguments: [2, 31, 32, 33, 200])
+    func aRepeatedNameIsFoundInAnObjectOfAnySize(names: Int) {
+        let members = (0..<names).map { #""n\#($0)":\#($0)"# }
+        let distinct = "{" + members.joined(separator: ",") + "}"
+        #expect(StrictJSON.validate(Array(distinct.utf8)) == nil)
+        for repeated in [0, names / 2, names - 1] {
+            let text = "{" + (members + [#""n\#(repeated)":0"#]).joined(separator: ",") + "}"
+            #expect(StrictJSON.validate(Array(text.utf8))?.problem == #"the member name "n\#(repeated)" a second time in one object"#)
+        }
+        // Names in nested objects are their own object's: the same name inside and outside is fine.
+        let nested = "{" + members.joined(separator: ",") + #","inner":{"# + members.joined(separator: ",") + "}}"
+        #expect(StrictJSON.validate(Array(nested.utf8)) == nil)
+    }
+
     @Test func aViolationKeepsTheTopLevelMembersReadBeforeIt() {
         let violation = StrictJSON.validate(Array(#"{"v":1,"id":-12,"params":{"x":[1,]}}"#.utf8))
         #expect(violation?.completeTopLevelMembers == ["v": 5..<6, "id": 12..<15])
