@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKit
+import AlarmTestKit
 import AlarmTime
 import FoundationEssentials
 import Glibc
@@ -11,11 +12,10 @@ final class BenchmarkDirectory {
 
     init(parent: String, name: String) throws {
         _ = mkdir(parent, 0o700)
-        var template = Array("\(parent)/\(name)-XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else {
+        guard let created = TemporaryDirectory.makeUnique(template: "\(parent)/\(name)-XXXXXX") else {
             throw BenchmarkError("mkdtemp under \(parent) failed: errno \(errno)")
         }
-        path = String(cString: created)
+        path = created
     }
 
     /// Removes only this run's own directory; the parent may hold other runs.

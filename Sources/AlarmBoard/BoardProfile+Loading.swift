@@ -1,7 +1,20 @@
+import Glibc
+
 extension BoardProfile {
     /// Where installed profiles are: `/usr/share/alarmd/boards`. In a checkout they are in the
     /// repository's `board/`.
     public static let installedDirectory = "/usr/share/alarmd/boards"
+
+    /// Where a checkout keeps its profiles, relative to the working directory.
+    public static let checkoutDirectory = "board"
+
+    /// The directory named profiles are looked up in, for `directory` as configured (by default
+    /// ``installedDirectory``): `directory` itself, except that ``installedDirectory`` when it
+    /// does not exist (nothing installed: a checkout) means ``checkoutDirectory``. `alarmd` and
+    /// `alarmd selftest` both resolve names through this.
+    public static func lookupDirectory(for directory: String = installedDirectory) -> String {
+        directory == installedDirectory && access(directory, F_OK) != 0 ? checkoutDirectory : directory
+    }
 
     /// Loads a profile by name (`rpi4b` reads `DIRECTORY/rpi4b.toml`) or by path (anything
     /// containing `/` or ending in `.toml`, relative to the working directory).

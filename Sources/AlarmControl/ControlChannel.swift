@@ -23,8 +23,9 @@ final class ControlChannel: Sendable {
         var nextID: Int64 = 0
         var closing = false
         var closed = false
-        /// Why the daemon refused us, if it said so before closing (`busy`).
-        var refusal: String?
+        /// Why the connection ended, when known: the daemon refused us (`busy`), or it sent a line
+        /// that is not strict JSON.
+        var endReason: String?
     }
 
     /// Tells this connection from earlier ones of the same client.
@@ -83,7 +84,7 @@ final class ControlChannel: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let failure: (any Error)? = state.withLock { state in
-                    if state.closed || state.closing { return Self.lostError(state.refusal, sent: false) }
+                    if state.closed || state.closing { return Self.lostError(state.endReason, sent: false) }
                     if Task.isCancelled { return CancellationError() }
                     guard state.output.append(line) else {
                         return AlarmOperationError.serviceUnavailable("too many requests waiting to be sent to alarmd")
@@ -112,8 +113,8 @@ final class ControlChannel: Sendable {
         state.withLock { _ = $0.routes.removeValue(forKey: number) }
     }
 
-    private static func lostError(_ refusal: String?, sent: Bool) -> AlarmOperationError {
-        if let refusal { return .serviceUnavailable("alarmd refused the connection: \(refusal)") }
+    private static func lostError(_ endReason: String?, sent: Bool) -> AlarmOperationError {
+        if let endReason { return .serviceUnavailable(endReason) }
         return .serviceUnavailable(sent
             ? "the connection to alarmd closed before it answered; the request may or may not have taken effect"
             : "the connection to alarmd is closed")
@@ -146,8 +147,7 @@ final class ControlChannel: Sendable {
                     }
                     if count == 0 { break serving }
                     for output in decoder.feed(buffer[0..<count]) {
-                        guard case .line(let line) = output else { break serving }
-                        dispatch(line)
+                        guard case .line(let line) = output, dispatch(line) else { break serving }
                     }
                 }
             }
@@ -158,25 +158,31 @@ final class ControlChannel: Sendable {
     }
 
     /// Routes one line from the daemon: an event to its subscription, a response to its request.
-    private func dispatch(_ line: [UInt8]) {
+    /// Returns `false` for a line that is not strict JSON: the daemon never sends one, so the
+    /// connection can no longer be trusted and is ended.
+    private func dispatch(_ line: [UInt8]) -> Bool {
+        if let violation = StrictJSON.validate(line) {
+            state.withLock { $0.endReason = "alarmd sent a line that is not valid JSON (\(violation)); the connection was closed" }
+            return false
+        }
         let envelope: IncomingEnvelope
         if let scanned = EnvelopeScanner.scan(line), scanned.id != nil || scanned.ok != false {
             // The usual line: routed by its few top-level fields, not parsed twice in full.
             envelope = IncomingEnvelope(id: scanned.id, ok: scanned.ok, event: scanned.isEvent ? "" : nil, subscription: scanned.subscription)
         } else {
-            guard let decoded = try? ControlProtocol.makeDecoder().decode(IncomingEnvelope.self, from: Data(line)) else { return }
+            guard let decoded = try? ControlProtocol.makeDecoder().decode(IncomingEnvelope.self, from: Data(line)) else { return true }
             envelope = decoded
         }
         if envelope.event != nil, let number = envelope.subscription {
             state.withLock { $0.routes[number] }?(line)
-            return
+            return true
         }
         guard let id = envelope.id else {
             // A refusal before any request (`busy`): remembered for the error requests get.
             if envelope.ok == false, let error = envelope.error {
-                state.withLock { $0.refusal = error.message }
+                state.withLock { $0.endReason = "alarmd refused the connection: \(error.message)" }
             }
-            return
+            return true
         }
         let continuation = state.withLock { state -> CheckedContinuation<[UInt8], any Error>? in
             let route = state.pendingRoutes.removeValue(forKey: id)
@@ -188,18 +194,19 @@ final class ControlChannel: Sendable {
             return state.waiting.removeValue(forKey: id)
         }
         continuation?.resume(returning: line)
+        return true
     }
 
     private func finish() {
         UnixSocket.close(fd)
-        let (waiting, refusal) = state.withLock { state in
+        let (waiting, endReason) = state.withLock { state in
             state.closed = true
             state.routes = [:]
             state.pendingRoutes = [:]
             defer { state.waiting = [:] }
-            return (Array(state.waiting.values), state.refusal)
+            return (Array(state.waiting.values), state.endReason)
         }
-        let error = Self.lostError(refusal, sent: true)
+        let error = Self.lostError(endReason, sent: true)
         waiting.forEach { $0.resume(throwing: error) }
         let onClose = self.onClose.withLock { handler in
             defer { handler = nil }

@@ -11,6 +11,10 @@ import FoundationEssentials
 /// ← {"v":1,"event":"alarms","subscription":2,"data":[…]}
 /// ```
 ///
+/// - Every line is one strict RFC 8259 JSON text in UTF-8 (``StrictJSON``: no trailing commas,
+///   comments, invalid escapes, raw control characters in strings, lone surrogates, repeated
+///   member names, byte order mark...). A request line that is not is refused whole as
+///   `malformed`; a client ends a connection whose daemon sends one.
 /// - A request carries `v` (the protocol version), `id` (any integer the client chooses; the
 ///   response repeats it), `op` and optional `params`. Unknown fields are ignored, so a newer
 ///   client's additions do not break an older daemon; an unknown `v` gets `unsupportedVersion`.

@@ -17,14 +17,17 @@ public struct ControlRequest: Sendable {
     /// Parses one line (without its newline). Pure and total: any bytes give a request or a
     /// ``ControlRequestError`` naming what is wrong, never a crash.
     ///
-    /// Checks, in order: UTF-8, a JSON object, `v` (an integer; another version is
-    /// `unsupportedVersion`), `id` (an integer), `op` (a string among `operations`: else
+    /// Checks, in order: strict JSON in UTF-8 (``StrictJSON``; the refusal carries the request's
+    /// `id` if the line has it before the fault), a JSON object, `v` (an integer; another version
+    /// is `unsupportedVersion`), `id` (an integer), `op` (a string among `operations`: else
     /// `unknownOperation`), `params` (absent, `null` or an object). Other fields are ignored.
     public static func decode(line bytes: [UInt8], operations: Set<String> = ControlOperationName.builtIn)
         -> Result<ControlRequest, ControlRequestError>
     {
-        guard String(validating: bytes, as: UTF8.self) != nil else {
-            return .failure(ControlRequestError(id: nil, .malformed, "the request is not valid UTF-8"))
+        if let violation = StrictJSON.validate(bytes) {
+            let id = violation.completeTopLevelMembers["id"].flatMap { integer(in: bytes, at: $0) }
+            let what = violation.isEncoding ? "the request is not valid UTF-8" : "the request is not valid JSON"
+            return .failure(ControlRequestError(id: id, .malformed, "\(what): \(violation)"))
         }
         let data = Data(bytes)
         if let request = ControlRequestReader.read(bytes, operations: operations) {
@@ -35,7 +38,15 @@ public struct ControlRequest: Sendable {
         return decodeWithJSONDecoder(data, operations: operations)
     }
 
-    /// ``decode(line:operations:)`` with `JSONDecoder` alone, for a valid UTF-8 line: the
+    /// The integer that is exactly `range` of `bytes`, if it is one.
+    private static func integer(in bytes: [UInt8], at range: Range<Int>) -> Int64? {
+        var reader = AlarmJSONReader(bytes)
+        reader.index = range.lowerBound
+        guard let value = reader.readInteger(), reader.index == range.upperBound else { return nil }
+        return Int64(value)
+    }
+
+    /// ``decode(line:operations:)`` with `JSONDecoder` alone, for a strict JSON line: the
     /// authority on every line, and the only reader of those ``ControlRequestReader`` leaves.
     static func decodeWithJSONDecoder(_ data: Data, operations: Set<String>) -> Result<ControlRequest, ControlRequestError> {
         let envelope: Envelope

@@ -4,10 +4,10 @@ import Logging
 
 /// The server's I/O thread: `poll()` over the listening socket, every connection and a waker.
 ///
-/// Confined to its thread (created there). It accepts (refusing beyond the client limit), reads
-/// and splits lines, parses each request's envelope and hands it to the connection's session,
-/// writes queued output, and closes connections that ended, overflowed, sent a line too large or
-/// stayed idle. It never waits for the engine: sessions answer on their own time and wake it.
+/// Confined to its thread (created there). It reads and splits lines, parses each request's
+/// envelope and hands it to the connection's session, writes queued output, closes connections
+/// that ended, overflowed, sent a line too large or stayed idle, and then accepts (refusing beyond
+/// the client limit). It never waits for the engine: sessions answer on their own time and wake it.
 final class ServerLoop {
     private final class Client {
         let fd: Int32
@@ -61,7 +61,6 @@ final class ServerLoop {
             }
             if fds[0].revents != 0 { waker.drain() }
             if server.stopRequested.load(ordering: .sequentiallyConsistent) { break }
-            if fds[1].revents & Int16(POLLIN) != 0 { acceptAll() }
             for (index, client) in order.enumerated() where fds[index + 2].revents != 0 {
                 receive(client, events: fds[index + 2].revents)
             }
@@ -73,6 +72,9 @@ final class ServerLoop {
                 }
             }
             closeIdleClients()
+            // After the closes: a client that left in this wake-up frees its slot for one that
+            // arrived in it, which would otherwise be refused as busy with fewer than the limit open.
+            if fds[1].revents & Int16(POLLIN) != 0 { acceptAll() }
         }
         for client in Array(clients.values) { close(client, .serverStopping) }
         UnixSocket.close(listener)

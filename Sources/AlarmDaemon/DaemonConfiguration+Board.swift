@@ -53,17 +53,24 @@ extension DaemonConfiguration {
     /// - Throws: ``ConfigError``: about the selection (see ``boardNameOrPath(modelFile:)``), or
     ///   the first problem in the profile, at its own file and line.
     public func loadBoard(modelFile: String = deviceTreeModelPath) throws(ConfigError) -> BoardProfile.Loaded {
-        try BoardProfile.load(nameOrPath: boardNameOrPath(modelFile: modelFile), directory: boardsDirectory)
+        try BoardProfile.load(nameOrPath: boardNameOrPath(modelFile: modelFile), directory: boardLookupDirectory)
+    }
+
+    /// Where profile names are looked up: ``boardsDirectory``, or `./board` in a checkout where
+    /// the default directory is not installed (`BoardProfile.lookupDirectory(for:)`).
+    public var boardLookupDirectory: String {
+        BoardProfile.lookupDirectory(for: boardsDirectory)
     }
 
     private var availableBoards: String {
-        let names = BoardProfile.available(in: boardsDirectory)
-        return names.isEmpty ? "no profiles in \(boardsDirectory)" : "available: " + names.joined(separator: ", ")
+        let directory = boardLookupDirectory
+        let names = BoardProfile.available(in: directory)
+        return names.isEmpty ? "no profiles in \(directory)" : "available: " + names.joined(separator: ", ")
     }
 
     private func checkNamedBoard(_ name: String) throws(ConfigError) {
-        guard BoardProfile.available(in: boardsDirectory).contains(name) else {
-            throw boardOrigin.error("no board profile named \"\(name)\" in \(boardsDirectory) (\(availableBoards))")
+        guard BoardProfile.available(in: boardLookupDirectory).contains(name) else {
+            throw boardOrigin.error("no board profile named \"\(name)\" in \(boardLookupDirectory) (\(availableBoards))")
         }
     }
 }

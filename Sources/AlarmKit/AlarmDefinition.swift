@@ -73,6 +73,14 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
 extension AlarmDefinition {
     /// The longest countdown accepted: a year.
     public static let maximumCountdown: TimeInterval = 366 * 24 * 3600
+    /// The shortest countdown accepted: a millisecond, the finest unit durations are written in.
+    public static let minimumCountdown: TimeInterval = 0.001
+    /// The instants a `.fixed` schedule may name: from 1970-01-01T00:00:00Z up to, not including,
+    /// 10000-01-01T00:00:00Z. Within it every instant is exact to well below a millisecond in a
+    /// `Date`, its civil date and ISO 8601 text (four-digit years in UTC) are exact, and it
+    /// travels as a JSON number of seconds unchanged; outside it a date prints as another (the
+    /// civil-date conversions clamp) or not at all (NaN, infinities).
+    public static let fixedDates = Date(timeIntervalSince1970: 0)..<Date(timeIntervalSince1970: 253_402_300_800)
     /// The longest title or button text accepted, in characters.
     public static let maximumTextLength = 200
     /// The largest metadata accepted, in bytes of JSON.
@@ -89,8 +97,9 @@ extension AlarmDefinition {
         try Self.checkDuration(countdownDuration?.postAlert, named: "countdownDuration.postAlert")
         switch schedule {
         case .fixed(let date):
-            guard date.timeIntervalSinceReferenceDate.isFinite else {
-                throw .invalidConfiguration("schedule.fixed is not a finite date")
+            guard Self.fixedDates.contains(date) else {
+                throw .invalidConfiguration(
+                    "schedule.fixed is \(date.timeIntervalSince1970) s since 1970; a fixed date must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z")
             }
         case .relative(let relative):
             guard (0...23).contains(relative.time.hour) else {
@@ -120,8 +129,8 @@ extension AlarmDefinition {
 
     private static func checkDuration(_ duration: TimeInterval?, named name: String) throws(AlarmOperationError) {
         guard let duration else { return }
-        guard duration.isFinite, duration > 0, duration <= maximumCountdown else {
-            throw .invalidConfiguration("\(name) is \(duration) s; it must be more than 0 and at most \(Int(maximumCountdown)) s")
+        guard (minimumCountdown...maximumCountdown).contains(duration) else {
+            throw .invalidConfiguration("\(name) is \(duration) s; it must be from \(minimumCountdown) to \(Int(maximumCountdown)) s")
         }
     }
 

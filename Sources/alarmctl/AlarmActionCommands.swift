@@ -16,7 +16,7 @@ struct AlarmActionArguments: ParsableArguments {
         defer { session.close() }
         let view = try await session.resolve(key)
         try await session.call { try await $0.perform(action, id: view.id) }
-        print("\(done) \(view.id.uuidString)\(view.title.map { " \"\($0)\"" } ?? "")")
+        print("\(done) \(view.id.uuidString)\(view.title.map { " \"\(TerminalText.escaped($0))\"" } ?? "")")
     }
 }
 

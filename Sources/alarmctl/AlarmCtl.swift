@@ -15,14 +15,16 @@ import Glibc
 /// - 69 (`EX_UNAVAILABLE`): the daemon is not running or the socket does not exist.
 /// - 77 (`EX_NOPERM`): the socket refuses this user.
 ///
-/// Every error is exactly one line on stderr, `alarmctl: <message>`.
+/// Every error is exactly one line on stderr, `alarmctl: <message>`. Whatever in it came from
+/// elsewhere (the daemon's reasons, names, titles) is printed through ``TerminalText``, like every
+/// human-readable output.
 @main
 struct AlarmCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alarmctl",
         abstract: "Control the alarm clock.",
         discussion: """
-            The daemon's socket is --socket PATH, else $ALARMD_SOCKET, else \(SocketOptions.defaultPath). \
+            The daemon's socket is --socket PATH (before or after the command), else $ALARMD_SOCKET, else \(SocketOptions.defaultPath). \
             Durations are written 9m, 90s, 1h30m or 500ms. Alarms are named by their id or any \
             prefix of it that is unique among your alarms (list shows 8 characters). \
             Exit status: 0 done; 1 refused by alarmd (its message is printed); 64 bad arguments; \
@@ -35,6 +37,9 @@ struct AlarmCtl: AsyncParsableCommand {
         ]
     )
 
+    /// `--socket PATH` before the command; the command's own group receives the same value.
+    @OptionGroup var connection: SocketOptions
+
     /// Scripts rely on errors being exactly one line on stderr, so errors are printed here rather
     /// than by ArgumentParser, which adds usage lines.
     static func main() async {
@@ -46,7 +51,7 @@ struct AlarmCtl: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            writeToStandardError("alarmctl: \(failure.message)\n")
+            writeToStandardError("alarmctl: \(TerminalText.escaped(failure.message))\n")
             Glibc.exit(failure.exitStatus)
         } catch {
             let code = exitCode(for: error)
@@ -56,7 +61,7 @@ struct AlarmCtl: AsyncParsableCommand {
             }
             let message = self.message(for: error)
                 .split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? "\(error)"
-            writeToStandardError("alarmctl: \(message)\n")
+            writeToStandardError("alarmctl: \(TerminalText.escaped(message))\n")
             Glibc.exit(code.rawValue == 0 ? 1 : code.rawValue)
         }
     }

@@ -99,6 +99,6 @@ struct AuthCommand: AsyncParsableCommand {
         let session = try await connection.connect()
         defer { session.close() }
         try await session.call { try await $0.setAuthorization(state, forUID: uid) }
-        print("\(UserNames.describe(uid)): \(state.rawValue)")
+        print("\(TerminalText.escaped(UserNames.describe(uid))): \(state.rawValue)")
     }
 }

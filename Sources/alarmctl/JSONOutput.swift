@@ -5,7 +5,8 @@ import FoundationEssentials
 /// alarmctl's `--json` output, version 1: a contract for scripts, independent of the daemon's
 /// internal types. New fields may be added in version 1; none is removed or changes meaning.
 ///
-/// Every document is an object with `"version": 1`. Instants are ISO 8601 in the local zone with
+/// Every document is an object with `"version": 1`. Strings hold control characters, bidi
+/// marks and line separators as `\uXXXX` escapes (``TerminalText``), never raw. Instants are ISO 8601 in the local zone with
 /// its offset (`2026-11-22T07:00:00+01:00`); lengths are seconds (numbers). Fields with nothing
 /// to say are `null`, never missing.
 ///
@@ -37,7 +38,7 @@ enum JSONOutput {
         encoder.dateEncodingStrategy = .secondsSince1970
         // Everything alarmctl encodes is finite and string-keyed: encoding cannot fail.
         guard let data = try? encoder.encode(value) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+        return TerminalText.jsonEscaped(String(decoding: data, as: UTF8.self))
     }
 
     struct AlarmList: Encodable {

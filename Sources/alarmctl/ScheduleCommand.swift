@@ -176,7 +176,7 @@ enum ScheduledOutput {
             Swift.print(JSONOutput.document(JSONOutput.OneAlarm(alarm: AlarmJSON(view, now: now, zone: zone))), terminator: "")
             return
         }
-        var line = "\(alarm.schedule == nil ? "Started timer" : "Scheduled") \(alarm.id.uuidString) \"\(title)\""
+        var line = "\(alarm.schedule == nil ? "Started timer" : "Scheduled") \(alarm.id.uuidString) \"\(TerminalText.escaped(title))\""
         if let next = view.nextAlert(now: now, zone: zone) {
             line += alarm.schedule == nil
                 ? ": rings at \(TimeText.timeOfDay(next, in: zone)) (in \(TimeText.duration(next.timeIntervalSince(now))))"

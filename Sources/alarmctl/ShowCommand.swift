@@ -77,7 +77,7 @@ struct ShowCommand: AsyncParsableCommand {
         }
         // A fixed key column, so that scripts and people find values at the same place.
         return lines.map { key, value in
-            key + ":" + String(repeating: " ", count: max(1, keyWidth - key.count - 1)) + value + "\n"
+            key + ":" + String(repeating: " ", count: max(1, keyWidth - key.count - 1)) + TerminalText.escaped(value) + "\n"
         }.joined()
     }
 

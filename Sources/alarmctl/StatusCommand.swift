@@ -36,7 +36,9 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func text(_ report: Report, now: Date, zone: TimeZoneRules) -> String {
-        var text = "alarmd \(report.version) on board \(report.board), up \(TimeText.duration(now.timeIntervalSince(report.startedAt)))"
+        let version = TerminalText.escaped(report.version)
+        let board = TerminalText.escaped(report.board)
+        var text = "alarmd \(version) on board \(board), up \(TimeText.duration(now.timeIntervalSince(report.startedAt)))"
         text += " (since \(TimeText.dateAndTime(report.startedAt, in: zone)))\n"
         var table = TextTable(header: [
             "Clock:", report.clockTrusted

@@ -1,5 +1,6 @@
 /// A plain-text table: a header row and left-aligned columns two spaces apart, the last one
-/// unpadded (titles can be long).
+/// unpadded (titles can be long). Cells are printed through ``TerminalText/escaped(_:)``: they
+/// hold text from others, and a newline in one would break the table.
 ///
 /// ```swift
 /// var table = TextTable(header: ["ID", "STATE"])
@@ -10,11 +11,11 @@ struct TextTable {
     private var rows: [[String]]
 
     init(header: [String]) {
-        rows = [header]
+        rows = [header.map(TerminalText.escaped)]
     }
 
     mutating func append(_ row: [String]) {
-        rows.append(row)
+        rows.append(row.map(TerminalText.escaped))
     }
 
     /// Every row, each ending in a newline.

@@ -92,7 +92,7 @@ struct ChangePrinter: Sendable {
             return JSONOutput.line(JSONOutput.Change(time: ISO8601.format(now, in: zone), id: id.uuidString, state: state, title: title))
         }
         var text = "\(TimeText.timeOfDay(now, in: zone))  \(id.uuidString.prefix(8))  \(state)"
-        if let title { text += String(repeating: " ", count: max(0, Self.stateWidth - state.count)) + "  \(title)" }
+        if let title { text += String(repeating: " ", count: max(0, Self.stateWidth - state.count)) + "  \(TerminalText.escaped(title))" }
         return text + "\n"
     }
 }

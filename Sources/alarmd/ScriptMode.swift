@@ -55,11 +55,17 @@ final class ScratchDirectory: Sendable {
 
     init(prefix: String) throws {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
-        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        var name = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+        let created = name.withUnsafeMutableBufferPointer { buffer -> String? in
+            // mkdtemp fills in the name in place and returns a pointer into it, which is only
+            // valid while this closure runs: the path is read from the buffer, here.
+            guard mkdtemp(buffer.baseAddress!) != nil else { return nil }
+            return String(cString: buffer.baseAddress!)
+        }
+        guard let created else {
             throw ScratchDirectoryError(description: String(cString: strerror(errno)))
         }
-        path = String(cString: created)
+        path = created
     }
 
     func remove() {

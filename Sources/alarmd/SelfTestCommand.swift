@@ -42,8 +42,7 @@ struct SelfTestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = boardsDirectory
-            ?? (access(BoardProfile.installedDirectory, F_OK) == 0 ? BoardProfile.installedDirectory : "board")
+        let directory = BoardProfile.lookupDirectory(for: boardsDirectory ?? BoardProfile.installedDirectory)
         let loaded: BoardProfile.Loaded
         do {
             loaded = try BoardProfile.load(nameOrPath: board, directory: directory)

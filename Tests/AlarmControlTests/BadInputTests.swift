@@ -51,6 +51,8 @@ struct BadInputTests {
         entries.append(("deep objects", String(repeating: #"{"a":"#, count: 10_000)))
         entries.append(("long op", #"{"v":1,"id":1,"op":""# + String(repeating: "a", count: 60_000) + #""}"#))
         var all = entries.map { ($0.0, Array($0.1.utf8)) }
+        // Each a cancel of the alarm the test keeps, which a lenient decoder would carry out.
+        all += NotStrictJSON.shapes.map { ("not strict JSON: \($0.name)", $0.bytes) }
         all.append(("invalid UTF-8", [0xC3, 0x28]))
         all.append(("0xFF bytes", [UInt8](repeating: 0xFF, count: 10)))
         for cut in [1, 10, 37, scheduleLine.count / 2, scheduleLine.count - 1] {
@@ -71,6 +73,8 @@ struct BadInputTests {
         try await rig.serving {
             // Something in the store to keep, and our own authorization recorded first.
             _ = try await rig.runtime.schedule(id: Alarm.ID(), definition: Sample.definition("Keep"), client: ClientID(rawValue: 1000))
+            _ = try await rig.runtime.schedule(
+                id: NotStrictJSON.keptAlarm, definition: Sample.definition("Mine"), client: ClientID(rawValue: geteuid()))
             _ = try await rig.client().authorizationState()
             let before = rig.storeFiles()
             let alarmsBefore = await rig.runtime.allAlarms()
@@ -105,7 +109,7 @@ struct BadInputTests {
                 #expect(errors >= 1 || entry.name.hasPrefix("oversized"), "\(entry.name) got no error")
             }
             #expect(closures == 2)
-            #expect(Self.corpus.count >= 50)
+            #expect(Self.corpus.count >= 100)
             // Well-formed requests that do not fit are refused by the engine, with its own codes.
             #expect(codes["schedule hour 25"] == "invalidConfiguration")
             #expect(codes["schedule negative timer"] == "invalidConfiguration")
@@ -113,10 +117,33 @@ struct BadInputTests {
             #expect(codes["version 2"] == "unsupportedVersion")
             #expect(codes["op case"] == "unknownOperation")
             #expect(codes["oversized by one"] == "tooLarge")
+            for shape in NotStrictJSON.shapes { #expect(codes["not strict JSON: \(shape.name)"] == "malformed", "\(shape.name)") }
             // Still serving, and nothing changed.
             #expect(try await rig.client().hello().protocol == 1)
             #expect(rig.storeFiles() == before)
             #expect(await rig.runtime.allAlarms() == alarmsBefore)
+        }
+    }
+
+    @Test(arguments: NotStrictJSON.shapes)
+    func aLineThatIsNotStrictJSONIsRefusedAndChangesNothing(shape: NotStrictJSON.Shape) async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            _ = try await rig.runtime.schedule(
+                id: NotStrictJSON.keptAlarm, definition: Sample.definition("Mine"), client: ClientID(rawValue: geteuid()))
+            let before = rig.storeFiles()
+            let connection = try await rig.rawConnection()
+            await connection.send(shape.bytes + [0x0A] + Sample.request(99, "hello"))
+            let refusal = await connection.nextMessage()
+            #expect(refusal?["ok"] == .bool(false))
+            #expect(refusal?["id"] == shape.id.map(JSONValue.integer) ?? .null)
+            #expect(refusal?["error"]?["code"] == .string("malformed"))
+            let message = refusal?["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains(shape.problem), "\(message)")
+            // The connection goes on.
+            #expect(await connection.nextMessage()?["id"] == .integer(99))
+            #expect(await rig.runtime.record(for: NotStrictJSON.keptAlarm) != nil)
+            #expect(rig.storeFiles() == before)
         }
     }
 }

@@ -37,6 +37,32 @@ struct ControlLimitsTests {
         }
     }
 
+    @Test func aSlotFreedByAClientThatLeftIsTakenByTheNextAtOnce() async throws {
+        let rig = try ServerRig(configure: { $0.maximumClients = 64 })
+        try await rig.serving {
+            var connections: [RawConnection] = []
+            for index in 0..<64 {
+                let connection = try await rig.rawConnection()
+                await connection.send(Sample.request(Int64(index), "hello"))
+                #expect(await connection.nextMessage()?["ok"] == .bool(true))
+                connections.append(connection)
+            }
+            // The server's thread is held (logging a refused line) while one client leaves and
+            // another arrives, so that it sees both in one wake-up, as a busy server would.
+            rig.log.hold(at: "Control request refused")
+            await connections[1].send(Array("nonsense\n".utf8))
+            await rig.log.held()
+            connections[0].close()
+            let next = try await rig.rawConnection()
+            rig.log.releaseHold()
+            await next.send(Sample.request(100, "hello"))
+            let answer = await next.nextMessage()
+            #expect(answer?["id"] == .integer(100), "\(String(describing: answer))")
+            #expect(answer?["ok"] == .bool(true))
+            #expect(await connections[1].nextMessage()?["ok"] == .bool(false))
+        }
+    }
+
     @Test func aClientThatDoesNotReadItsEventsIsDisconnected() async throws {
         let rig = try ServerRig(configure: { $0.outputLimit = 64 * 1024 })
         let me = ClientID(rawValue: geteuid())

@@ -57,7 +57,7 @@ struct ControlRequestTests {
     @Test func refusesInvalidUTF8() {
         let error = ControlRequest.decode(line: [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x7D]).failure
         #expect(error?.code == .malformed)
-        #expect(error?.message == "the request is not valid UTF-8")
+        #expect(error?.message == "the request is not valid UTF-8: invalid UTF-8 at byte 2")
     }
 
     @Test func refusesAnotherVersionWithTheRequestsID() {

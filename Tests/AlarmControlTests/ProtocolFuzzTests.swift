@@ -103,6 +103,7 @@ struct ProtocolFuzzTests {
         var accepted = 0
         var refused = 0
         var readFast = 0
+        var notStrict = 0
         for _ in 0..<Self.iterations {
             var message = Self.mutate(&random)
             message.append(0x0A)
@@ -112,14 +113,20 @@ struct ProtocolFuzzTests {
                 let end = min(message.count, offset + Int.random(in: 1...64, using: &random))
                 for output in decoder.feed(message[offset..<end]) {
                     guard case .line(let line) = output else { continue }
+                    let isStrictJSON = StrictJSON.validate(line) == nil
+                    if isStrictJSON {
+                        #expect(throws: Never.self) { try JSONDecoder().decode(AnyJSON.self, from: Data(line)) }
+                    }
                     switch ControlRequest.decode(line: line, operations: ControlOperationName.builtIn.union(["echo"])) {
                     case .success(let request):
+                        #expect(isStrictJSON, "accepted: \(String(decoding: line, as: UTF8.self).debugDescription)")
                         accepted += 1
                         if request.readParameters != nil { readFast += 1 }
                         Self.expectTheReaderAgreesWithJSONDecoder(line)
                         Self.decodeParameters(request)
                     case .failure(let error):
                         refused += 1
+                        if !isStrictJSON { notStrict += 1 }
                         #expect(!error.message.isEmpty && !error.message.contains("\n"), "\(error.message)")
                     }
                 }
@@ -129,6 +136,7 @@ struct ProtocolFuzzTests {
         #expect(!decoder.hasFailed)
         #expect(accepted > 0 && refused > 0, "the mutations reach both sides: \(accepted) accepted, \(refused) refused")
         #expect(readFast > 0, "some mutations are read by ControlRequestReader")
+        #expect(notStrict > 0, "some mutations are refused as not strict JSON")
     }
 
     @Test func theLiveServerSurvivesEveryMutationAndItsStoreStaysTheSame() async throws {

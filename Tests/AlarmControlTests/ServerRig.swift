@@ -2,6 +2,7 @@ import AlarmKit
 import AlarmSimulator
 import AlarmTestKit
 import AlarmTime
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -172,7 +173,8 @@ final class GatedPrompter: AuthorizationPrompter {
     }
 }
 
-/// A log handler that keeps every record, for checking what the server logs.
+/// A log handler that keeps every record, for checking what the server logs; it can also hold
+/// the thread that logs a given message, to stop the server's I/O thread at a known point.
 final class CapturedLog: Sendable {
     struct Record: Sendable {
         var level: Logger.Level
@@ -180,7 +182,51 @@ final class CapturedLog: Sendable {
         var metadata: [String: String]
     }
 
+    private struct Hold {
+        var message: String?
+        var isHolding = false
+        var heldWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
     private let records = Mutex<[Record]>([])
+    private let hold = Mutex(Hold())
+    private let release = DispatchSemaphore(value: 0)
+
+    /// The next record with `message` blocks the thread logging it until ``releaseHold()``.
+    func hold(at message: String) {
+        hold.withLock { $0.message = message }
+    }
+
+    /// Suspends until a thread is held (see ``hold(at:)``).
+    func held() async {
+        await withCheckedContinuation { continuation in
+            let isHolding = hold.withLock { hold in
+                if !hold.isHolding { hold.heldWaiters.append(continuation) }
+                return hold.isHolding
+            }
+            if isHolding { continuation.resume() }
+        }
+    }
+
+    /// Lets the held thread go on.
+    func releaseHold() {
+        release.signal()
+    }
+
+    /// Called on the logging thread: blocks it if `message` is the one to hold at.
+    private func holdIfAsked(_ message: String) {
+        let waiters: [CheckedContinuation<Void, Never>]? = hold.withLock { hold in
+            guard hold.message == message else { return nil }
+            hold.message = nil
+            hold.isHolding = true
+            defer { hold.heldWaiters = [] }
+            return hold.heldWaiters
+        }
+        guard let waiters else { return }
+        waiters.forEach { $0.resume() }
+        release.wait()
+        hold.withLock { $0.isHolding = false }
+    }
 
     var entries: [Record] { records.withLock { $0 } }
 
@@ -205,6 +251,7 @@ final class CapturedLog: Sendable {
                 level: event.level, message: "\(event.message)",
                 metadata: (event.metadata ?? [:]).mapValues { "\($0)" })
             log.records.withLock { $0.append(record) }
+            log.holdIfAsked(record.message)
         }
     }
 }

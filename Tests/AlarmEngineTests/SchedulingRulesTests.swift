@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmTime
 import FoundationEssentials
 import Testing
 
@@ -60,6 +61,66 @@ import Testing
         }
         let id = try scheduler.add(Fixture.fixed(now.addingTimeInterval(-60)), now: now)
         #expect(scheduler.state(of: id) == .alerting)
+    }
+
+    /// The last instant of year 9999, and the first of 10000.
+    static let lastAcceptedSecond: TimeInterval = 253_402_300_799
+    static let firstRefusedSecond: TimeInterval = 253_402_300_800
+
+    @Test(arguments: [(0, "1970-01-01T00:00:00+00:00"), (lastAcceptedSecond, "9999-12-31T23:59:59+00:00")])
+    func aFixedDateAtEitherBoundIsAcceptedAndPrintedBackExactly(_ seconds: TimeInterval, _ text: String) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        // An untrusted clock (a Pi just booted) refuses nothing for being in the past.
+        var scheduler = Fixture.scheduler(.utc, trusted: false)
+        let id = try scheduler.add(Fixture.fixed(date), now: Date(timeIntervalSince1970: 0))
+        let kept = try #require(scheduler.record(for: id))
+        #expect(kept.definition.schedule == .fixed(date))
+        guard case .fixed(let stored)? = kept.definition.schedule else { return }
+        #expect(ISO8601.format(stored, in: .utc) == text)
+        #expect(ISO8601.parse(text) == date)
+        // As the store and the control socket carry it: seconds since 1970, unchanged.
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        #expect(try decoder.decode(AlarmDefinition.self, from: encoder.encode(kept.definition)) == kept.definition)
+    }
+
+    // Seconds since 1970, not dates: Foundation's description of a NaN date traps.
+    @Test(arguments: [
+        firstRefusedSecond, -0.001, -1, 1e18, -1e18, .nan, .infinity, -.infinity, Date.distantPast.timeIntervalSince1970,
+    ])
+    func aFixedDateOutsideTheRangeIsRefusedWithTheRange(_ seconds: TimeInterval) {
+        var scheduler = Fixture.scheduler(.utc, trusted: false)
+        let date = Date(timeIntervalSince1970: seconds)
+        let error = #expect(throws: AlarmOperationError.self) { try scheduler.add(Fixture.fixed(date), now: now) }
+        guard case .invalidConfiguration(let reason)? = error else { return }
+        #expect(reason.hasPrefix("schedule.fixed is "), "\(reason)")
+        #expect(reason.hasSuffix("a fixed date must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z"), "\(reason)")
+        #expect(scheduler.alarmCount == 0)
+    }
+
+    @Test(arguments: [AlarmDefinition.minimumCountdown, 0.25, 540.125, AlarmDefinition.maximumCountdown])
+    func aCountdownWithinTheBoundsIsAcceptedExactly(_ seconds: TimeInterval) throws {
+        var scheduler = Fixture.scheduler()
+        let timer = try scheduler.add(Fixture.timer(seconds), now: now)
+        #expect(scheduler.record(for: timer)?.definition.countdownDuration == .init(preAlert: seconds, postAlert: seconds))
+        let snoozing = try scheduler.add(Fixture.alarm(7, 0, preAlert: seconds, postAlert: seconds), now: now)
+        #expect(scheduler.record(for: snoozing)?.definition.countdownDuration == .init(preAlert: seconds, postAlert: seconds))
+    }
+
+    @Test(arguments: [
+        AlarmDefinition.maximumCountdown.nextUp, AlarmDefinition.maximumCountdown + 1, AlarmDefinition.minimumCountdown.nextDown,
+        .leastNonzeroMagnitude, 0, -0.001, 1e300, .greatestFiniteMagnitude, .infinity, -.infinity, .nan,
+    ])
+    func aCountdownOutsideTheBoundsIsRefusedWithTheBounds(_ seconds: TimeInterval) {
+        var scheduler = Fixture.scheduler()
+        for definition in [Fixture.timer(seconds), Fixture.alarm(7, 0, preAlert: seconds), Fixture.alarm(7, 0, postAlert: seconds)] {
+            let error = #expect(throws: AlarmOperationError.self) { try scheduler.add(definition, now: now) }
+            guard case .invalidConfiguration(let reason)? = error else { continue }
+            #expect(reason.hasSuffix("s; it must be from 0.001 to 31622400 s"), "\(reason)")
+        }
+        #expect(scheduler.alarmCount == 0)
     }
 
     @Test func aClientsListIsInCreationOrderAndHoldsOnlyItsAlarms() throws {

@@ -6,11 +6,22 @@ public final class TemporaryDirectory: Sendable {
 
     /// - Parameter parent: where to make it (a real disk for benchmarks; /tmp by default).
     public init(parent: String = "/tmp") throws {
-        var template = Array("\(parent)/alarmd-test-XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else {
+        guard let created = Self.makeUnique(template: "\(parent)/alarmd-test-XXXXXX") else {
             throw ChildProcessError(message: "mkdtemp failed: errno \(errno)")
         }
-        path = String(cString: created)
+        path = created
+    }
+
+    /// `mkdtemp(3)`: creates a directory (mode 0700) named by `template` with its trailing
+    /// `XXXXXX` made unique, and returns its path; `nil`, with `errno` set, if it cannot.
+    public static func makeUnique(template: String) -> String? {
+        var name = Array(template.utf8CString)
+        return name.withUnsafeMutableBufferPointer { buffer in
+            // mkdtemp fills in the name in place and returns a pointer into it, which is only
+            // valid while this closure runs: the path is read from the buffer, here.
+            guard mkdtemp(buffer.baseAddress!) != nil else { return nil }
+            return String(cString: buffer.baseAddress!)
+        }
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import AlarmTestKit
 import AlarmTime
 import FoundationEssentials
 import Glibc
@@ -6,18 +7,6 @@ import Testing
 @Suite struct TimeZoneDatabaseTests {
     let database = TimeZoneDatabase()
     let july = Support.instant("2026-07-01T12:00Z")
-
-    /// A fresh directory under /tmp, removed by the caller.
-    static func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/alarmtime-test-XXXXXX".utf8CString)
-        guard let path = mkdtemp(&template) else { throw TimeZoneError.unreadableFile(path: "/tmp", errno: errno) }
-        return String(cString: path)
-    }
-
-    static func remove(_ directory: String, files: [String]) {
-        for file in files { unlink(directory + "/" + file) }
-        rmdir(directory)
-    }
 
     @Test func namedZones() throws {
         let berlin = try database.rules(named: "Europe/Berlin")
@@ -82,8 +71,8 @@ import Testing
     }
 
     @Test func systemZoneWithoutTZReadsLocaltime() throws {
-        let directory = try Self.temporaryDirectory()
-        defer { Self.remove(directory, files: ["link", "relative", "copy"]) }
+        let scratch = try TemporaryDirectory()
+        let directory = scratch.path
         symlink("/usr/share/zoneinfo/Pacific/Auckland", directory + "/link")
         symlink("../../usr/share/zoneinfo/America/New_York", directory + "/relative")
         guard case .success(let bytes) = TZifParsing.read("/usr/share/zoneinfo/Asia/Kolkata") else {

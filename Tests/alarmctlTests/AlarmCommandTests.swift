@@ -2,6 +2,7 @@ import AlarmControl
 import AlarmTestKit
 import AlarmTime
 import FoundationEssentials
+import Glibc
 import Testing
 
 /// `alarmctl schedule`, `timer`, `list`, `show` and the state changes against a real alarmd on
@@ -221,5 +222,91 @@ struct AlarmCommandTests {
         #expect(result.exitStatus == 0, "stderr: \(result.standardError)")
         let viaEnvironment = try await daemon.alarmctl(["list"], environment: ["ALARMD_SOCKET": daemon.directory.path + "/elsewhere.sock"])
         #expect(viaEnvironment.exitStatus == 69)
+    }
+
+    /// As systemctl, git and docker take theirs: before the command, or after it.
+    @Test(arguments: [
+        ["--socket", "SOCKET", "list"], ["list", "--socket", "SOCKET"], ["--socket=SOCKET", "list", "--json"],
+        ["--socket", "SOCKET", "auth", "status"], ["auth", "status", "--socket", "SOCKET"],
+        ["--socket", "SOCKET", "timer", "5m", "--title", "Tea"], ["--socket", "SOCKET", "list", "--socket", "SOCKET"],
+    ])
+    func theSocketOptionGoesBeforeOrAfterTheCommand(arguments: [String]) async throws {
+        let daemon = try RunningDaemon()
+        defer { daemon.stop() }
+        let elsewhere = ["ALARMD_SOCKET": daemon.directory.path + "/elsewhere.sock"]
+        let result = try await daemon.alarmctl(arguments.map { $0.replacing("SOCKET", with: daemon.socket) }, environment: elsewhere)
+        #expect(result.exitStatus == 0, "stderr: \(result.standardError)")
+        #expect(result.standardError.isEmpty)
+    }
+}
+
+/// Text from others (a title another user set, the daemon's messages) reaches the terminal with
+/// every control character, bidi override and line separator shown as `\u{XX}`, never raw.
+@Suite(.timeLimit(.minutes(2)))
+struct TerminalEscapingTests {
+    /// ESC sequences that clear the screen and retitle the window, BEL, a newline, a right-to-left
+    /// override, a C1 CSI and DEL.
+    static let hostileTitle = "Wake\u{1B}[2J\u{1B}]0;pwned\u{07}\nrm -rf\u{202E}txt.exe\u{9B}31m\u{7F}"
+    static let shownTitle = #"Wake\u{1B}[2J\u{1B}]0;pwned\u{07}\u{0A}rm -rf\u{202E}txt.exe\u{9B}31m\u{7F}"#
+
+    /// Whether `output` holds a character a terminal would act on, other than its own line ends.
+    static func hasRawControls(_ output: String) -> Bool {
+        output.unicodeScalars.contains { scalar in
+            guard scalar != "\n" else { return false }
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x2028, 0x2029: return true
+            default: return false
+            }
+        }
+    }
+
+    @Test func aTitleIsShownEscapedByScheduleListShowAndWatch() async throws {
+        let daemon = try RunningDaemon()
+        defer { daemon.stop() }
+        try #require(try await daemon.reportsRecords(), "this alarmd does not report titles")
+        let id = AlarmCommandTests.id(1)
+        let scheduled = try await daemon.alarmctl(["schedule", "--at", "07:00", "--title", Self.hostileTitle, "--id", id])
+        #expect(scheduled.exitStatus == 0, "stderr: \(scheduled.standardError)")
+        #expect(scheduled.standardOutput.contains("\"\(Self.shownTitle)\""), "\(scheduled.standardOutput)")
+
+        for arguments in [["list"], ["list", "--all"], ["show", "AAAA0001"]] {
+            let result = try await daemon.alarmctl(arguments)
+            let output = result.standardOutput + result.standardError
+            #expect(!Self.hasRawControls(output), "\(arguments): \(output.debugDescription)")
+            if arguments.first == "list" {
+                let lines = Output.lines(result.standardOutput)
+                #expect(lines.count == 2, "one row, whatever the title holds: \(lines)")
+                #expect(lines.last?.hasSuffix("  " + Self.shownTitle) == true, "\(lines)")
+            } else if arguments.first == "show" {
+                #expect(Output.lines(result.standardOutput).contains("Title:       " + Self.shownTitle))
+            }
+        }
+
+        // JSON stays JSON: the same title once read, with nothing raw a terminal would act on.
+        let json = try await daemon.alarmctl(["list", "--json"])
+        #expect(!Self.hasRawControls(json.standardOutput), "\(json.standardOutput.debugDescription)")
+        #expect(Output.array(try Output.json(json.standardOutput)["alarms"]).first?["title"] == .string(Self.hostileTitle))
+
+        let watch = try RunningChild(
+            ChildProcess.product("alarmctl"), ["watch", "--socket", daemon.socket], standardErrorPath: daemon.directory.path + "/watch.err")
+        defer {
+            watch.kill(SIGKILL)
+            watch.wait()
+        }
+        let line = try #require(try watch.readLine())
+        #expect(line.hasSuffix("AAAA0001  scheduled  " + Self.shownTitle), "\(line.debugDescription)")
+        #expect(!Self.hasRawControls(line))
+
+        let cancelled = try await daemon.alarmctl(["cancel", "AAAA0001"])
+        #expect(cancelled.standardOutput == "Cancelled \(id) \"\(Self.shownTitle)\"\n", "\(cancelled.standardOutput.debugDescription)")
+        let gone = try #require(try watch.readLine())
+        #expect(gone.hasSuffix("AAAA0001  gone       " + Self.shownTitle), "\(gone.debugDescription)")
+    }
+
+    @Test func anErrorLineShowsWhatItQuotesEscaped() async throws {
+        let result = try await ChildProcess.run(
+            ChildProcess.product("alarmctl"), ["show", "6F\u{1B}[2J\u{202E}"], environment: ["ALARMD_SOCKET": "/nonexistent/alarmd.sock"])
+        #expect(result.exitStatus == 64)
+        #expect(result.standardError == #"alarmctl: invalid alarm id "6F\u{1B}[2J\u{202E}": expected an id or its first characters, such as 6F0C1A2B"# + "\n")
     }
 }

@@ -28,6 +28,10 @@ import Testing
         (["cancel", ""], "\"\""),
         (["auth", "grant", "no-such-user-here"], "no-such-user-here"),
         (["list", "--bogus"], "--bogus"),
+        (["--socket", "/run/a.sock", "list", "--socket", "/run/b.sock"], "--socket is given twice, as \"/run/a.sock\" and \"/run/b.sock\""),
+        (["list", "--socket", "/run/a.sock", "--socket", "/run/b.sock"], "--socket is given twice"),
+        (["--socket", "", "list"], "invalid socket path"),
+        (["--socket"], "--socket"),
         (["frobnicate"], "frobnicate"),
     ]
 
@@ -56,6 +60,17 @@ import Testing
         #expect(result.exitStatus == 69)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError == "alarmctl: cannot connect to alarmd at \(socket): No such file or directory; is alarmd running? (systemctl status alarmd)\n")
+    }
+
+    @Test(arguments: [["--socket", "SOCKET", "show", "6F0C"], ["show", "6F0C", "--socket", "SOCKET"], ["--socket", "SOCKET", "auth", "grant", "root"]])
+    func theSocketBeforeOrAfterTheCommandIsTheOneTried(_ arguments: [String]) async throws {
+        let directory = try TemporaryDirectory()
+        let socket = directory.path + "/given.sock"
+        let result = try await ChildProcess.run(
+            ChildProcess.product("alarmctl"), arguments.map { $0 == "SOCKET" ? socket : $0 },
+            environment: ["ALARMD_SOCKET": directory.path + "/environment.sock"])
+        #expect(result.exitStatus == 69)
+        #expect(result.standardError.hasPrefix("alarmctl: cannot connect to alarmd at \(socket): "), "\(result.standardError)")
     }
 
     @Test func aSocketNobodyListensOnIsAlsoNotRunning() async throws {

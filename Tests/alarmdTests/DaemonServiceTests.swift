@@ -17,9 +17,12 @@ import Testing
         let socket: String
         let log: String
 
+        /// - Parameters:
+        ///   - workingDirectory: where it runs (default: this process's working directory).
+        ///   - uid: the user it runs as (through setpriv; default: this process's).
         init(
             directory: String, board: String = DaemonServiceTests.board, extraArguments: [String] = [],
-            asUser uid: UInt32? = nil
+            workingDirectory: String? = nil, asUser uid: UInt32? = nil
         ) throws {
             socket = directory + "/control.sock"
             log = directory + "/alarmd.log"
@@ -29,21 +32,25 @@ import Testing
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
             posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-            let arguments = ["--config", config, "--board", board, "--state-dir", directory + "/state",
-                             "--socket", socket] + extraArguments
-            if let uid {
-                pid = try ChildProcess.spawn(
-                    "/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", DaemonServiceTests.alarmd] + arguments,
-                    environment: [:], actions: &actions)
-            } else {
-                pid = try ChildProcess.spawn(DaemonServiceTests.alarmd, arguments, environment: [:], actions: &actions)
-            }
+            var command = [DaemonServiceTests.alarmd, "--config", config, "--board", board, "--state-dir", directory + "/state",
+                           "--socket", socket] + extraArguments
+            // Glibc's posix_spawn_file_actions_addchdir_np is not visible to Swift; env -C
+            // changes directory and then execs alarmd in the same process.
+            if let workingDirectory { command = ["/usr/bin/env", "-C", workingDirectory] + command }
+            if let uid { command = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + command }
+            pid = try ChildProcess.spawn(command[0], Array(command.dropFirst()), environment: [:], actions: &actions)
         }
 
-        /// Waits (bounded) until the socket answers `hello`.
+        /// Waits (bounded) until the socket answers `hello`, or the daemon exits.
         func waitUntilServing() async throws {
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
+                var status: Int32 = 0
+                if waitpid(pid, &status, WNOHANG) == pid {
+                    let output = String(decoding: TestFiles.read(log) ?? [], as: UTF8.self)
+                    Issue.record("alarmd exited with status \((status >> 8) & 0xff) before serving: \(output)")
+                    return
+                }
                 if access(socket, F_OK) == 0 {
                     let client = ControlClient(path: socket)
                     defer { client.close() }
@@ -139,6 +146,16 @@ import Testing
         let sound = try #require(report.parts.first { $0.name == "sound" })
         #expect(sound.state == "fault")
         #expect(sound.detail?.contains("NoSuchCard") == true, "\(sound)")
+    }
+
+    @Test(.enabled(if: access("/usr/share/alarmd/boards", F_OK) != 0, "profiles are installed: names are looked up there"))
+    func aBoardNameIsFoundInTheCheckoutsBoardDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        mkdir(directory.path + "/board", 0o755)
+        try TestFiles.write(TestFiles.read(Self.board) ?? [], to: directory.path + "/board/bedside.toml")
+        let daemon = try Daemon(directory: directory.path, board: "bedside", workingDirectory: directory.path)
+        defer { daemon.stop(SIGTERM) }
+        try await daemon.waitUntilServing()
     }
 
     @Test func aBadConfigurationStopsStartUpWithFileLineAndKey() async throws {

@@ -5,14 +5,16 @@ import FoundationEssentials
 @testable import AlarmControl
 
 extension ProtocolFuzzing {
-    /// One line from the daemon, as `ControlChannel.dispatch` routes it and `ControlClient`
-    /// decodes it.
+    /// One line from the daemon, as `ControlChannel.dispatch` routes it (if it is strict JSON)
+    /// and `ControlClient` decodes it.
     ///
     /// Invariant: when the channel would route by ``EnvelopeScanner``'s reading and `JSONDecoder`
     /// decodes the line as `IncomingEnvelope`, both agree on `id`, `ok` and `subscription`, and a
     /// line with an `event` string is an event to both: the scanner is a shortcut, never another
     /// reading of the line.
     static func checkClientLine(_ line: [UInt8], random: inout FuzzRandom) {
+        // The channel closes the connection on a line that is not strict JSON, before routing it.
+        guard checkStrictness(line) else { return }
         let data = Data(line)
         let scanned = EnvelopeScanner.scan(line)
         let decoded = try? ControlProtocol.makeDecoder().decode(IncomingEnvelope.self, from: data)

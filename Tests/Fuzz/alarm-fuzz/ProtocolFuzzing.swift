@@ -7,7 +7,8 @@ import FoundationEssentials
 /// side), decoded exactly as the server and `ControlClient` decode them.
 ///
 /// Server: ``ControlLineDecoder`` with the 64 KiB limit, fed the input in pieces; each line
-/// through ``ControlRequest/decode(line:operations:)``; each request's parameters decoded as
+/// through ``ControlRequest/decode(line:operations:)``, which refuses every line ``StrictJSON``
+/// refuses (and `JSONDecoder` parses every line it accepts); each request's parameters decoded as
 /// `ControlSession.perform` decodes them for its operation (and a schedule validated). Client:
 /// the same bytes as lines from the daemon, routed (``EnvelopeScanner``, `IncomingEnvelope`) and
 /// decoded as events or results. See ``ProtocolFuzzing/checkClientLine(_:random:)``.
@@ -33,11 +34,16 @@ enum ProtocolFuzzing {
 
     /// One request line as `ServerLoop.handle` and `ControlSession.perform` take it.
     static func checkRequestLine(_ line: [UInt8]) {
-        checkRequestReader(line)
+        let isStrictJSON = checkStrictness(line)
+        if isStrictJSON { checkRequestReader(line) }
         switch ControlRequest.decode(line: line, operations: operations) {
         case .failure(let error):
             checkRefusal(error)
+            if !isStrictJSON {
+                fuzzCheck(error.code == .malformed, "a line that is not strict JSON is refused as \(error.code), not malformed")
+            }
         case .success(let request):
+            fuzzCheck(isStrictJSON, "accepted a line that is not strict JSON: \(String(decoding: line.prefix(200), as: UTF8.self).debugDescription)")
             fuzzCheck(operations.contains(request.operation), "accepted an unknown operation \"\(request.operation)\"")
             do {
                 try decodeParameters(request)
@@ -55,10 +61,19 @@ enum ProtocolFuzzing {
         }
     }
 
-    /// ``ControlRequestReader``, the fast path, reads a line only as `JSONDecoder` reads it: the
-    /// same envelope, the same parameters.
+    /// Whether ``StrictJSON`` accepts `line`; what it accepts, `JSONDecoder` parses too (it is
+    /// the more lenient of the two, so the strict check never refuses what decoding relies on).
+    static func checkStrictness(_ line: [UInt8]) -> Bool {
+        guard StrictJSON.validate(line) == nil else { return false }
+        let parsed = (try? JSONDecoder().decode(ParsedByJSONDecoder.self, from: Data(line))) != nil
+        fuzzCheck(parsed, "JSONDecoder cannot parse a line StrictJSON accepts: \(String(decoding: line.prefix(200), as: UTF8.self).debugDescription)")
+        return true
+    }
+
+    /// ``ControlRequestReader``, the fast path, reads a strict JSON line only as `JSONDecoder`
+    /// reads it: the same envelope, the same parameters.
     static func checkRequestReader(_ line: [UInt8]) {
-        guard String(validating: line, as: UTF8.self) != nil, let read = ControlRequestReader.read(line, operations: operations) else {
+        guard let read = ControlRequestReader.read(line, operations: operations) else {
             return
         }
         guard case .success(let authority) = ControlRequest.decodeWithJSONDecoder(Data(line), operations: operations) else {
@@ -140,6 +155,12 @@ enum ProtocolFuzzing {
         fuzzCheck(!message.isEmpty, "\(what()) has an empty message")
         fuzzCheck(!message.contains(where: \.isNewline), "\(what()) is not one line: \(message.debugDescription)")
     }
+}
+
+/// Any JSON text: decoding it converts no value, so it succeeds exactly when `JSONDecoder` can
+/// parse the text.
+struct ParsedByJSONDecoder: Decodable {
+    init(from decoder: any Decoder) throws {}
 }
 
 /// `alarmd`'s `DaemonOperations.HistoryParameters` (`history`), which lives in the executable and

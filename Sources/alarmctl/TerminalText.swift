@@ -1,0 +1,64 @@
+/// Text that others wrote (titles, button labels, sound and user names, the daemon's messages),
+/// made safe to print on a terminal: one user's alarm title reaches an administrator's terminal
+/// through `alarmctl list --all`, and an escape sequence in it would run there.
+///
+/// Every character that can control a terminal or reorder what is shown is printed as its code
+/// point in Swift's escape form, `\u{1B}`, at least two hex digits: the C0 controls U+0000–U+001F
+/// (newline and tab too, so a value stays on its line and in its column), DEL U+007F, the C1
+/// controls U+0080–U+009F, the bidirectional marks, embeddings, overrides and isolates (U+061C,
+/// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the line and paragraph separators U+2028,
+/// U+2029. Everything else, a backslash included, is printed as it is.
+///
+/// `--json` output stays JSON: `JSONEncoder` escapes the C0 controls, and ``jsonEscaped(_:)``
+/// the rest of these as `\uXXXX`, which a JSON reader reads back as the same characters.
+///
+/// ```swift
+/// print(TerminalText.escaped("Wake\u{1B}[2J"))   // prints Wake\u{1B}[2J, ESC shown, not sent
+/// ```
+enum TerminalText {
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControlling) else { return text }
+        var result = ""
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            if isControlling(scalar) {
+                let digits = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u{" + String(repeating: "0", count: max(0, 2 - digits.count)) + digits + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Encoded JSON with every character ``isControlling(_:)`` names written as a JSON escape
+    /// (`\u009B`), but for the whitespace between tokens (LF, CR, tab). `JSONEncoder` escapes
+    /// the C0 controls in strings and writes the others only inside strings, where the escape
+    /// means the same character, so the document's meaning is unchanged.
+    static func jsonEscaped(_ json: String) -> String {
+        func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+            isControlling(scalar) && scalar != "\n" && scalar != "\r" && scalar != "\t"
+        }
+        guard json.unicodeScalars.contains(where: needsEscape) else { return json }
+        var result = ""
+        for scalar in json.unicodeScalars {
+            if needsEscape(scalar) {
+                let digits = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Whether a terminal may act on `scalar` rather than show it.
+    static func isControlling(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        case 0x2028, 0x2029: true
+        default: false
+        }
+    }
+}
