@@ -84,13 +84,14 @@ public struct AlarmScheduler: Sendable {
         return order.map(\.id)
     }
 
-    /// The alerting alarms, the one to present first at the front: the newest alert first.
+    /// The alerting alarms, the one to present first at the front: the newest alert first, and
+    /// of alerts due at the same instant the alarm scheduled last, so the order is reproducible.
     public var alertingOrder: [Alarm.ID] {
         alertingIDs.compactMap { records[$0] }.sorted { lhs, rhs in
             guard case .alerting(let left) = lhs.phase, case .alerting(let right) = rhs.phase else { return false }
             if left.since != right.since { return left.since > right.since }
             if left.dueDate != right.dueDate { return left.dueDate > right.dueDate }
-            return lhs.id.uuidString < rhs.id.uuidString
+            return lhs.sequenceNumber > rhs.sequenceNumber
         }.map(\.id)
     }
 

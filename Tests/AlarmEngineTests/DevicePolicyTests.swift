@@ -105,6 +105,24 @@ import Testing
         #expect(scheduler.alertingOrder.count == 5)
     }
 
+    @Test func alertsDueAtTheSameInstantArePresentedTheLastScheduledFirst() throws {
+        var scheduler = Fixture.scheduler()
+        // Ids rising in creation order, so that an order by id would present the first one first.
+        let ids = (1...4).map { UUID(uuidString: "0000000\($0)-0000-4000-8000-000000000000")! }
+        for (minute, id) in ids.enumerated() {
+            try scheduler.add(Fixture.alarm(7, 0), now: sunday.addingTimeInterval(Double(minute) * 60), id: id)
+        }
+        _ = scheduler.evaluate(now: sevenMonday)
+        #expect(scheduler.alertingOrder == ids.reversed())
+        // Stopping the presented one presents the one scheduled before it.
+        _ = try scheduler.act(.stop, ids[3], now: sevenMonday.addingTimeInterval(10))
+        #expect(scheduler.alertingOrder == [ids[2], ids[1], ids[0]])
+        // The order survives a restart.
+        let restored = AlarmScheduler(
+            policy: scheduler.policy, timeZone: scheduler.timeZone, clockTrusted: true, snapshot: scheduler.snapshot)
+        #expect(restored.alertingOrder == [ids[2], ids[1], ids[0]])
+    }
+
     // MARK: Clock jumps
 
     @Test func aBackwardJumpAfterAnAlarmRangDoesNotRingItAgain() throws {
