@@ -142,8 +142,12 @@ extension AlarmRuntime {
         allRecords().map { OwnedAlarm(owner: $0.owner, alarm: $0.alarm) }
     }
 
-    /// How many alarms exist, all clients together.
-    public var alarmCount: Int { scheduler.alarmCount }
+    /// How many alarms `client` has (every client's for `nil`), how many of them ring, and which
+    /// is due next, after catching up with the clock.
+    public func alarmSummary(for client: ClientID?) -> AlarmSummary {
+        catchUpWithClock()
+        return scheduler.summary(of: client)
+    }
 
     /// Every alarm's full record (title, sound, countdown ends), oldest first.
     public func allRecords() -> [AlarmRecord] {

@@ -25,8 +25,8 @@ public struct AlarmScheduler: Sendable {
     public internal(set) var missedAlarms: [MissedAlarm] = []
 
     var records: [Alarm.ID: AlarmRecord] = [:]
-    private var alarmsByOwner: [ClientID: Set<Alarm.ID>] = [:]
-    private var alertingIDs: Set<Alarm.ID> = []
+    private(set) var alarmsByOwner: [ClientID: Set<Alarm.ID>] = [:]
+    private(set) var alertingIDs: Set<Alarm.ID> = []
     var deadlines = DeadlineIndex()
     private var highestSequenceNumber: UInt64 = 0
     /// Alarms stored or removed since the last ``clearChangedIDs()``: the runtime re-encodes only

@@ -123,6 +123,31 @@ import Testing
         #expect(restored.alertingOrder == [ids[2], ids[1], ids[0]])
     }
 
+    // MARK: Clients' figures
+
+    @Test func aClientsSummaryCountsOnlyItsOwnAlarmsAndTheDevicesEveryones() throws {
+        var scheduler = Fixture.scheduler()
+        _ = try scheduler.schedule(id: Alarm.ID(), owner: Fixture.stranger, definition: Fixture.alarm(6, 30), now: sunday)
+        _ = try scheduler.schedule(id: Alarm.ID(), owner: Fixture.stranger, definition: Fixture.alarm(7, 0), now: sunday)
+        let own = try scheduler.add(Fixture.alarm(8, 0), now: sunday)
+        _ = scheduler.evaluate(now: sevenMonday.addingTimeInterval(-30 * 60))
+
+        let mine = scheduler.summary(of: Fixture.owner)
+        #expect(mine.alarmCount == 1)
+        #expect(mine.alertingCount == 0)
+        #expect(mine.nextAlarm?.record.id == own)
+        #expect(mine.nextAlarm?.dueDate == Fixture.at("2026-11-23T08:00:00+01:00"))
+        let theirs = scheduler.summary(of: Fixture.stranger)
+        #expect(theirs.alarmCount == 2)
+        #expect(theirs.alertingCount == 1)
+        #expect(theirs.nextAlarm?.dueDate == sevenMonday)
+        let device = scheduler.summary(of: nil)
+        #expect(device.alarmCount == 3)
+        #expect(device.alertingCount == 1)
+        #expect(device.nextAlarm?.dueDate == sevenMonday)
+        #expect(scheduler.summary(of: ClientID(rawValue: 4242)) == AlarmSummary(alarmCount: 0, alertingCount: 0, nextAlarm: nil))
+    }
+
     // MARK: Clock jumps
 
     @Test func aBackwardJumpAfterAnAlarmRangDoesNotRingItAgain() throws {
