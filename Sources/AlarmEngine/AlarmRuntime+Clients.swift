@@ -28,7 +28,7 @@ extension AlarmRuntime {
         let authorization = try await requestAuthorization(for: client)
         guard authorization == .authorized else { throw AlarmOperationError.notAuthorized(authorization) }
         catchUp()
-        let checkpoint = scheduler.checkpoint(for: id)
+        let checkpoint = scheduler.checkpoint(for: AlarmKey(owner: client, id: id))
         let (alarm, outcome) = try scheduler.schedule(id: id, owner: client, definition: definition, now: clock.now)
         try commitClientChange(outcome, undo: checkpoint)
         return alarm
@@ -37,15 +37,15 @@ extension AlarmRuntime {
     /// Performs `action` on one of `client`'s alarms. Returns once the change is durable.
     public func perform(_ action: AlarmAction, id: Alarm.ID, client: ClientID) throws {
         catchUp()
-        let checkpoint = scheduler.checkpoint(for: id)
+        let checkpoint = scheduler.checkpoint(for: AlarmKey(owner: client, id: id))
         let outcome = try scheduler.perform(action, id: id, owner: client, now: clock.now)
         try commitClientChange(outcome, undo: checkpoint)
     }
 
-    /// Performs `action` on any alarm, for the device's own buttons.
-    public func performOnDevice(_ action: AlarmAction, id: Alarm.ID) throws {
-        guard let owner = scheduler.record(for: id)?.owner else { throw AlarmOperationError.notFound(id) }
-        try perform(action, id: id, client: owner)
+    /// Performs `action` on any client's alarm, for the device's own buttons (the presented alarm,
+    /// whoever owns it).
+    public func performOnDevice(_ action: AlarmAction, alarm key: AlarmKey) throws {
+        try perform(action, id: key.id, client: key.owner)
     }
 
     /// Applies what became due since the last wake before a client's change, so the change acts
@@ -57,16 +57,16 @@ extension AlarmRuntime {
     // MARK: - For the appliance
 
     /// The alerting alarms, the one to present first at the front.
-    public var alertingOrder: [Alarm.ID] { scheduler.alertingOrder }
+    public var alertingOrder: [AlarmKey] { scheduler.alertingOrder }
 
     /// What to show for an alarm now.
-    public func presentationState(for id: Alarm.ID) -> AlarmPresentationState? {
-        scheduler.presentationState(for: id)
+    public func presentationState(for key: AlarmKey) -> AlarmPresentationState? {
+        scheduler.presentationState(for: key)
     }
 
     /// An alarm's full record: presentation, sound, tint.
-    public func record(for id: Alarm.ID) -> AlarmRecord? {
-        scheduler.record(for: id)
+    public func record(for key: AlarmKey) -> AlarmRecord? {
+        scheduler.record(for: key)
     }
 
     /// Missed alarms waiting to be seen.

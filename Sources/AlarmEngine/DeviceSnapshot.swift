@@ -94,9 +94,9 @@ extension AlarmScheduler {
     public func summary(of owner: ClientID?) -> AlarmSummary {
         guard let owner else {
             return AlarmSummary(
-                alarmCount: records.count, alertingCount: alertingIDs.count, nextAlarm: nextAlarm(among: records.values))
+                alarmCount: records.count, alertingCount: alertingKeys.count, nextAlarm: nextAlarm(among: records.values))
         }
-        let owned = (alarmsByOwner[owner] ?? []).compactMap { records[$0] }
+        let owned = keys(of: owner).compactMap { records[$0] }
         let alerting = owned.count(where: { if case .alerting = $0.phase { true } else { false } })
         return AlarmSummary(alarmCount: owned.count, alertingCount: alerting, nextAlarm: nextAlarm(among: owned))
     }

@@ -106,7 +106,7 @@ enum DaemonOperations {
     }
 
     static func handlers(runtime: AlarmRuntime, status: DaemonStatus) -> [String: ControlServer.Handler] {
-        let recordLists = EncodedListCache<AlarmRecord, Alarm.ID>(key: \.id) { AlarmJSONWriter.json(of: $0, dates: .secondsSince1970) }
+        let recordLists = EncodedListCache<AlarmRecord, AlarmKey>(key: \.key) { AlarmJSONWriter.json(of: $0, dates: .secondsSince1970) }
         return [
             // A client learns nothing of the others' alarms: their count and times are theirs.
             "status": .init(requiresAdministrator: false) { call in
@@ -121,9 +121,13 @@ enum DaemonOperations {
                     throw ControlRequestError(
                         id: call.request.id, .forbidden, "only root and the admin group see everyone's alarms")
                 }
-                let visible = { (record: AlarmRecord) in all || record.owner.rawValue == call.peer.uid }
+                let visible = { (record: AlarmRecord) in all || record.owner == call.peer.client }
                 if let id = parameters.id {
-                    return try recordLists.encode(await runtime.record(for: id).map { visible($0) ? [$0] : [] } ?? [])
+                    // Everyone's alarms with this id (ids are each client's own), or the caller's one.
+                    let records = all
+                        ? await runtime.allRecords().filter { $0.id == id }
+                        : await runtime.record(for: AlarmKey(owner: call.peer.client, id: id)).map { [$0] } ?? []
+                    return try recordLists.encode(records)
                 }
                 return try recordLists.encode(await runtime.allRecords().filter(visible))
             },

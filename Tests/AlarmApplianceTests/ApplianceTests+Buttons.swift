@@ -10,7 +10,7 @@ extension ApplianceTests {
     static let everyDay: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
 
     static func fireDate(of id: Alarm.ID, in rig: ApplianceRig) async -> Date? {
-        guard case .countdown(let countdown) = await rig.runtime.record(for: id)?.phase else { return nil }
+        guard case .countdown(let countdown) = await rig.runtime.record(for: Scene.key(id))?.phase else { return nil }
         return countdown.fireDate
     }
 
@@ -24,7 +24,7 @@ extension ApplianceTests {
 
         await rig.press(.stop)
         #expect(rig.audioLog.calls.last == .stop(watched: .alerting))
-        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         #expect(await rig.runtime.alarms(for: Scene.owner).isEmpty)
         #expect(rig.intents.recorded == [.init(intent: AlarmIntent("open-app"), alarm: id, owner: Scene.owner)])
         #expect(rig.indicator.pattern == .off)
@@ -68,7 +68,7 @@ extension ApplianceTests {
 
         await rig.tap(.snooze)
         #expect(rig.intents.recorded == [.init(intent: intent, alarm: id, owner: Scene.owner)])
-        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         #expect(rig.audio.nowPlaying == nil)
         #expect(rig.audioLog.stops == 1)
     }
@@ -118,7 +118,7 @@ extension ApplianceTests {
         await rig.advance(by: 1.9)
         #expect(await rig.state(of: id) == .countdown)
         await rig.advance(by: 0.1)
-        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         #expect(rig.indicator.pattern == .off)
         await rig.release(.stop)
         #expect(rig.lines == ["     06:59      ", "   No alarms    "])
@@ -131,7 +131,7 @@ extension ApplianceTests {
         #expect(await rig.state(of: id) == .paused)
         await rig.press(.stop)
         await rig.advance(by: 2)
-        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         await rig.release(.stop)
     }
 

@@ -200,6 +200,22 @@ struct DaemonCommandTests {
         #expect(try await records(["id": .string(roots)]) == [roots])
         #expect(try await records([:]) == [roots])
         #expect(try await records(["id": .string(AlarmCommandTests.id(9, prefix: "CCCC")), "all": .bool(true)]) == [])
+
+        // Ids are each user's own: nobody may use root's for an alarm of its own.
+        let same = try await asNobody(["timer", "9m", "--id", roots])
+        #expect(same.exitStatus == 0, "stderr: \(same.standardError)")
+        #expect(Output.lines(try await asNobody(["list"]).standardOutput).count == 3)
+        let all = Output.array(try Output.json(try await daemon.alarmctl(["list", "--all", "--json"]).standardOutput)["alarms"])
+        #expect(all.map { $0["id"] } == [.string(roots), .string(nobodys), .string(roots)])
+        #expect(all.map { $0["owner"] } == [.integer(0), .integer(65534), .integer(65534)])
+        #expect(try await records(["id": .string(roots), "all": .bool(true)]) == [roots, roots])
+        let roots0 = try await root.request("alarmRecords", parameters: ["id": .string(roots)], as: [AlarmRecord].self)
+        #expect(roots0.map(\.owner) == [ClientID(rawValue: 0)])
+        // Root cancels its own; nobody's alarm with that id stays.
+        #expect(try await daemon.alarmctl(["cancel", "CCCC0001"]).exitStatus == 0)
+        let left = Output.array(try Output.json(try await daemon.alarmctl(["list", "--all", "--json"]).standardOutput)["alarms"])
+        #expect(left.map { $0["owner"] } == [.integer(65534), .integer(65534)])
+        #expect(left.map { $0["id"] } == [.string(nobodys), .string(roots)])
     }
 
     @Test(.enabled(if: canSwitchUser, "needs root and setpriv to run alarmctl as another user"))
