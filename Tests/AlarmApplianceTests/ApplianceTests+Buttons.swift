@@ -16,6 +16,37 @@ extension ApplianceTests {
 
     // MARK: - Alerting
 
+    @Test func twoUsersAlarmsWithOneIDAreTwoAlertsAndStopActsOnThePresentedOne() async throws {
+        let rig = try await ApplianceRig()
+        let stranger = ClientID(rawValue: 1001)
+        let shared = try await rig.schedule(Scene.alarm(7, 0, title: "Mine", sound: .named("birds.wav")))
+        _ = try await rig.runtime.schedule(
+            id: shared, definition: Scene.alarm(7, 1, title: "Theirs", stopIntent: AlarmIntent("theirs")), client: stranger)
+        let birds = SoundSource.file(rig.settings.soundsDirectory + "/birds.wav")
+        try await rig.advanceToNextDeadline()
+        #expect(rig.audioLog.calls.last == .play(birds, rig.settings.gainRamp, started: true))
+        // The newer alert is presented, with its own sound, though its id is the same.
+        try await rig.advanceToNextDeadline()
+        #expect(rig.lines[0].contains("Theirs"))
+        guard case .play(.builtInTone, _, started: true)? = rig.audioLog.calls.last else {
+            Issue.record("the presented alarm's sound must play: \(rig.audioLog.calls)")
+            return
+        }
+
+        await rig.tap(.stop)
+        #expect(rig.intents.recorded == [.init(intent: AlarmIntent("theirs"), alarm: shared, owner: stranger)])
+        #expect(await rig.runtime.alarms(for: stranger).isEmpty)
+        #expect(await rig.state(of: shared) == .alerting)
+        #expect(rig.lines[0].contains("Mine"))
+        guard case .play(birds, _, started: true)? = rig.audioLog.calls.last else {
+            Issue.record("the next alert's sound must play: \(rig.audioLog.calls)")
+            return
+        }
+        await rig.tap(.stop)
+        #expect(await rig.state(of: shared) == nil)
+        #expect(rig.audio.nowPlaying == nil)
+    }
+
     @Test func stopSilencesBeforeTheAlarmLeavesAlertingAndAOneTimeAlarmIsGone() async throws {
         let rig = try await ApplianceRig()
         let id = try await rig.schedule(Scene.alarm(7, 0, stopIntent: AlarmIntent("open-app")))
