@@ -77,13 +77,13 @@ func benchmarkScheduler(size: Int, samples: Int, warmup: Int, seed: UInt64) thro
             let id = UUID()
             let owner = workload.owner()
             _ = try scheduler.schedule(id: id, owner: owner, definition: workload.dueNow(), now: now)
-            precondition(scheduler.record(for: id)?.phase.state == .alerting, "due-now alarm is not alerting")
+            precondition(scheduler.record(for: AlarmKey(owner: owner, id: id))?.phase.state == .alerting, "due-now alarm is not alerting")
             let start = clock.now
             let outcome = try scheduler.perform(.stop, id: id, owner: owner, now: now)
             let end = clock.now
             sampler.record(end - start)
             blackHole(outcome)
-            precondition(scheduler.record(for: id) == nil, "stopped one-shot still exists")
+            precondition(scheduler.record(for: AlarmKey(owner: owner, id: id)) == nil, "stopped one-shot still exists")
         }
         result.summaries[.stopOneShot] = sampler.summary
     }
@@ -99,14 +99,14 @@ func benchmarkScheduler(size: Int, samples: Int, warmup: Int, seed: UInt64) thro
             let owner = workload.owner()
             _ = try scheduler.schedule(id: id, owner: owner, definition: workload.dailyAtNow(), now: now.addingTimeInterval(-60))
             let started = scheduler.evaluate(now: now)
-            precondition(started.events.count == 1 && scheduler.record(for: id)?.phase.state == .alerting,
+            precondition(started.events.count == 1 && scheduler.record(for: AlarmKey(owner: owner, id: id))?.phase.state == .alerting,
                          "daily alarm did not start alerting alone at now")
             let start = clock.now
             let outcome = try scheduler.perform(.stop, id: id, owner: owner, now: now)
             let end = clock.now
             sampler.record(end - start)
             blackHole(outcome)
-            precondition(scheduler.record(for: id)?.phase.state == .scheduled, "stopped weekly alarm did not move on")
+            precondition(scheduler.record(for: AlarmKey(owner: owner, id: id))?.phase.state == .scheduled, "stopped weekly alarm did not move on")
             _ = try scheduler.perform(.cancel, id: id, owner: owner, now: now)
         }
         result.summaries[.stopRepeating] = sampler.summary

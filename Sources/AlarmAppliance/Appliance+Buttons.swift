@@ -160,14 +160,14 @@ extension Appliance {
     /// Performs a device action; a refusal (the alarm moved on meanwhile) is logged, not fatal.
     private func perform(_ action: AlarmAction, on alarm: AlarmRecord, because reason: String) async -> Bool {
         do {
-            try await runtime.performOnDevice(action, id: alarm.id)
+            try await runtime.performOnDevice(action, alarm: alarm.key)
             logger.info("Button acted on an alarm", metadata: [
-                "alarm.id": "\(alarm.id)", "action": "\(action.rawValue)", "reason": "\(reason)",
+                "alarm.id": "\(alarm.id)", "client": "\(alarm.owner)", "action": "\(action.rawValue)", "reason": "\(reason)",
             ])
             return true
         } catch {
             logger.warning("Device action refused", metadata: [
-                "alarm.id": "\(alarm.id)", "action": "\(action.rawValue)", "error": "\(error)",
+                "alarm.id": "\(alarm.id)", "client": "\(alarm.owner)", "action": "\(action.rawValue)", "error": "\(error)",
             ])
             return false
         }

@@ -56,9 +56,9 @@ public actor Appliance {
     /// What plays now, for which alarm.
     var playing: Playback?
     /// The alarm whose named sound failed: it gets the built-in tone from now on.
-    var fileSoundFailed: Alarm.ID?
+    var fileSoundFailed: AlarmKey?
     /// The alert the sound device was last made ready for, and when it is due to begin.
-    var preparedAlert: (alarmID: Alarm.ID, at: Date)?
+    var preparedAlert: (alarm: AlarmKey, at: Date)?
     /// When the sound device is next to be made ready for an alert (see ``prepareSoundIfDue(_:)``).
     var soundPreparationAt: Date?
     /// Why the last attempt to play failed; cleared by the next sound that plays.
@@ -82,7 +82,7 @@ public actor Appliance {
     }
 
     struct Playback: Hashable {
-        var alarmID: Alarm.ID
+        var alarm: AlarmKey
         var source: SoundSource
     }
 
@@ -252,11 +252,12 @@ public actor Appliance {
     public func soundFailed(_ error: HardwareError) async {
         guard let failed = playing else { return }
         logger.error("Alarm sound failed while playing", metadata: [
-            "alarm.id": "\(failed.alarmID)", "sound": "\(failed.source)", "error": "\(error)",
+            "alarm.id": "\(failed.alarm.id)", "client": "\(failed.alarm.owner)", "sound": "\(failed.source)",
+            "error": "\(error)",
         ])
         playing = nil
         soundFault = error
-        if case .file = failed.source { fileSoundFailed = failed.alarmID }
+        if case .file = failed.source { fileSoundFailed = failed.alarm }
         await refresh()
     }
 
@@ -271,7 +272,7 @@ public actor Appliance {
             fileSoundFailed = nil
             return
         }
-        if playing?.alarmID == presented.id { return }
+        if playing?.alarm == presented.key { return }
         if playing == nil, let retryAt = soundRetryAt, snapshot.now < retryAt { return }
         await startSound(for: presented, in: snapshot)
     }
@@ -280,7 +281,7 @@ public actor Appliance {
     /// failed for it), then the built-in tone.
     private func soundSources(for alarm: AlarmRecord) -> [SoundSource] {
         var sources: [SoundSource] = []
-        if case .named(let name) = alarm.definition.sound, fileSoundFailed != alarm.id {
+        if case .named(let name) = alarm.definition.sound, fileSoundFailed != alarm.key {
             sources.append(.file(settings.soundsDirectory + "/" + name))
         }
         sources.append(.builtInTone)
@@ -297,7 +298,7 @@ public actor Appliance {
         guard lead > .zero, playing == nil, snapshot.alerting.isEmpty, let upcoming = Self.upcomingAlert(in: snapshot) else {
             return
         }
-        if let prepared = preparedAlert, prepared.alarmID == upcoming.record.id, prepared.at == upcoming.at { return }
+        if let prepared = preparedAlert, prepared.alarm == upcoming.record.key, prepared.at == upcoming.at { return }
         let from = upcoming.at.addingTimeInterval(-(lead / .seconds(1)))
         guard snapshot.now >= from else {
             soundPreparationAt = from
@@ -305,7 +306,7 @@ public actor Appliance {
         }
         let left = upcoming.at.timeIntervalSince(snapshot.now)
         guard left > 0 else { return }
-        preparedAlert = (upcoming.record.id, upcoming.at)
+        preparedAlert = (upcoming.record.key, upcoming.at)
         // Held past the instant, for an engine that wakes a little late; released unused after that.
         await hardware.audio.prepare(soundSources(for: upcoming.record)[0], for: .seconds(left) + lead)
     }
@@ -332,7 +333,7 @@ public actor Appliance {
         for source in sources {
             do {
                 try await hardware.audio.play(source, gain: gain, looping: true)
-                playing = Playback(alarmID: alarm.id, source: source)
+                playing = Playback(alarm: alarm.key, source: source)
                 if soundFault != nil || lastError != nil {
                     logger.notice("Alarm sound playing", metadata: ["alarm.id": "\(alarm.id)", "sound": "\(source)"])
                 }
@@ -342,7 +343,7 @@ public actor Appliance {
             } catch {
                 let failure = error as? HardwareError ?? HardwareError(.io, device: "audio", errno: nil)
                 lastError = failure
-                if case .file = source { fileSoundFailed = alarm.id }
+                if case .file = source { fileSoundFailed = alarm.key }
                 logger.warning("Alarm sound could not play", metadata: [
                     "alarm.id": "\(alarm.id)", "sound": "\(source)", "error": "\(failure)",
                 ])

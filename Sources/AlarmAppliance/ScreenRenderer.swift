@@ -10,9 +10,9 @@ public enum ScreenContent: Hashable, Sendable {
     case clock
     /// The next alarm's details, for a few seconds after an idle press.
     case nextAlarm
-    case alert(Alarm.ID)
-    case countdown(Alarm.ID)
-    case paused(Alarm.ID)
+    case alert(AlarmKey)
+    case countdown(AlarmKey)
+    case paused(AlarmKey)
     /// Missed alarms, until a button is pressed.
     case missed
     /// "Allow alice to set alarms?", answered with the buttons.
@@ -77,11 +77,11 @@ public struct ScreenRenderer: Sendable {
     public static func content(
         of snapshot: DeviceSnapshot, showsNextAlarm: Bool, prompting client: ClientID? = nil
     ) -> ScreenContent {
-        if let alert = snapshot.alerting.first { return .alert(alert.id) }
+        if let alert = snapshot.alerting.first { return .alert(alert.key) }
         if let client { return .authorizationPrompt(client) }
         if let countdown = snapshot.countdowns.first {
-            if case .paused = countdown.phase { return .paused(countdown.id) }
-            return .countdown(countdown.id)
+            if case .paused = countdown.phase { return .paused(countdown.key) }
+            return .countdown(countdown.key)
         }
         if !snapshot.missedAlarms.isEmpty { return .missed }
         return showsNextAlarm ? .nextAlarm : .clock

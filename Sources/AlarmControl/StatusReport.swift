@@ -2,7 +2,18 @@ import FoundationEssentials
 
 /// What the daemon's `status` operation returns and `alarmctl status` shows: the daemon, the
 /// clock, the alarms and each part of the board.
+///
+/// The device's parts and clock are everyone's to see; the alarm figures are the asking client's
+/// own, or every client's for an administrator (``scope`` says which).
 public struct StatusReport: Codable, Hashable, Sendable {
+    /// Whose alarms ``alarms``, ``alerting`` and ``nextAlarm`` count.
+    public enum Scope: String, Codable, Hashable, Sendable {
+        /// Every client's: what the device rings, shown to administrators.
+        case device
+        /// Only the asking client's own.
+        case client
+    }
+
     public struct Part: Codable, Hashable, Sendable {
         public var name: String
         /// `ok`, `fault` or `starting`.
@@ -21,20 +32,25 @@ public struct StatusReport: Codable, Hashable, Sendable {
     public var startedAt: Date
     public var clockTrusted: Bool
     public var timeZone: String
+    public var scope: Scope
+    /// How many alarms exist.
     public var alarms: Int
+    /// How many of them ring now.
     public var alerting: Int
+    /// When the scheduled alarm due first rings.
     public var nextAlarm: Date?
     public var parts: [Part]
 
     public init(
-        version: String, board: String, startedAt: Date, clockTrusted: Bool, timeZone: String, alarms: Int,
-        alerting: Int, nextAlarm: Date?, parts: [Part]
+        version: String, board: String, startedAt: Date, clockTrusted: Bool, timeZone: String, scope: Scope,
+        alarms: Int, alerting: Int, nextAlarm: Date?, parts: [Part]
     ) {
         self.version = version
         self.board = board
         self.startedAt = startedAt
         self.clockTrusted = clockTrusted
         self.timeZone = timeZone
+        self.scope = scope
         self.alarms = alarms
         self.alerting = alerting
         self.nextAlarm = nextAlarm

@@ -6,6 +6,7 @@ import FoundationEssentials
 ///
 /// This is also the unit of the durable store, so its shape is part of the store format.
 public struct AlarmRecord: Codable, Hashable, Sendable {
+    /// The id the owner gave it: unique among the owner's alarms, not on the device (see ``key``).
     public var id: Alarm.ID
     public var owner: ClientID
     public var definition: AlarmDefinition

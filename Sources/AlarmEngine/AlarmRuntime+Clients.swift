@@ -28,7 +28,7 @@ extension AlarmRuntime {
         let authorization = try await requestAuthorization(for: client)
         guard authorization == .authorized else { throw AlarmOperationError.notAuthorized(authorization) }
         catchUp()
-        let checkpoint = scheduler.checkpoint(for: id)
+        let checkpoint = scheduler.checkpoint(for: AlarmKey(owner: client, id: id))
         let (alarm, outcome) = try scheduler.schedule(id: id, owner: client, definition: definition, now: clock.now)
         try commitClientChange(outcome, undo: checkpoint)
         return alarm
@@ -39,10 +39,11 @@ extension AlarmRuntime {
     /// effect even when the store cannot be written, and is written when it can.
     public func perform(_ action: AlarmAction, id: Alarm.ID, client: ClientID) throws {
         catchUp()
-        let wasAlerting = scheduler.record(for: id).map { $0.owner == client && $0.phase.isAlerting } ?? false
-        let checkpoint = scheduler.checkpoint(for: id)
+        let key = AlarmKey(owner: client, id: id)
+        let wasAlerting = scheduler.record(for: key)?.phase.isAlerting ?? false
+        let checkpoint = scheduler.checkpoint(for: key)
         let outcome = try scheduler.perform(action, id: id, owner: client, now: clock.now)
-        let stillAlerting = scheduler.record(for: id)?.phase.isAlerting ?? false
+        let stillAlerting = scheduler.record(for: key)?.phase.isAlerting ?? false
         if wasAlerting && !stillAlerting {
             commitSilencing(outcome)
         } else {
@@ -50,10 +51,10 @@ extension AlarmRuntime {
         }
     }
 
-    /// Performs `action` on any alarm, for the device's own buttons.
-    public func performOnDevice(_ action: AlarmAction, id: Alarm.ID) throws {
-        guard let owner = scheduler.record(for: id)?.owner else { throw AlarmOperationError.notFound(id) }
-        try perform(action, id: id, client: owner)
+    /// Performs `action` on any client's alarm, for the device's own buttons (the presented alarm,
+    /// whoever owns it).
+    public func performOnDevice(_ action: AlarmAction, alarm key: AlarmKey) throws {
+        try perform(action, id: key.id, client: key.owner)
     }
 
     /// Applies what became due since the last wake before a client's change, so the change acts
@@ -65,16 +66,16 @@ extension AlarmRuntime {
     // MARK: - For the appliance
 
     /// The alerting alarms, the one to present first at the front.
-    public var alertingOrder: [Alarm.ID] { scheduler.alertingOrder }
+    public var alertingOrder: [AlarmKey] { scheduler.alertingOrder }
 
     /// What to show for an alarm now.
-    public func presentationState(for id: Alarm.ID) -> AlarmPresentationState? {
-        scheduler.presentationState(for: id)
+    public func presentationState(for key: AlarmKey) -> AlarmPresentationState? {
+        scheduler.presentationState(for: key)
     }
 
     /// An alarm's full record: presentation, sound, tint.
-    public func record(for id: Alarm.ID) -> AlarmRecord? {
-        scheduler.record(for: id)
+    public func record(for key: AlarmKey) -> AlarmRecord? {
+        scheduler.record(for: key)
     }
 
     /// Missed alarms waiting to be seen.
@@ -157,8 +158,12 @@ extension AlarmRuntime {
         allRecords().map { OwnedAlarm(owner: $0.owner, alarm: $0.alarm) }
     }
 
-    /// How many alarms exist, all clients together.
-    public var alarmCount: Int { scheduler.alarmCount }
+    /// How many alarms `client` has (every client's for `nil`), how many of them ring, and which
+    /// is due next, after catching up with the clock.
+    public func alarmSummary(for client: ClientID?) -> AlarmSummary {
+        catchUpWithClock()
+        return scheduler.summary(of: client)
+    }
 
     /// Every alarm's full record (title, sound, countdown ends), oldest first.
     public func allRecords() -> [AlarmRecord] {

@@ -98,32 +98,37 @@ extension AlarmRuntime {
     static func log(_ events: [SchedulerEvent], to logger: Logger) {
         for event in events {
             switch event {
-            case .scheduled(let id, let owner):
-                logger.info("Alarm scheduled", metadata: ["alarm.id": "\(id)", "client": "\(owner)"])
-            case .countdownStarted(let id, let fireDate):
-                logger.info("Alarm counting down", metadata: ["alarm.id": "\(id)", "alarm.fireDate": "\(fireDate)"])
-            case .paused(let id):
-                logger.info("Alarm paused", metadata: ["alarm.id": "\(id)"])
-            case .resumed(let id, let fireDate):
-                logger.info("Alarm resumed", metadata: ["alarm.id": "\(id)", "alarm.fireDate": "\(fireDate)"])
-            case .alertStarted(let id, let lateBy):
-                logger.info("Alarm alerting", metadata: ["alarm.id": "\(id)", "alarm.lateBy": "\(Int(lateBy))"])
-            case .stopped(let id):
-                logger.info("Alarm stopped", metadata: ["alarm.id": "\(id)"])
-            case .autoSilenced(let id):
-                logger.notice("Alarm silenced after ringing unanswered", metadata: ["alarm.id": "\(id)"])
+            case .scheduled(let key):
+                logger.info("Alarm scheduled", metadata: metadata(key))
+            case .countdownStarted(let key, let fireDate):
+                logger.info("Alarm counting down", metadata: metadata(key, ["alarm.fireDate": "\(fireDate)"]))
+            case .paused(let key):
+                logger.info("Alarm paused", metadata: metadata(key))
+            case .resumed(let key, let fireDate):
+                logger.info("Alarm resumed", metadata: metadata(key, ["alarm.fireDate": "\(fireDate)"]))
+            case .alertStarted(let key, let lateBy):
+                logger.info("Alarm alerting", metadata: metadata(key, ["alarm.lateBy": "\(Int(lateBy))"]))
+            case .stopped(let key):
+                logger.info("Alarm stopped", metadata: metadata(key))
+            case .autoSilenced(let key):
+                logger.notice("Alarm silenced after ringing unanswered", metadata: metadata(key))
             case .missed(let missed):
-                logger.warning("Alarm missed", metadata: [
-                    "alarm.id": "\(missed.alarmID)", "alarm.reason": "\(missed.reason.rawValue)",
-                    "alarm.dueDate": "\(missed.dueDate)", "alarm.occurrences": "\(missed.occurrences)",
-                ])
-            case .rescheduled(let id, let next):
-                logger.debug("Alarm moved to its next occurrence", metadata: [
-                    "alarm.id": "\(id)", "alarm.dueDate": "\(next.map { "\($0)" } ?? "when the clock is trusted")",
-                ])
-            case .removed(let id, _):
-                logger.debug("Alarm removed", metadata: ["alarm.id": "\(id)"])
+                logger.warning("Alarm missed", metadata: metadata(missed.key, [
+                    "alarm.reason": "\(missed.reason.rawValue)", "alarm.dueDate": "\(missed.dueDate)",
+                    "alarm.occurrences": "\(missed.occurrences)",
+                ]))
+            case .rescheduled(let key, let next):
+                logger.debug("Alarm moved to its next occurrence", metadata: metadata(key, [
+                    "alarm.dueDate": "\(next.map { "\($0)" } ?? "when the clock is trusted")",
+                ]))
+            case .removed(let key):
+                logger.debug("Alarm removed", metadata: metadata(key))
             }
         }
+    }
+
+    /// An alarm's id and its owner (ids are each client's own), and `more`.
+    private static func metadata(_ key: AlarmKey, _ more: Logger.Metadata = [:]) -> Logger.Metadata {
+        more.merging(["alarm.id": "\(key.id)", "client": "\(key.owner)"]) { given, _ in given }
     }
 }

@@ -99,8 +99,8 @@ public actor AlarmRuntime {
     var lastSaveMonotonic: Duration
     /// What rang, was snoozed, stopped, silenced or missed, newest last.
     var history: AlarmHistory
-    /// Each alarm's owner and title as last seen, for history entries about alarms already gone.
-    var lastKnown: [Alarm.ID: (owner: ClientID, title: String)] = [:]
+    /// Each alarm's title as last seen, for history entries about alarms already gone.
+    var lastKnownTitles: [AlarmKey: String] = [:]
 
     /// Loads the store and resumes every alarm in wall time: countdowns count as if the process
     /// had never stopped, paused ones stay paused, alerts resume within auto-silence, and missed
@@ -162,7 +162,7 @@ public actor AlarmRuntime {
         let outcome = scheduler.evaluate(now: now)
         Self.log(outcome.events, to: logger)
         var cache = EncodedAlarmCache()
-        if outcome.hasChanges || !loaded.problems.isEmpty {
+        if outcome.hasChanges || !loaded.problems.isEmpty || loaded.journalHasRemovalsWithoutOwner {
             do {
                 try Self.writeSnapshot(&scheduler, &cache, authorizations: authorizations, savedAt: now, to: store)
             } catch {
@@ -504,32 +504,33 @@ public actor AlarmRuntime {
     private func recordHistory(_ events: [SchedulerEvent]) {
         let now = clock.now
         var entries: [HistoryEntry] = []
-        func entry(_ kind: HistoryEntry.Kind, _ id: Alarm.ID, at date: Date? = nil) {
-            let known = scheduler.record(for: id).map { ($0.owner, $0.definition.presentation.alert.title) } ?? lastKnown[id]
-            guard let (owner, title) = known else { return }
-            entries.append(HistoryEntry(date: date ?? now, kind: kind, alarmID: id, owner: owner, title: title))
+        func entry(_ kind: HistoryEntry.Kind, _ key: AlarmKey, at date: Date? = nil) {
+            guard let title = scheduler.record(for: key)?.definition.presentation.alert.title ?? lastKnownTitles[key] else {
+                return
+            }
+            entries.append(HistoryEntry(date: date ?? now, kind: kind, alarmID: key.id, owner: key.owner, title: title))
         }
         for event in events {
             switch event {
-            case .alertStarted(let id, _): entry(.rang, id)
-            case .countdownStarted(let id, _):
-                if case .countdown(let countdown)? = scheduler.record(for: id)?.phase, countdown.kind == .postAlert {
-                    entry(.snoozed, id)
+            case .alertStarted(let key, _): entry(.rang, key)
+            case .countdownStarted(let key, _):
+                if case .countdown(let countdown)? = scheduler.record(for: key)?.phase, countdown.kind == .postAlert {
+                    entry(.snoozed, key)
                 }
-            case .stopped(let id): entry(.stopped, id)
-            case .autoSilenced(let id): entry(.autoSilenced, id)
+            case .stopped(let key): entry(.stopped, key)
+            case .autoSilenced(let key): entry(.autoSilenced, key)
             case .missed(let missed) where missed.reason == .tooLate:
                 entries.append(HistoryEntry(
                     date: missed.dueDate, kind: .missed, alarmID: missed.alarmID, owner: missed.owner, title: missed.title))
-            case .removed(let id, _):
-                lastKnown[id] = nil
+            case .removed(let key):
+                lastKnownTitles[key] = nil
             case .scheduled, .paused, .resumed, .missed, .rescheduled:
                 break
             }
         }
         for event in events {
-            if case .scheduled(let id, _) = event, let record = scheduler.record(for: id) {
-                lastKnown[id] = (record.owner, record.definition.presentation.alert.title)
+            if case .scheduled(let key) = event, let record = scheduler.record(for: key) {
+                lastKnownTitles[key] = record.definition.presentation.alert.title
             }
         }
         do {

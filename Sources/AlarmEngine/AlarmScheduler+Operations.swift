@@ -3,17 +3,20 @@ import AlarmTime
 import FoundationEssentials
 
 extension AlarmScheduler {
-    /// Adds an alarm for `owner`.
+    /// Adds an alarm for `owner`. Ids are the owner's own: another client's alarm with the same
+    /// id is another alarm, and is neither touched nor revealed.
     ///
     /// - Returns: the alarm as it is after `now` has been applied (a timer is already counting
     ///   down; a fixed alarm up to the grace period in the past is already alerting).
     /// - Throws: ``AlarmOperationError/invalidConfiguration(_:)``, ``AlarmOperationError/duplicateID(_:)``
-    ///   or ``AlarmManager/AlarmError/maximumLimitReached``; nothing changes then.
+    ///   (an id `owner` already uses) or ``AlarmManager/AlarmError/maximumLimitReached``; nothing
+    ///   changes then.
     public mutating func schedule(
         id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, now: Date
     ) throws -> (Alarm, SchedulerOutcome) {
         try definition.validate()
-        guard records[id] == nil else { throw AlarmOperationError.duplicateID(id) }
+        let key = AlarmKey(owner: owner, id: id)
+        guard records[key] == nil else { throw AlarmOperationError.duplicateID(id) }
         guard records.count < policy.maximumAlarms else { throw AlarmManager.AlarmError.maximumLimitReached }
         let phase: AlarmPhase
         switch definition.schedule {
@@ -34,14 +37,14 @@ extension AlarmScheduler {
         store(AlarmRecord(
             id: id, owner: owner, definition: definition, phase: phase, createdAt: now, sequenceNumber: nextSequenceNumber))
         var outcome = SchedulerOutcome()
-        outcome.events.append(.scheduled(id, owner: owner))
+        outcome.events.append(.scheduled(key))
         if case .countdown(let countdown) = phase {
-            outcome.events.append(.countdownStarted(id, fireDate: countdown.fireDate))
+            outcome.events.append(.countdownStarted(key, fireDate: countdown.fireDate))
         }
         outcome.changedOwners.insert(owner)
-        settle(id, now: now, into: &outcome)
+        settle(key, now: now, into: &outcome)
         // A fixed alarm due long ago was refused above, so the alarm still exists here.
-        return (records[id]?.alarm ?? Alarm(id: id, schedule: definition.schedule,
+        return (records[key]?.alarm ?? Alarm(id: id, schedule: definition.schedule,
                                              countdownDuration: definition.countdownDuration, state: .scheduled),
                 outcome)
     }
@@ -52,19 +55,20 @@ extension AlarmScheduler {
     /// - `stop`: alerting, counting down or paused; one-shots are deleted, repeating alarms move on.
     /// - `countdown`: alerting only; snoozes for `postAlert ?? preAlert`.
     /// - `pause`: counting down only. `resume`: paused only.
-    /// - Throws: ``AlarmOperationError/notFound(_:)`` (also for another client's alarm),
-    ///   ``AlarmOperationError/invalidTransition(_:action:from:)``,
+    /// - Throws: ``AlarmOperationError/notFound(_:)`` (also for an id only another client uses:
+    ///   the same error as for an unused one), ``AlarmOperationError/invalidTransition(_:action:from:)``,
     ///   ``AlarmOperationError/noCountdownDuration(_:)``; nothing changes then.
     public mutating func perform(
         _ action: AlarmAction, id: Alarm.ID, owner: ClientID, now: Date
     ) throws(AlarmOperationError) -> SchedulerOutcome {
-        guard records[id]?.owner == owner else { throw .notFound(id) }
+        let key = AlarmKey(owner: owner, id: id)
+        guard records[key] != nil else { throw .notFound(id) }
         // Catching the alarm up to `now` comes first, so the action sees its real state; if the
         // action is then refused, the catch-up is undone too (its events would be lost with the
         // throw), and the next evaluate(now:) applies it with its events.
-        let checkpoint = checkpoint(for: id)
+        let checkpoint = checkpoint(for: key)
         do {
-            return try performCaughtUp(action, id: id, owner: owner, now: now)
+            return try performCaughtUp(action, key: key, now: now)
         } catch {
             rollBack(to: checkpoint)
             throw error
@@ -72,22 +76,23 @@ extension AlarmScheduler {
     }
 
     private mutating func performCaughtUp(
-        _ action: AlarmAction, id: Alarm.ID, owner: ClientID, now: Date
+        _ action: AlarmAction, key: AlarmKey, now: Date
     ) throws(AlarmOperationError) -> SchedulerOutcome {
+        let id = key.id, owner = key.owner
         var outcome = SchedulerOutcome()
-        settle(id, now: now, into: &outcome)
-        guard var record = records[id] else { throw .notFound(id) }
+        settle(key, now: now, into: &outcome)
+        guard var record = records[key] else { throw .notFound(id) }
         let refused = AlarmOperationError.invalidTransition(id, action: action, from: record.phase.state)
 
         switch (action, record.phase) {
         case (.cancel, _):
-            remove(id)
-            outcome.events.append(.removed(id, owner: owner))
+            remove(key)
+            outcome.events.append(.removed(key))
             outcome.changedOwners.insert(owner)
             return outcome
 
         case (.stop, .alerting), (.stop, .countdown), (.stop, .paused):
-            outcome.events.append(.stopped(id))
+            outcome.events.append(.stopped(key))
             outcome.changedOwners.insert(owner)
             guard moveOn(&record, after: record.phase.occurrence, now: now, into: &outcome) else { return outcome }
 
@@ -95,14 +100,14 @@ extension AlarmScheduler {
             guard let duration = record.definition.postAlertCountdown else { throw .noCountdownDuration(id) }
             record.phase = .countdown(CountdownPhase(
                 kind: .postAlert, startDate: now, previouslyElapsed: 0, total: duration, occurrence: alerting.occurrence))
-            outcome.events.append(.countdownStarted(id, fireDate: now.addingTimeInterval(duration)))
+            outcome.events.append(.countdownStarted(key, fireDate: now.addingTimeInterval(duration)))
 
         case (.pause, .countdown(let countdown)):
             let elapsed = countdown.previouslyElapsed + now.timeIntervalSince(countdown.startDate)
             record.phase = .paused(PausedPhase(
                 kind: countdown.kind, previouslyElapsed: min(max(elapsed, 0), countdown.total),
                 total: countdown.total, occurrence: countdown.occurrence))
-            outcome.events.append(.paused(id))
+            outcome.events.append(.paused(key))
 
         case (.resume, .paused(let paused)):
             // Once paused, a pre-alert countdown no longer ends at its occurrence's wall time: like a
@@ -111,29 +116,29 @@ extension AlarmScheduler {
                 kind: paused.kind == .preAlert ? .timer : paused.kind, startDate: now,
                 previouslyElapsed: paused.previouslyElapsed, total: paused.total, occurrence: paused.occurrence)
             record.phase = .countdown(countdown)
-            outcome.events.append(.resumed(id, fireDate: countdown.fireDate))
+            outcome.events.append(.resumed(key, fireDate: countdown.fireDate))
 
         default:
             throw refused
         }
         outcome.changedOwners.insert(owner)
         store(record)
-        settle(id, now: now, into: &outcome)
+        settle(key, now: now, into: &outcome)
         return outcome
     }
 
     // MARK: - Undo, for changes that could not be made durable
 
-    /// What ``rollBack(to:)`` needs to undo one client operation on `id`.
+    /// What ``rollBack(to:)`` needs to undo one client operation on an alarm.
     public struct Checkpoint: Sendable {
-        fileprivate let id: Alarm.ID
+        fileprivate let key: AlarmKey
         fileprivate let record: AlarmRecord?
         fileprivate let missedAlarms: [MissedAlarm]
     }
 
     /// Captures one alarm before an operation on it.
-    public func checkpoint(for id: Alarm.ID) -> Checkpoint {
-        Checkpoint(id: id, record: records[id], missedAlarms: missedAlarms)
+    public func checkpoint(for key: AlarmKey) -> Checkpoint {
+        Checkpoint(key: key, record: records[key], missedAlarms: missedAlarms)
     }
 
     /// Undoes an operation whose result could not be stored, so a refused change leaves no trace.
@@ -143,7 +148,7 @@ extension AlarmScheduler {
         if let record = checkpoint.record {
             store(record)
         } else {
-            remove(checkpoint.id)
+            remove(checkpoint.key)
         }
         missedAlarms = checkpoint.missedAlarms
     }

@@ -10,12 +10,12 @@ extension AlarmScheduler {
     public mutating func evaluate(now: Date) -> SchedulerOutcome {
         var outcome = SchedulerOutcome()
         while let next = deadlines.earliest, next.deadline <= now {
-            settle(next.id, now: now, into: &outcome)
-            if let after = deadlines.deadline(of: next.id), after <= now {
+            settle(next.key, now: now, into: &outcome)
+            if let after = deadlines.deadline(of: next.key), after <= now {
                 // settle always leaves a deadline after `now`; if a bug ever broke that, retrying a
                 // second later keeps the alarm alive instead of spinning here forever.
-                assertionFailure("settle left alarm \(next.id) due at \(after), not after \(now)")
-                deadlines.set(now.addingTimeInterval(1), for: next.id)
+                assertionFailure("settle left alarm \(next.key) due at \(after), not after \(now)")
+                deadlines.set(now.addingTimeInterval(1), for: next.key)
             }
         }
         return outcome
@@ -139,8 +139,8 @@ extension AlarmScheduler {
     }
 
     /// Brings one alarm up to `now`, through as many transitions as are due.
-    mutating func settle(_ id: Alarm.ID, now: Date, into outcome: inout SchedulerOutcome) {
-        guard var record = records[id] else { return }
+    mutating func settle(_ key: AlarmKey, now: Date, into outcome: inout SchedulerOutcome) {
+        guard var record = records[key] else { return }
         let before = record
         transitions: while true {
             switch record.phase {
@@ -156,7 +156,7 @@ extension AlarmScheduler {
                     record.phase = .countdown(CountdownPhase(
                         kind: .preAlert, startDate: due.addingTimeInterval(-preAlert),
                         previouslyElapsed: 0, total: preAlert, occurrence: occurrence))
-                    outcome.events.append(.countdownStarted(id, fireDate: due))
+                    outcome.events.append(.countdownStarted(key, fireDate: due))
                     continue transitions
                 }
                 let latest = latestPassedOccurrence(from: occurrence, due: due, of: record, now: now)
@@ -178,7 +178,7 @@ extension AlarmScheduler {
                 guard policy.autoSilence > 0, now >= alerting.since.addingTimeInterval(policy.autoSilence) else {
                     break transitions
                 }
-                outcome.events.append(.autoSilenced(id))
+                outcome.events.append(.autoSilenced(key))
                 recordMissed(record, dueDate: alerting.dueDate, reason: .unanswered, occurrences: 1, now: now, into: &outcome)
                 if !moveOn(&record, after: alerting.occurrence, now: now, into: &outcome) { return }
             }
@@ -206,7 +206,7 @@ extension AlarmScheduler {
             time = .init(hour: local.hour, minute: local.minute)
         }
         record.phase = .alerting(AlertingPhase(since: now, dueDate: due, time: time, occurrence: occurrence))
-        outcome.events.append(.alertStarted(record.id, lateBy: max(lateBy, 0)))
+        outcome.events.append(.alertStarted(record.key, lateBy: max(lateBy, 0)))
         return true
     }
 
@@ -220,21 +220,21 @@ extension AlarmScheduler {
             record.lastOccurrenceDay = max(record.lastOccurrenceDay ?? day, day)
         }
         guard case .relative(let relative) = record.definition.schedule, let weekdays = Self.weekdays(of: relative) else {
-            remove(record.id)
-            outcome.events.append(.removed(record.id, owner: record.owner))
+            remove(record.key)
+            outcome.events.append(.removed(record.key))
             outcome.changedOwners.insert(record.owner)
             return false
         }
         guard isClockTrusted else {
             record.phase = .scheduled(nil)
-            outcome.events.append(.rescheduled(record.id, nextDueDate: nil))
+            outcome.events.append(.rescheduled(record.key, nextDueDate: nil))
             return true
         }
         let next = nextOccurrence(
             of: Self.civilTime(of: record.definition), weekdays: weekdays, after: now,
             onOrAfter: record.lastOccurrenceDay?.adding(days: 1), in: timeZone)
         record.phase = .scheduled(.day(next.day))
-        outcome.events.append(.rescheduled(record.id, nextDueDate: next.instant))
+        outcome.events.append(.rescheduled(record.key, nextDueDate: next.instant))
         return true
     }
 

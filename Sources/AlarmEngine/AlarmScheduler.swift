@@ -24,14 +24,15 @@ public struct AlarmScheduler: Sendable {
     /// Alarms that did not ring or rang unanswered, oldest first, until acknowledged.
     public internal(set) var missedAlarms: [MissedAlarm] = []
 
-    var records: [Alarm.ID: AlarmRecord] = [:]
+    /// Every alarm, by owner and id: each client's ids are its own.
+    var records: [AlarmKey: AlarmRecord] = [:]
     private var alarmsByOwner: [ClientID: Set<Alarm.ID>] = [:]
-    private var alertingIDs: Set<Alarm.ID> = []
+    private(set) var alertingKeys: Set<AlarmKey> = []
     var deadlines = DeadlineIndex()
     private var highestSequenceNumber: UInt64 = 0
     /// Alarms stored or removed since the last ``clearChangedIDs()``: the runtime re-encodes only
     /// these for the store.
-    public private(set) var changedIDs: Set<Alarm.ID> = []
+    public private(set) var changedIDs: Set<AlarmKey> = []
 
     /// Restores the scheduler from a snapshot, without evaluating anything: call
     /// ``evaluate(now:)`` next, which resumes every alarm in wall time.
@@ -62,41 +63,48 @@ public struct AlarmScheduler: Sendable {
     public var alarmCount: Int { records.count }
 
     /// One alarm's full record.
-    public func record(for id: Alarm.ID) -> AlarmRecord? { records[id] }
+    public func record(for key: AlarmKey) -> AlarmRecord? { records[key] }
 
     /// A client's alarms, oldest first.
     public func alarms(of owner: ClientID) -> [Alarm] {
         guard let ids = alarmsByOwner[owner] else { return [] }
-        return inCreationOrder(ids).compactMap { records[$0]?.alarm }
+        return inCreationOrder(ids.map { AlarmKey(owner: owner, id: $0) }).compactMap { records[$0]?.alarm }
     }
 
-    /// `ids` of stored alarms, oldest first. Only sequence numbers and ids are sorted, and records
-    /// are read in place: sorting or binding the records themselves copied kilobyte-sized values
-    /// with all their references, a third of the daemon's CPU for a `schedule` with a few
+    /// The keys of a client's alarms, in no particular order.
+    func keys(of owner: ClientID) -> [AlarmKey] {
+        (alarmsByOwner[owner] ?? []).map { AlarmKey(owner: owner, id: $0) }
+    }
+
+    /// `keys` of stored alarms, oldest first. Only sequence numbers and keys are sorted, and
+    /// records are read in place: sorting or binding the records themselves copied kilobyte-sized
+    /// values with all their references, a third of the daemon's CPU for a `schedule` with a few
     /// hundred alarms.
-    private func inCreationOrder(_ ids: some Collection<Alarm.ID>) -> [Alarm.ID] {
-        var order: [(sequenceNumber: UInt64, id: Alarm.ID)] = []
-        order.reserveCapacity(ids.count)
-        for id in ids {
-            if let sequenceNumber = records[id]?.sequenceNumber { order.append((sequenceNumber, id)) }
+    private func inCreationOrder(_ keys: some Collection<AlarmKey>) -> [AlarmKey] {
+        var order: [(sequenceNumber: UInt64, key: AlarmKey)] = []
+        order.reserveCapacity(keys.count)
+        for key in keys {
+            if let sequenceNumber = records[key]?.sequenceNumber { order.append((sequenceNumber, key)) }
         }
         order.sort { $0.sequenceNumber < $1.sequenceNumber }
-        return order.map(\.id)
+        return order.map(\.key)
     }
 
-    /// The alerting alarms, the one to present first at the front: the newest alert first.
-    public var alertingOrder: [Alarm.ID] {
-        alertingIDs.compactMap { records[$0] }.sorted { lhs, rhs in
+    /// The alerting alarms, the one to present first at the front: the newest alert first, and
+    /// of alerts due at the same instant the alarm scheduled last, so the order is reproducible.
+    public var alertingOrder: [AlarmKey] {
+        alertingKeys.compactMap { records[$0] }.sorted { lhs, rhs in
             guard case .alerting(let left) = lhs.phase, case .alerting(let right) = rhs.phase else { return false }
             if left.since != right.since { return left.since > right.since }
             if left.dueDate != right.dueDate { return left.dueDate > right.dueDate }
-            return lhs.id.uuidString < rhs.id.uuidString
-        }.map(\.id)
+            return lhs.sequenceNumber > rhs.sequenceNumber
+        }.map(\.key)
     }
 
     /// What the device shows for an alarm now; `nil` while it is merely scheduled.
-    public func presentationState(for id: Alarm.ID) -> AlarmPresentationState? {
-        guard let record = records[id] else { return nil }
+    public func presentationState(for key: AlarmKey) -> AlarmPresentationState? {
+        guard let record = records[key] else { return nil }
+        let id = key.id
         switch record.phase {
         case .scheduled:
             return nil
@@ -138,40 +146,37 @@ public struct AlarmScheduler: Sendable {
     /// `writtenNow` is false only for records loaded from the store, whose dates are not new.
     mutating func store(_ record: AlarmRecord, writtenNow: Bool = true) {
         var record = record
-        let id = record.id
-        if writtenNow, !isClockTrusted, record.phase.hasWallClockDates, records[id]?.phase != record.phase {
+        let key = record.key
+        if writtenNow, !isClockTrusted, record.phase.hasWallClockDates, records[key]?.phase != record.phase {
             record.datesFromUntrustedClock = true
         }
-        if let previous = records[id], previous.owner != record.owner {
-            alarmsByOwner[previous.owner]?.remove(id)
-        }
-        records[id] = record
-        changedIDs.insert(id)
+        records[key] = record
+        changedIDs.insert(key)
         highestSequenceNumber = max(highestSequenceNumber, record.sequenceNumber)
-        alarmsByOwner[record.owner, default: []].insert(id)
+        alarmsByOwner[key.owner, default: []].insert(key.id)
         if case .alerting = record.phase {
-            alertingIDs.insert(id)
+            alertingKeys.insert(key)
         } else {
-            alertingIDs.remove(id)
+            alertingKeys.remove(key)
         }
-        deadlines.set(deadline(of: record), for: id)
+        deadlines.set(deadline(of: record), for: key)
     }
 
     /// Deletes a record from every index.
-    mutating func remove(_ id: Alarm.ID) {
-        guard let record = records.removeValue(forKey: id) else { return }
-        changedIDs.insert(id)
-        alarmsByOwner[record.owner]?.remove(id)
-        if alarmsByOwner[record.owner]?.isEmpty == true { alarmsByOwner[record.owner] = nil }
-        alertingIDs.remove(id)
-        deadlines.set(nil, for: id)
+    mutating func remove(_ key: AlarmKey) {
+        guard records.removeValue(forKey: key) != nil else { return }
+        changedIDs.insert(key)
+        alarmsByOwner[key.owner]?.remove(key.id)
+        if alarmsByOwner[key.owner]?.isEmpty == true { alarmsByOwner[key.owner] = nil }
+        alertingKeys.remove(key)
+        deadlines.set(nil, for: key)
     }
 
     /// Recomputes every deadline, after the zone, the trust in the clock or the clock itself changed.
     mutating func reindexAll() {
         deadlines.removeAll()
         for record in records.values {
-            deadlines.set(deadline(of: record), for: record.id)
+            deadlines.set(deadline(of: record), for: record.key)
         }
     }
 

@@ -79,6 +79,11 @@ public final class AlarmStore: Sendable {
         public var problems: [String]
         /// Changes found in the journal (applied to `state`): a snapshot is due.
         public var journalEntries = 0
+        /// The journal removes alarms by id alone, as written while ids were unique on the device:
+        /// replayed over a later state, where two clients may use the id, such a removal could
+        /// take the wrong alarm, so the state is to be written as a snapshot (which empties the
+        /// journal) before anything else.
+        public var journalHasRemovalsWithoutOwner = false
     }
 
     /// Loads the newest good copy and the journal's changes. Never throws and never blocks: a
@@ -121,6 +126,7 @@ public final class AlarmStore: Sendable {
             loaded.state = StoreJournalEntry.apply(
                 contents.entries, to: loaded.state ?? StoredState(savedAt: Date(timeIntervalSince1970: 0)))
             loaded.journalEntries = contents.entries.count
+            loaded.journalHasRemovalsWithoutOwner = contents.entries.contains { $0.removed.contains { $0.owner == nil } }
         }
         loaded.problems = problems
         return loaded

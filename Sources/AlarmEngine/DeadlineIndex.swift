@@ -1,4 +1,3 @@
-import AlarmKit
 import FoundationEssentials
 import HeapModule
 
@@ -12,7 +11,7 @@ struct DeadlineIndex: Sendable {
     private struct Entry: Comparable, Sendable {
         let deadline: Date
         let generation: UInt64
-        let id: Alarm.ID
+        let key: AlarmKey
 
         static func < (lhs: Entry, rhs: Entry) -> Bool {
             (lhs.deadline, lhs.generation) < (rhs.deadline, rhs.generation)
@@ -24,29 +23,29 @@ struct DeadlineIndex: Sendable {
     }
 
     private var heap = Heap<Entry>()
-    private var live: [Alarm.ID: Entry] = [:]
+    private var live: [AlarmKey: Entry] = [:]
     private var nextGeneration: UInt64 = 0
 
     /// The earliest deadline, if any alarm has one.
-    var earliest: (id: Alarm.ID, deadline: Date)? {
-        heap.min.map { ($0.id, $0.deadline) }
+    var earliest: (key: AlarmKey, deadline: Date)? {
+        heap.min.map { ($0.key, $0.deadline) }
     }
 
     /// The deadline of one alarm.
-    func deadline(of id: Alarm.ID) -> Date? {
-        live[id]?.deadline
+    func deadline(of key: AlarmKey) -> Date? {
+        live[key]?.deadline
     }
 
     /// Sets or clears the deadline of an alarm.
-    mutating func set(_ deadline: Date?, for id: Alarm.ID) {
-        if let current = live[id], current.deadline == deadline { return }
+    mutating func set(_ deadline: Date?, for key: AlarmKey) {
+        if let current = live[key], current.deadline == deadline { return }
         if let deadline {
             nextGeneration += 1
-            let entry = Entry(deadline: deadline, generation: nextGeneration, id: id)
-            live[id] = entry
+            let entry = Entry(deadline: deadline, generation: nextGeneration, key: key)
+            live[key] = entry
             heap.insert(entry)
         } else {
-            live[id] = nil
+            live[key] = nil
         }
         compact()
     }
@@ -63,7 +62,7 @@ struct DeadlineIndex: Sendable {
             heap = Heap(live.values)
             return
         }
-        while let top = heap.min, live[top.id]?.generation != top.generation {
+        while let top = heap.min, live[top.key]?.generation != top.generation {
             heap.removeMin()
         }
     }

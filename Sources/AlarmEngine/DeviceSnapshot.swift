@@ -52,25 +52,34 @@ public struct UpcomingAlarm: Hashable, Sendable {
     }
 }
 
+/// How many alarms one client has, or all clients together, how many of them ring, and which is
+/// due next.
+public struct AlarmSummary: Hashable, Sendable {
+    public var alarmCount: Int
+    public var alertingCount: Int
+    /// The scheduled alarm due first, if any is determined.
+    public var nextAlarm: UpcomingAlarm?
+
+    public init(alarmCount: Int, alertingCount: Int, nextAlarm: UpcomingAlarm?) {
+        self.alarmCount = alarmCount
+        self.alertingCount = alertingCount
+        self.nextAlarm = nextAlarm
+    }
+}
+
 extension AlarmScheduler {
     /// The device's view at `now`. Linear in the number of alarms: the appliance asks for it on
     /// a change or once a minute, not per alarm.
     public func deviceSnapshot(now: Date, revision: UInt64 = 0) -> DeviceSnapshot {
         var running: [(record: AlarmRecord, fireDate: Date)] = []
         var paused: [AlarmRecord] = []
-        var next: UpcomingAlarm?
         for record in records.values {
             switch record.phase {
             case .countdown(let countdown):
                 running.append((record, countdown.fireDate))
             case .paused:
                 paused.append(record)
-            case .scheduled(let occurrence?):
-                let due = dueDate(of: occurrence, for: record.definition)
-                if next.map({ due < $0.dueDate || (due == $0.dueDate && Self.creationOrder(record, $0.record)) }) ?? true {
-                    next = UpcomingAlarm(record: record, dueDate: due)
-                }
-            case .scheduled(nil), .alerting:
+            case .scheduled, .alerting:
                 break
             }
         }
@@ -80,6 +89,31 @@ extension AlarmScheduler {
             now: now, timeZone: timeZone, isClockTrusted: isClockTrusted,
             alerting: alertingOrder.compactMap { records[$0] },
             countdowns: running.map(\.record) + paused,
-            nextAlarm: next, missedAlarms: missedAlarms, revision: revision)
+            nextAlarm: nextAlarm(among: records.values), missedAlarms: missedAlarms, revision: revision)
+    }
+
+    /// `owner`'s alarms, or every client's for `nil` (what the device itself shows). Linear in the
+    /// number of alarms counted.
+    public func summary(of owner: ClientID?) -> AlarmSummary {
+        guard let owner else {
+            return AlarmSummary(
+                alarmCount: records.count, alertingCount: alertingKeys.count, nextAlarm: nextAlarm(among: records.values))
+        }
+        let owned = keys(of: owner).compactMap { records[$0] }
+        let alerting = owned.count(where: { if case .alerting = $0.phase { true } else { false } })
+        return AlarmSummary(alarmCount: owned.count, alertingCount: alerting, nextAlarm: nextAlarm(among: owned))
+    }
+
+    /// The scheduled alarm due first among `records`; of alarms due together, the one scheduled first.
+    private func nextAlarm(among records: some Sequence<AlarmRecord>) -> UpcomingAlarm? {
+        var next: UpcomingAlarm?
+        for record in records {
+            guard case .scheduled(let occurrence?) = record.phase else { continue }
+            let due = dueDate(of: occurrence, for: record.definition)
+            if next.map({ due < $0.dueDate || (due == $0.dueDate && Self.creationOrder(record, $0.record)) }) ?? true {
+                next = UpcomingAlarm(record: record, dueDate: due)
+            }
+        }
+        return next
     }
 }

@@ -9,24 +9,24 @@ import FoundationEssentials
 /// and a journal entry holds only the changed records' bytes. The assembled body decodes to
 /// exactly the ``StoredState`` it stands for.
 struct EncodedAlarmCache: Sendable {
-    private var fragments: [Alarm.ID: (sequenceNumber: UInt64, json: [UInt8])] = [:]
+    private var fragments: [AlarmKey: (sequenceNumber: UInt64, json: [UInt8])] = [:]
     /// Alarms changed (or removed) since the last durable save.
-    private var unsavedIDs: Set<Alarm.ID> = []
+    private var unsavedIDs: Set<AlarmKey> = []
     /// Alarms loaded from the store and not encoded yet: a snapshot encodes them first.
-    private var unencodedIDs: Set<Alarm.ID> = []
+    private var unencodedIDs: Set<AlarmKey> = []
     /// What the store holds, once known: a journal entry carries these only when they changed.
     private var savedMissedAlarms: [MissedAlarm]?
     private var savedAuthorizations: [AuthorizationRecord]?
 
     /// Re-encodes the alarms in `changed` as they are in `scheduler` (dropping removed ones).
-    mutating func update(_ changed: Set<Alarm.ID>, from scheduler: AlarmScheduler) throws {
-        for id in changed {
-            if let record = scheduler.record(for: id) {
+    mutating func update(_ changed: Set<AlarmKey>, from scheduler: AlarmScheduler) throws {
+        for key in changed {
+            if let record = scheduler.record(for: key) {
                 // JSONEncoder only for what the writer refuses, to throw its error.
                 let json = try AlarmJSONWriter.json(of: record, dates: .sinceReferenceDate) ?? Array(JSONEncoder().encode(record))
-                fragments[id] = (record.sequenceNumber, json)
+                fragments[key] = (record.sequenceNumber, json)
             } else {
-                fragments[id] = nil
+                fragments[key] = nil
             }
         }
         unsavedIDs.formUnion(changed)
@@ -34,8 +34,8 @@ struct EncodedAlarmCache: Sendable {
     }
 
     /// Alarms just loaded, as the store holds them: encoded when a snapshot needs them.
-    mutating func markLoaded(_ ids: Set<Alarm.ID>) {
-        unencodedIDs.formUnion(ids)
+    mutating func markLoaded(_ keys: Set<AlarmKey>) {
+        unencodedIDs.formUnion(keys)
     }
 
     /// The JSON of a ``StoredState`` whose alarms are the cached ones, after encoding those
@@ -75,14 +75,16 @@ struct EncodedAlarmCache: Sendable {
     ) throws -> [UInt8] {
         let encoder = JSONEncoder()
         var upserted: [(sequenceNumber: UInt64, json: [UInt8])] = []
-        var removed: [Alarm.ID] = []
-        for id in unsavedIDs {
-            if let fragment = fragments[id] { upserted.append(fragment) } else { removed.append(id) }
+        var removed: [RemovedAlarm] = []
+        for key in unsavedIDs {
+            if let fragment = fragments[key] { upserted.append(fragment) } else { removed.append(RemovedAlarm(key)) }
         }
         var body: [UInt8] = Array(#"{"savedAt":"#.utf8) + Array(try encoder.encode(savedAt))
         body += Array(#","upserted":["#.utf8)
         appendJSON(of: upserted.sorted { $0.sequenceNumber < $1.sequenceNumber }, to: &body)
-        body += Array(#"],"removed":"#.utf8) + Array(try encoder.encode(removed.sorted { $0.uuidString < $1.uuidString }))
+        // Sorted, so that the same change is the same bytes.
+        removed.sort { ($0.owner?.rawValue ?? 0, $0.id.uuidString) < ($1.owner?.rawValue ?? 0, $1.id.uuidString) }
+        body += Array(#"],"removed":"#.utf8) + Array(try encoder.encode(removed))
         if missedAlarms != savedMissedAlarms {
             body += Array(#","missedAlarms":"#.utf8) + Array(try encoder.encode(missedAlarms))
         }

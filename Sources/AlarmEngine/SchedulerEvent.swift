@@ -1,25 +1,24 @@
-import AlarmKit
 import FoundationEssentials
 
 /// Something that happened to an alarm, reported by ``AlarmScheduler`` for the shell to log,
 /// persist and publish. The scheduler itself does no I/O.
 public enum SchedulerEvent: Hashable, Sendable {
-    case scheduled(Alarm.ID, owner: ClientID)
+    case scheduled(AlarmKey)
     /// A countdown began (timer, pre-alert or snooze) and ends at `fireDate`.
-    case countdownStarted(Alarm.ID, fireDate: Date)
-    case paused(Alarm.ID)
-    case resumed(Alarm.ID, fireDate: Date)
+    case countdownStarted(AlarmKey, fireDate: Date)
+    case paused(AlarmKey)
+    case resumed(AlarmKey, fireDate: Date)
     /// The alarm started ringing, `lateBy` seconds after it was due.
-    case alertStarted(Alarm.ID, lateBy: TimeInterval)
+    case alertStarted(AlarmKey, lateBy: TimeInterval)
     /// A person or client stopped it.
-    case stopped(Alarm.ID)
+    case stopped(AlarmKey)
     /// Nobody answered within the auto-silence time.
-    case autoSilenced(Alarm.ID)
+    case autoSilenced(AlarmKey)
     case missed(MissedAlarm)
     /// A repeating alarm moved on to its next occurrence.
-    case rescheduled(Alarm.ID, nextDueDate: Date?)
+    case rescheduled(AlarmKey, nextDueDate: Date?)
     /// The alarm no longer exists (cancelled, or a one-shot that finished).
-    case removed(Alarm.ID, owner: ClientID)
+    case removed(AlarmKey)
 }
 
 /// What one call into the scheduler changed.

@@ -246,7 +246,7 @@ final class StoreJournal {
 struct StoreJournalEntry: Codable, Sendable {
     var savedAt: Date
     var upserted: [AlarmRecord]
-    var removed: [Alarm.ID]
+    var removed: [RemovedAlarm]
     var missedAlarms: [MissedAlarm]?
     var authorizations: [AuthorizationRecord]?
 
@@ -254,10 +254,16 @@ struct StoreJournalEntry: Codable, Sendable {
     static func apply(_ entries: [StoreJournalEntry], to state: StoredState) -> StoredState {
         guard !entries.isEmpty else { return state }
         var state = state
-        var alarms = Dictionary(state.scheduler.alarms.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        var alarms = Dictionary(state.scheduler.alarms.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
         for entry in entries {
-            for id in entry.removed { alarms[id] = nil }
-            for record in entry.upserted { alarms[record.id] = record }
+            for removal in entry.removed {
+                if let owner = removal.owner {
+                    alarms[AlarmKey(owner: owner, id: removal.id)] = nil
+                } else {
+                    alarms = alarms.filter { $0.key.id != removal.id }
+                }
+            }
+            for record in entry.upserted { alarms[record.key] = record }
             if let missedAlarms = entry.missedAlarms { state.scheduler.missedAlarms = missedAlarms }
             if let authorizations = entry.authorizations { state.authorizations = authorizations }
             state.savedAt = entry.savedAt

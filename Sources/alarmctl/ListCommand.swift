@@ -13,7 +13,7 @@ struct ListCommand: AsyncParsableCommand {
             (scheduled, countdown, paused, alerting), WHEN (when it next rings, in local time; the \
             time left of a countdown), REPEAT (once, daily, weekdays, weekends, mon,wed,... or \
             timer) and TITLE. --all (administrators) lists every user's alarms with an OWNER \
-            column. --json prints {"version":1,"alarms":[...]}, each alarm as `show --json` \
+            column (ids are each user's own: two users' alarms may have the same). --json prints {"version":1,"alarms":[...]}, each alarm as `show --json` \
             describes, for scripts.
             """
     )

@@ -9,9 +9,11 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show the daemon's state: version, clock, alarms and each hardware part.",
         discussion: """
-            A part is ok, starting or fault (with the cause). --json prints alarmd's status report \
-            as it sends it (instants as seconds since 1970): version, board, startedAt, \
-            clockTrusted, timeZone, alarms, alerting, nextAlarm and parts ([{name, state, detail}]).
+            A part is ok, starting or fault (with the cause). The alarm figures are your own \
+            alarms, or every user's for administrators (root and the admin group). --json prints \
+            alarmd's status report as it sends it (instants as seconds since 1970): version, board, \
+            startedAt, clockTrusted, timeZone, scope (whose alarms are counted: "client", yours, or \
+            "device", every user's), alarms, alerting, nextAlarm and parts ([{name, state, detail}]).
             """
     )
 
@@ -46,6 +48,10 @@ struct StatusCommand: AsyncParsableCommand {
                 : "NOT SET: waiting for the time; no alarm rings until it is (time zone \(report.timeZone))",
         ])
         var alarms = "\(report.alarms), \(report.alerting) ringing"
+        switch report.scope {
+        case .client: alarms += " (yours)"
+        case .device: alarms += " (all users)"
+        }
         if let next = report.nextAlarm { alarms += "; next \(TimeText.dayAndTime(next, in: zone))" }
         table.append(["Alarms:", alarms])
         text += table.text + "Parts:\n"

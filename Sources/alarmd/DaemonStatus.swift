@@ -17,9 +17,12 @@ struct DaemonStatus: Sendable {
     let profile: BoardProfile
     let startedAt = Date()
 
-    func report() async -> StatusReport {
-        let snapshot = await runtime.deviceSnapshot()
-        let alarms = await runtime.alarmCount
+    /// The status as `viewer` may see it: the device's parts and clock, and `viewer`'s own alarms;
+    /// every client's alarms for `nil` (an administrator, systemd's status line).
+    func report(alarmsOf viewer: ClientID?) async -> StatusReport {
+        let alarms = await runtime.alarmSummary(for: viewer)
+        let clockTrusted = await runtime.isClockTrusted
+        let timeZone = await runtime.timeZone
         let faults = await appliance.partFaults
         var parts: [StatusReport.Part] = []
         parts.append(Self.part("buttons", board.buttons?.status))
@@ -27,11 +30,11 @@ struct DaemonStatus: Sendable {
         parts.append(.init(name: "display", state: faults.display == nil ? "ok" : "fault", detail: faults.display.map { "\($0)" }))
         // The appliance's fault: failures while an alarm rang, and the device missing at start.
         parts.append(.init(name: "sound", state: faults.sound == nil ? "ok" : "fault", detail: faults.sound.map { "\($0)" }))
-        parts.append(Self.part(storage: snapshot.storage))
+        parts.append(Self.part(storage: await runtime.storageHealth))
         return StatusReport(
             version: AlarmdVersion.current, board: profile.name, startedAt: startedAt,
-            clockTrusted: snapshot.isClockTrusted, timeZone: snapshot.timeZone.identifier, alarms: alarms,
-            alerting: snapshot.alerting.count, nextAlarm: snapshot.nextAlarm?.dueDate, parts: parts)
+            clockTrusted: clockTrusted, timeZone: timeZone.identifier, scope: viewer == nil ? .device : .client,
+            alarms: alarms.alarmCount, alerting: alarms.alertingCount, nextAlarm: alarms.nextAlarm?.dueDate, parts: parts)
     }
 
     /// The store: a fault while saves fail (with the errno a person searches for), and the files
@@ -62,7 +65,7 @@ struct DaemonStatus: Sendable {
 
     /// One line for `systemctl status`.
     func summary() async -> String {
-        let report = await report()
+        let report = await report(alarmsOf: nil)
         let faulty = report.parts.filter { $0.state != "ok" }.map(\.name)
         var line = "\(report.alarms) alarm\(report.alarms == 1 ? "" : "s")"
         if !report.clockTrusted { line += "; clock not set: waiting for the time" }
@@ -119,10 +122,11 @@ enum DaemonOperations {
     }
 
     static func handlers(runtime: AlarmRuntime, status: DaemonStatus) -> [String: ControlServer.Handler] {
-        let recordLists = EncodedListCache<AlarmRecord, Alarm.ID>(key: \.id) { AlarmJSONWriter.json(of: $0, dates: .secondsSince1970) }
+        let recordLists = EncodedListCache<AlarmRecord, AlarmKey>(key: \.key) { AlarmJSONWriter.json(of: $0, dates: .secondsSince1970) }
         return [
-            "status": .init(requiresAdministrator: false) { _ in
-                await status.report()
+            // A client learns nothing of the others' alarms: their count and times are theirs.
+            "status": .init(requiresAdministrator: false) { call in
+                await status.report(alarmsOf: call.peer.isAdministrator ? nil : call.peer.client)
             },
             // Full records (titles, countdown ends) for alarmctl's list, show and watch: the
             // AlarmKit `Alarm` carries neither.
@@ -133,9 +137,13 @@ enum DaemonOperations {
                     throw ControlRequestError(
                         id: call.request.id, .forbidden, "only root and the admin group see everyone's alarms")
                 }
-                let visible = { (record: AlarmRecord) in all || record.owner.rawValue == call.peer.uid }
+                let visible = { (record: AlarmRecord) in all || record.owner == call.peer.client }
                 if let id = parameters.id {
-                    return try recordLists.encode(await runtime.record(for: id).map { visible($0) ? [$0] : [] } ?? [])
+                    // Everyone's alarms with this id (ids are each client's own), or the caller's one.
+                    let records = all
+                        ? await runtime.allRecords().filter { $0.id == id }
+                        : await runtime.record(for: AlarmKey(owner: call.peer.client, id: id)).map { [$0] } ?? []
+                    return try recordLists.encode(records)
                 }
                 return try recordLists.encode(await runtime.allRecords().filter(visible))
             },

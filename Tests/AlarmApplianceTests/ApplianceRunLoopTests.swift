@@ -57,7 +57,7 @@ import Testing
         #expect(indicator.pattern == .off)
         #expect(display.frame == DisplayFrame(size: .sixteenByTwo))
         #expect(!display.isBacklightOn)
-        #expect(await runtime.record(for: id) == nil)
+        #expect(await runtime.record(for: Scene.key(id)) == nil)
     }
 
     @Test func anUntrustedClockShowsTheTimeOnceTheClockIsSet() async throws {

@@ -23,6 +23,9 @@ enum Scene {
     }()
 
     static let owner = ClientID(rawValue: 1000)
+
+    /// The scene owner's alarm `id`, as the engine keys it.
+    static func key(_ id: Alarm.ID) -> AlarmKey { AlarmKey(owner: owner, id: id) }
     static let logger = Logger(label: "appliance-test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// An instant from ISO 8601 text; a typo in a test is a programmer error.
@@ -210,7 +213,7 @@ final class ApplianceRig: Sendable {
     }
 
     func state(of id: Alarm.ID) async -> Alarm.State? {
-        await runtime.record(for: id)?.phase.state
+        await runtime.record(for: Scene.key(id))?.phase.state
     }
 
     /// The display's rows as text (custom glyphs as ①...).
@@ -284,7 +287,7 @@ final class RecordingAudioOutput: AudioOutput {
     func stop() async {
         var state: Alarm.State?
         if let (runtime, id) = watched.withLock({ $0 }) {
-            state = await runtime.record(for: id)?.phase.state
+            state = await runtime.record(for: Scene.key(id))?.phase.state
         }
         await fake.stop()
         log.withLock { $0.append(.stop(watched: state)) }

@@ -10,11 +10,42 @@ extension ApplianceTests {
     static let everyDay: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
 
     static func fireDate(of id: Alarm.ID, in rig: ApplianceRig) async -> Date? {
-        guard case .countdown(let countdown) = await rig.runtime.record(for: id)?.phase else { return nil }
+        guard case .countdown(let countdown) = await rig.runtime.record(for: Scene.key(id))?.phase else { return nil }
         return countdown.fireDate
     }
 
     // MARK: - Alerting
+
+    @Test func twoUsersAlarmsWithOneIDAreTwoAlertsAndStopActsOnThePresentedOne() async throws {
+        let rig = try await ApplianceRig()
+        let stranger = ClientID(rawValue: 1001)
+        let shared = try await rig.schedule(Scene.alarm(7, 0, title: "Mine", sound: .named("birds.wav")))
+        _ = try await rig.runtime.schedule(
+            id: shared, definition: Scene.alarm(7, 1, title: "Theirs", stopIntent: AlarmIntent("theirs")), client: stranger)
+        let birds = SoundSource.file(rig.settings.soundsDirectory + "/birds.wav")
+        try await rig.advanceToNextDeadline()
+        #expect(rig.audioLog.calls.last == .play(birds, rig.settings.gainRamp, started: true))
+        // The newer alert is presented, with its own sound, though its id is the same.
+        try await rig.advanceToNextDeadline()
+        #expect(rig.lines[0].contains("Theirs"))
+        guard case .play(.builtInTone, _, started: true)? = rig.audioLog.calls.last else {
+            Issue.record("the presented alarm's sound must play: \(rig.audioLog.calls)")
+            return
+        }
+
+        await rig.tap(.stop)
+        #expect(rig.intents.recorded == [.init(intent: AlarmIntent("theirs"), alarm: shared, owner: stranger)])
+        #expect(await rig.runtime.alarms(for: stranger).isEmpty)
+        #expect(await rig.state(of: shared) == .alerting)
+        #expect(rig.lines[0].contains("Mine"))
+        guard case .play(birds, _, started: true)? = rig.audioLog.calls.last else {
+            Issue.record("the next alert's sound must play: \(rig.audioLog.calls)")
+            return
+        }
+        await rig.tap(.stop)
+        #expect(await rig.state(of: shared) == nil)
+        #expect(rig.audio.nowPlaying == nil)
+    }
 
     @Test func stopSilencesBeforeTheAlarmLeavesAlertingAndAOneTimeAlarmIsGone() async throws {
         let rig = try await ApplianceRig()
@@ -24,7 +55,7 @@ extension ApplianceTests {
 
         await rig.press(.stop)
         #expect(rig.audioLog.calls.last == .stop(watched: .alerting))
-        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         #expect(await rig.runtime.alarms(for: Scene.owner).isEmpty)
         #expect(rig.intents.recorded == [.init(intent: AlarmIntent("open-app"), alarm: id, owner: Scene.owner)])
         #expect(rig.indicator.pattern == .off)
@@ -68,7 +99,7 @@ extension ApplianceTests {
 
         await rig.tap(.snooze)
         #expect(rig.intents.recorded == [.init(intent: intent, alarm: id, owner: Scene.owner)])
-        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         #expect(rig.audio.nowPlaying == nil)
         #expect(rig.audioLog.stops == 1)
     }
@@ -118,7 +149,7 @@ extension ApplianceTests {
         await rig.advance(by: 1.9)
         #expect(await rig.state(of: id) == .countdown)
         await rig.advance(by: 0.1)
-        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         #expect(rig.indicator.pattern == .off)
         await rig.release(.stop)
         #expect(rig.lines == ["     06:59      ", "   No alarms    "])
@@ -131,7 +162,7 @@ extension ApplianceTests {
         #expect(await rig.state(of: id) == .paused)
         await rig.press(.stop)
         await rig.advance(by: 2)
-        #expect(await rig.runtime.record(for: id) == nil)
+        #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         await rig.release(.stop)
     }
 

@@ -142,7 +142,7 @@ struct BadInputTests {
             #expect(message.contains(shape.problem), "\(message)")
             // The connection goes on.
             #expect(await connection.nextMessage()?["id"] == .integer(99))
-            #expect(await rig.runtime.record(for: NotStrictJSON.keptAlarm) != nil)
+            #expect(await rig.runtime.allRecords().contains { $0.id == NotStrictJSON.keptAlarm })
             #expect(rig.storeFiles() == before)
         }
     }

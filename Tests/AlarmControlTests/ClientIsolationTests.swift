@@ -81,6 +81,69 @@ struct ClientIsolationTests {
     }
 
     @Test(.enabled(if: isRoot, "connecting as another user needs root"))
+    func anotherUsersIDIsIndistinguishableFromAnUnusedOneAndFreeToUse() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            let alice = rig.client(as: (1000, ServerRig.otherUser.gid))
+            let shared = Alarm.ID(), unused = Alarm.ID()
+            let due = ServerRig.start.addingTimeInterval(3600)
+            let alicesAlarm = try await alice.schedule(id: shared, definition: Sample.definition("Alice's", at: due))
+
+            // Every action on alice's id answers nobody exactly as on an id nobody uses.
+            let raw = try await rig.rawConnection(as: ServerRig.otherUser)
+            for (number, action) in AlarmAction.allCases.enumerated() {
+                func answer(_ id: Alarm.ID) async -> String {
+                    await raw.send(Sample.request(Int64(number), action.rawValue, ["id": .string(id.uuidString)]))
+                    guard case .line(let line) = await raw.next() else { return "no answer" }
+                    return String(decoding: line, as: UTF8.self)
+                }
+                let onShared = await answer(shared), onUnused = await answer(unused)
+                #expect(Self.json(onShared.replacing(shared.uuidString, with: unused.uuidString)) == Self.json(onUnused))
+                #expect(Self.json(onUnused)?["error"]?["code"] == .string("notFound"), "\(onUnused)")
+            }
+
+            // Nobody schedules with alice's id: that is its own alarm; alice's is untouched.
+            let nobody = rig.client(as: ServerRig.otherUser)
+            let nobodysAlarm = try await nobody.schedule(id: shared, definition: Sample.definition("Nobody's", at: due))
+            #expect(nobodysAlarm.id == shared)
+            await #expect(throws: AlarmOperationError.duplicateID(shared)) {
+                try await nobody.schedule(id: shared, definition: Sample.timer())
+            }
+            #expect(try await alice.alarms() == [alicesAlarm])
+            #expect(try await nobody.alarms() == [nobodysAlarm])
+            let aliceID = ClientID(rawValue: 1000), nobodyID = ClientID(rawValue: ServerRig.otherUser.uid)
+            #expect(try await rig.client().allAlarms() == [
+                OwnedAlarm(owner: aliceID, alarm: alicesAlarm), OwnedAlarm(owner: nobodyID, alarm: nobodysAlarm),
+            ])
+
+            // Both ring; nobody snoozes its own, and alice's rings on.
+            rig.clock.advance(to: due)
+            await rig.runtime.catchUpWithClock()
+            #expect(try await alice.alarms().map(\.state) == [.alerting])
+            #expect(try await nobody.alarms().map(\.state) == [.alerting])
+            try await nobody.perform(.countdown, id: shared)
+            #expect(try await alice.alarms().map(\.state) == [.alerting])
+            #expect(try await nobody.alarms().map(\.state) == [.countdown])
+
+            // A restart keeps both.
+            let before = await rig.runtime.allAlarms()
+            try await rig.restart()
+            try rig.server.start()
+            #expect(await rig.runtime.allAlarms() == before)
+            // Alice stops hers (a one-shot: gone); nobody's snooze goes on, also after a restart.
+            try await rig.client(as: (1000, ServerRig.otherUser.gid)).perform(.stop, id: shared)
+            try await rig.restart()
+            try rig.server.start()
+            #expect(await rig.runtime.alarms(for: aliceID).isEmpty)
+            #expect(await rig.runtime.alarms(for: nobodyID).map(\.state) == [.countdown])
+        }
+    }
+
+    private static func json(_ line: String) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
+    }
+
+    @Test(.enabled(if: isRoot, "connecting as another user needs root"))
     func rootAdministersEveryone() async throws {
         let rig = try ServerRig()
         try await rig.serving {

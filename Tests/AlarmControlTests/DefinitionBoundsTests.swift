@@ -23,7 +23,7 @@ struct DefinitionBoundsTests {
             #expect(alarm.schedule == .fixed(Self.lastSecondOfYear9999))
             #expect(alarm.countdownDuration == definition.countdownDuration)
             #expect(try await client.alarms() == [alarm])
-            #expect(await rig.runtime.record(for: id)?.definition == definition)
+            #expect(await rig.runtime.allRecords().first { $0.id == id }?.definition == definition)
         }
     }
 

@@ -81,7 +81,7 @@ struct RemoteManagerTests {
             var authorization = remote.authorizationUpdates.makeAsyncIterator()
             #expect(try await authorization.next() == .authorized)
             // The metadata comes back unchanged.
-            let record = await rig.runtime.record(for: id)
+            let record = await rig.runtime.record(for: AlarmKey(owner: .currentUser, id: id))
             #expect(try record.map { try JSONDecoder().decode(Medication.self, from: $0.definition.metadata ?? Data()) } == Medication(name: "aspirin", milligrams: 100))
         }
     }

@@ -19,7 +19,7 @@ import Testing
         let outcome = scheduler.evaluate(now: sevenMonday)
         #expect(outcome.alertStarts == [id])
         #expect(scheduler.state(of: id) == .alerting)
-        #expect(scheduler.presentationState(for: id)?.mode == .alert(.init(time: .init(hour: 7, minute: 0))))
+        #expect(scheduler.presentationState(for: Fixture.key(id))?.mode == .alert(.init(time: .init(hour: 7, minute: 0))))
     }
 
     @Test func timerCountsDownAtOnceAndAlertsWhenItEnds() throws {
@@ -27,7 +27,7 @@ import Testing
         let id = try scheduler.add(Fixture.timer(300), now: sunday)
         #expect(scheduler.state(of: id) == .countdown)
         #expect(scheduler.nextDeadline == sunday.addingTimeInterval(300))
-        guard case .countdown(let countdown)? = scheduler.presentationState(for: id)?.mode else {
+        guard case .countdown(let countdown)? = scheduler.presentationState(for: Fixture.key(id))?.mode else {
             Issue.record("a running timer presents a countdown")
             return
         }
@@ -86,7 +86,7 @@ import Testing
         _ = try scheduler.act(.pause, id, now: sunday.addingTimeInterval(100))
         #expect(scheduler.state(of: id) == .paused)
         #expect(scheduler.nextDeadline == nil)
-        #expect(scheduler.presentationState(for: id)?.mode == .paused(.init(totalCountdownDuration: 300, previouslyElapsedDuration: 100)))
+        #expect(scheduler.presentationState(for: Fixture.key(id))?.mode == .paused(.init(totalCountdownDuration: 300, previouslyElapsedDuration: 100)))
         #expect(scheduler.evaluate(now: sunday.addingTimeInterval(3600)).events.isEmpty)
 
         _ = try scheduler.act(.resume, id, now: sunday.addingTimeInterval(3600))
@@ -100,8 +100,8 @@ import Testing
         let id = try scheduler.add(Fixture.alarm(7, 0), now: sunday)
         _ = scheduler.evaluate(now: sevenMonday)
         let outcome = try scheduler.act(.stop, id, now: sevenMonday.addingTimeInterval(30))
-        #expect(scheduler.record(for: id) == nil)
-        #expect(outcome.events.contains(.removed(id, owner: Fixture.owner)))
+        #expect(scheduler.record(for: Fixture.key(id)) == nil)
+        #expect(outcome.events.contains(.removed(Fixture.key(id))))
         #expect(scheduler.alarms(of: Fixture.owner).isEmpty)
     }
 
@@ -129,7 +129,7 @@ import Testing
         var scheduler = Fixture.scheduler()
         let id = try scheduler.add(Fixture.timer(300), now: sunday)
         _ = try scheduler.act(.stop, id, now: sunday.addingTimeInterval(10))
-        #expect(scheduler.record(for: id) == nil)
+        #expect(scheduler.record(for: Fixture.key(id)) == nil)
     }
 
     @Test(arguments: [Alarm.State.scheduled, .countdown, .paused, .alerting])
@@ -137,7 +137,7 @@ import Testing
         var scheduler = Fixture.scheduler()
         let id = try AlarmLifeTests.alarm(in: state, scheduler: &scheduler, now: sunday)
         _ = try scheduler.act(.cancel, id, now: sunday)
-        #expect(scheduler.record(for: id) == nil)
+        #expect(scheduler.record(for: Fixture.key(id)) == nil)
         #expect(scheduler.nextDeadline == nil)
     }
 

@@ -105,7 +105,7 @@ import Testing
         rig.clock.advance(by: 240)  // the process is down for four minutes
 
         let restarted = try rig.restarted()
-        guard case .countdown(let countdown)? = await restarted.presentationState(for: id)?.mode else {
+        guard case .countdown(let countdown)? = await restarted.presentationState(for: Fixture.key(id))?.mode else {
             Issue.record("the timer must still count down after the restart")
             return
         }
@@ -114,7 +114,7 @@ import Testing
         try await rig.running(restarted) {
             await rig.clock.waitForSleeper(until: sixFiftyNine.addingTimeInterval(600))
             rig.clock.advance(to: sixFiftyNine.addingTimeInterval(600))
-            #expect(await events.next() == .alertStarted(id, lateBy: 0))
+            #expect(await events.next() == .alertStarted(Fixture.key(id), lateBy: 0))
         }
     }
 
@@ -141,20 +141,20 @@ import Testing
         var events = rig.runtime.events().makeAsyncIterator()
         try await rig.running {
             _ = try await rig.runtime.schedule(id: id, definition: Fixture.timer(600), client: Fixture.owner)
-            #expect(await events.next() == .scheduled(id, owner: Fixture.owner))
+            #expect(await events.next() == .scheduled(Fixture.key(id)))
             _ = await events.next()  // countdownStarted
             await rig.clock.waitForSleeper(until: sixFiftyNine.addingTimeInterval(600))
             // NTP steps the clock an hour ahead; the monotonic clock does not move.
             rig.clock.setWallClock(to: sixFiftyNine.addingTimeInterval(3600))
             await rig.clock.waitForSleeper(until: sixFiftyNine.addingTimeInterval(4200))
             // The shifted countdown is durable: a restart now keeps it.
-            guard case .countdown(let countdown)? = try await rig.restarted().presentationState(for: id)?.mode else {
+            guard case .countdown(let countdown)? = try await rig.restarted().presentationState(for: Fixture.key(id))?.mode else {
                 Issue.record("the timer must still count down after a restart")
                 return
             }
             #expect(countdown.fireDate == sixFiftyNine.addingTimeInterval(4200))
             rig.clock.advance(by: 600)
-            #expect(await events.next() == .alertStarted(id, lateBy: 0))
+            #expect(await events.next() == .alertStarted(Fixture.key(id), lateBy: 0))
         }
     }
 
@@ -249,8 +249,9 @@ import Testing
         let rig = try EngineRig(now: sixFiftyNine)
         let id = Alarm.ID()
         _ = try await rig.runtime.schedule(id: id, definition: Fixture.fixed(sixFiftyNine), client: Fixture.stranger)
-        #expect(await rig.runtime.alertingOrder == [id])
-        try await rig.runtime.performOnDevice(.stop, id: id)
+        let key = AlarmKey(owner: Fixture.stranger, id: id)
+        #expect(await rig.runtime.alertingOrder == [key])
+        try await rig.runtime.performOnDevice(.stop, alarm: key)
         #expect(await rig.runtime.alarms(for: Fixture.stranger).isEmpty)
     }
 }

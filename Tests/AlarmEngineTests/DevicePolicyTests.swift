@@ -16,7 +16,7 @@ import Testing
         var scheduler = Fixture.scheduler()
         let id = try scheduler.add(Fixture.alarm(7, 0), now: sunday)
         let outcome = scheduler.evaluate(now: sevenMonday.addingTimeInterval(30 * 60))
-        #expect(outcome.events.contains(.alertStarted(id, lateBy: 30 * 60)))
+        #expect(outcome.events.contains(.alertStarted(Fixture.key(id), lateBy: 30 * 60)))
         #expect(scheduler.missedAlarms.isEmpty)
     }
 
@@ -28,7 +28,7 @@ import Testing
         #expect(outcome.missed.map(\.alarmID) == [id])
         #expect(scheduler.missedAlarms.first?.reason == .tooLate)
         #expect(scheduler.missedAlarms.first?.dueDate == sevenMonday)
-        #expect(scheduler.record(for: id) == nil)
+        #expect(scheduler.record(for: Fixture.key(id)) == nil)
     }
 
     @Test func aRepeatingAlarmMissedForDaysRecordsEveryOccurrenceAndRingsTheLatestWithinGrace() throws {
@@ -70,7 +70,7 @@ import Testing
         _ = scheduler.evaluate(now: sevenMonday)
         #expect(scheduler.nextDeadline == sevenMonday.addingTimeInterval(15 * 60))
         let outcome = scheduler.evaluate(now: sevenMonday.addingTimeInterval(15 * 60))
-        #expect(outcome.events.contains(.autoSilenced(id)))
+        #expect(outcome.events.contains(.autoSilenced(Fixture.key(id))))
         #expect(scheduler.missedAlarms.map(\.reason) == [.unanswered])
         #expect(scheduler.state(of: id) == .scheduled)
         #expect(scheduler.nextDeadline == Fixture.at("2026-11-30T07:00:00+01:00"))
@@ -93,9 +93,9 @@ import Testing
         let second = try scheduler.add(Fixture.alarm(7, 2), now: sunday)
         _ = scheduler.evaluate(now: sevenMonday)
         _ = scheduler.evaluate(now: sevenMonday.addingTimeInterval(120))
-        #expect(scheduler.alertingOrder == [second, first])
+        #expect(scheduler.alertingOrder.map(\.id) == [second, first])
         _ = try scheduler.act(.stop, second, now: sevenMonday.addingTimeInterval(130))
-        #expect(scheduler.alertingOrder == [first])
+        #expect(scheduler.alertingOrder.map(\.id) == [first])
     }
 
     @Test func alarmsDueAtTheSameInstantAllRing() throws {
@@ -103,6 +103,49 @@ import Testing
         let ids = try (0..<5).map { _ in try scheduler.add(Fixture.alarm(7, 0), now: sunday) }
         #expect(Set(scheduler.evaluate(now: sevenMonday).alertStarts) == Set(ids))
         #expect(scheduler.alertingOrder.count == 5)
+    }
+
+    @Test func alertsDueAtTheSameInstantArePresentedTheLastScheduledFirst() throws {
+        var scheduler = Fixture.scheduler()
+        // Ids rising in creation order, so that an order by id would present the first one first.
+        let ids = (1...4).map { UUID(uuidString: "0000000\($0)-0000-4000-8000-000000000000")! }
+        for (minute, id) in ids.enumerated() {
+            try scheduler.add(Fixture.alarm(7, 0), now: sunday.addingTimeInterval(Double(minute) * 60), id: id)
+        }
+        _ = scheduler.evaluate(now: sevenMonday)
+        #expect(scheduler.alertingOrder.map(\.id) == ids.reversed())
+        // Stopping the presented one presents the one scheduled before it.
+        _ = try scheduler.act(.stop, ids[3], now: sevenMonday.addingTimeInterval(10))
+        #expect(scheduler.alertingOrder.map(\.id) == [ids[2], ids[1], ids[0]])
+        // The order survives a restart.
+        let restored = AlarmScheduler(
+            policy: scheduler.policy, timeZone: scheduler.timeZone, clockTrusted: true, snapshot: scheduler.snapshot)
+        #expect(restored.alertingOrder.map(\.id) == [ids[2], ids[1], ids[0]])
+    }
+
+    // MARK: Clients' figures
+
+    @Test func aClientsSummaryCountsOnlyItsOwnAlarmsAndTheDevicesEveryones() throws {
+        var scheduler = Fixture.scheduler()
+        _ = try scheduler.schedule(id: Alarm.ID(), owner: Fixture.stranger, definition: Fixture.alarm(6, 30), now: sunday)
+        _ = try scheduler.schedule(id: Alarm.ID(), owner: Fixture.stranger, definition: Fixture.alarm(7, 0), now: sunday)
+        let own = try scheduler.add(Fixture.alarm(8, 0), now: sunday)
+        _ = scheduler.evaluate(now: sevenMonday.addingTimeInterval(-30 * 60))
+
+        let mine = scheduler.summary(of: Fixture.owner)
+        #expect(mine.alarmCount == 1)
+        #expect(mine.alertingCount == 0)
+        #expect(mine.nextAlarm?.record.id == own)
+        #expect(mine.nextAlarm?.dueDate == Fixture.at("2026-11-23T08:00:00+01:00"))
+        let theirs = scheduler.summary(of: Fixture.stranger)
+        #expect(theirs.alarmCount == 2)
+        #expect(theirs.alertingCount == 1)
+        #expect(theirs.nextAlarm?.dueDate == sevenMonday)
+        let device = scheduler.summary(of: nil)
+        #expect(device.alarmCount == 3)
+        #expect(device.alertingCount == 1)
+        #expect(device.nextAlarm?.dueDate == sevenMonday)
+        #expect(scheduler.summary(of: ClientID(rawValue: 4242)) == AlarmSummary(alarmCount: 0, alertingCount: 0, nextAlarm: nil))
     }
 
     // MARK: Clock jumps
@@ -136,9 +179,9 @@ import Testing
         let outcome = scheduler.clockChanged(jump: 7200, now: jumped)
         #expect(outcome.alertStarts.isEmpty)
         #expect(outcome.changedOwners == [Fixture.owner], "the shifted countdowns must be saved")
-        #expect(scheduler.record(for: timer).flatMap { if case .countdown(let c) = $0.phase { c.fireDate } else { nil } }
+        #expect(scheduler.record(for: Fixture.key(timer)).flatMap { if case .countdown(let c) = $0.phase { c.fireDate } else { nil } }
                 == sunday.addingTimeInterval(600 + 7200))
-        #expect(scheduler.record(for: alarm).flatMap { if case .countdown(let c) = $0.phase { c.fireDate } else { nil } }
+        #expect(scheduler.record(for: Fixture.key(alarm)).flatMap { if case .countdown(let c) = $0.phase { c.fireDate } else { nil } }
                 == sunday.addingTimeInterval(540 + 7200))
     }
 
@@ -259,6 +302,6 @@ import Testing
         // 100 s had passed on the bogus clock: 500 s remain on the real one.
         #expect(scheduler.nextDeadline == synced.addingTimeInterval(500))
         #expect(scheduler.evaluate(now: synced.addingTimeInterval(500)).alertStarts == [timer])
-        #expect(scheduler.record(for: timer)?.datesFromUntrustedClock == false)
+        #expect(scheduler.record(for: Fixture.key(timer))?.datesFromUntrustedClock == false)
     }
 }

@@ -34,7 +34,7 @@ import Testing
         _ = try await runtime.schedule(id: id, definition: Fixture.timer(60), client: Fixture.owner)
         await clock.waitForSleeper(until: sixFiftyNine.addingTimeInterval(60))
         clock.advance(by: 60)
-        while let event = await events.next(), event != .alertStarted(id, lateBy: 0) {}
+        while let event = await events.next(), event != .alertStarted(Fixture.key(id), lateBy: 0) {}
         try await runtime.perform(.stop, id: id, client: Fixture.owner)
 
         let messages = handler.entries.map { "\($0.message)" }

@@ -11,6 +11,9 @@ enum Fixture {
     static let owner = ClientID(rawValue: 1000)
     static let stranger = ClientID(rawValue: 1001)
 
+    /// The fixture owner's alarm `id`, as the engine keys it.
+    static func key(_ id: Alarm.ID) -> AlarmKey { AlarmKey(owner: owner, id: id) }
+
     static func zone(_ name: String) -> TimeZoneRules {
         do {
             return try database.rules(named: name)
@@ -75,7 +78,7 @@ extension AlarmScheduler {
     }
 
     func state(of id: Alarm.ID) -> Alarm.State? {
-        record(for: id)?.phase.state
+        record(for: Fixture.key(id))?.phase.state
     }
 
     mutating func act(_ action: AlarmAction, _ id: Alarm.ID, now: Date) throws(AlarmOperationError) -> SchedulerOutcome {
@@ -84,8 +87,9 @@ extension AlarmScheduler {
 }
 
 extension SchedulerOutcome {
+    /// The ids of the alarms that started alerting (the tests' alarms are the fixture owner's).
     var alertStarts: [Alarm.ID] {
-        events.compactMap { if case .alertStarted(let id, _) = $0 { id } else { nil } }
+        events.compactMap { if case .alertStarted(let key, _) = $0 { key.id } else { nil } }
     }
 
     var missed: [MissedAlarm] {

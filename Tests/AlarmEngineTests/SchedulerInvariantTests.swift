@@ -10,6 +10,8 @@ import Testing
 /// Random operation sequences and clock moves (forward, backward, zone changes, trust changes)
 /// against the scheduler's invariants:
 /// - nothing acknowledged is lost: an alarm disappears only with a `.removed` event;
+/// - ids are each client's own: clients schedule with ids another client uses, and a call on one
+///   client's alarm touches no other alarm (an id only another client uses is `notFound`);
 /// - no occurrence rings twice (only a snooze rings the same occurrence again);
 /// - every alarm has exactly the one deadline its state calls for, and none is left in the past;
 /// - a refused call changes nothing, and every change is reported (so it is saved);
@@ -29,10 +31,13 @@ import Testing
 
     @Test(arguments: batches())
     func randomSequencesKeepEveryInvariant(seeds: Range<UInt64>) throws {
+        var sharedIDs = 0
         for seed in seeds {
             var run = InvariantRun(seed: seed)
             try run.play(steps: 60)
+            sharedIDs += run.sharedIDsScheduled
         }
+        #expect(sharedIDs >= seeds.count / 2, "the sequences hardly had two clients use one id")
     }
 
     /// Replays one sequence by its seed (from a failure message) with a report of every step.
@@ -49,7 +54,9 @@ struct InvariantRun {
     var random: SeededRandomNumberGenerator
     var scheduler: AlarmScheduler
     var now: Date
-    var expectedIDs: Set<Alarm.ID> = []
+    var expectedKeys: Set<AlarmKey> = []
+    /// Alarms scheduled with an id another client's alarm had at the time.
+    var sharedIDsScheduled = 0
     var rungOccurrences: Set<String> = []
     let owners = [Fixture.owner, Fixture.stranger]
     let seed: UInt64
@@ -57,7 +64,7 @@ struct InvariantRun {
     /// Set by a restart step: loading is not an operation, so it need not report its changes.
     var restarted = false
     /// Called at every round-trip check with the records then (every phase a record goes through).
-    var inspectRecords: ((Dictionary<Alarm.ID, AlarmRecord>.Values) throws -> Void)?
+    var inspectRecords: ((Dictionary<AlarmKey, AlarmRecord>.Values) throws -> Void)?
 
     init(seed: UInt64) {
         self.seed = seed
@@ -86,24 +93,40 @@ struct InvariantRun {
         switch random.next() % 100 {
         case 0..<25:
             let definition = randomDefinition()
+            let owner = owners[Int(random.next() % 2)]
+            // Often an id that a client already uses: the other client's (its own alarm then), or
+            // the same client's (refused as a duplicate).
+            let id = random.next() % 3 == 0 ? (recordsInCreationOrder().randomElement(using: &random)?.id ?? randomID()) : randomID()
+            let key = AlarmKey(owner: owner, id: id)
+            let before = scheduler
             do {
-                let (alarm, outcome) = try scheduler.schedule(
-                    id: randomID(), owner: owners[Int(random.next() % 2)], definition: definition, now: now)
-                expectedIDs.insert(alarm.id)
+                let (alarm, outcome) = try scheduler.schedule(id: id, owner: owner, definition: definition, now: now)
+                #expect(alarm.id == id)
+                #expect(before.records[key] == nil, "an id the owner already used was scheduled again at seed \(seed)")
+                expectUntouched(except: key, before: before, "schedule")
+                expectedKeys.insert(key)
+                if before.records.keys.contains(where: { $0.id == id }) { sharedIDsScheduled += 1 }
                 return outcome
             } catch {
+                if before.records[key] != nil { #expect(error as? AlarmOperationError == .duplicateID(id)) }
+                #expect(scheduler.snapshot == before.snapshot, "refused schedule changed the scheduler")
                 return SchedulerOutcome()
             }
         case 25..<50:
-            // Sorted, so that a run depends on its seed alone, not on dictionary order.
-            let records = scheduler.records.values.sorted { $0.sequenceNumber < $1.sequenceNumber }
-            guard let record = records.randomElement(using: &random) else { return SchedulerOutcome() }
+            guard let record = recordsInCreationOrder().randomElement(using: &random) else { return SchedulerOutcome() }
             let action = AlarmAction.allCases.randomElement(using: &random)!
-            let owner = random.next() % 10 == 0 ? ClientID(rawValue: 4242) : record.owner
+            // Sometimes as another client, which may or may not have an alarm with this id.
+            let owner = random.next() % 5 == 0 ? (owners + [ClientID(rawValue: 4242)]).randomElement(using: &random)! : record.owner
+            let key = AlarmKey(owner: owner, id: record.id)
             let before = scheduler
             do {
-                return try scheduler.perform(action, id: record.id, owner: owner, now: now)
+                let outcome = try scheduler.perform(action, id: record.id, owner: owner, now: now)
+                expectUntouched(except: key, before: before, "\(action)")
+                return outcome
             } catch {
+                if before.records[key] == nil {
+                    #expect(error == .notFound(record.id), "another client's id must look unused, at seed \(seed)")
+                }
                 #expect(scheduler.snapshot == before.snapshot, "refused \(action) changed the scheduler")
                 #expect(scheduler.nextDeadline == before.nextDeadline)
                 return SchedulerOutcome()
@@ -135,6 +158,18 @@ struct InvariantRun {
             return scheduler.evaluate(now: now)
         default:
             return scheduler.acknowledgeMissedAlarms()
+        }
+    }
+
+    /// Sorted, so that a run depends on its seed alone, not on dictionary order.
+    private func recordsInCreationOrder() -> [AlarmRecord] {
+        scheduler.records.values.sorted { $0.sequenceNumber < $1.sequenceNumber }
+    }
+
+    /// A client's call changed no alarm but `key`: not another client's with the same id either.
+    private func expectUntouched(except key: AlarmKey, before: AlarmScheduler, _ call: String) {
+        for (other, record) in before.records where other != key {
+            #expect(scheduler.records[other] == record, "\(call) on \(key) changed \(other) at seed \(seed)")
         }
     }
 
@@ -171,26 +206,27 @@ struct InvariantRun {
         }
         for event in outcome.events {
             switch event {
-            case .removed(let id, _):
-                expectedIDs.remove(id)
-            case .alertStarted(let id, _):
-                guard let record = scheduler.records[id] ?? before.records[id] else { continue }
+            case .removed(let key):
+                expectedKeys.remove(key)
+            case .alertStarted(let key, _):
+                guard let record = scheduler.records[key] ?? before.records[key] else { continue }
                 var wasSnoozed = false
-                if case .countdown(let countdown)? = before.records[id]?.phase, countdown.kind == .postAlert { wasSnoozed = true }
-                if case .alerting? = before.records[id]?.phase { wasSnoozed = true }  // settled within the step
+                if case .countdown(let countdown)? = before.records[key]?.phase, countdown.kind == .postAlert { wasSnoozed = true }
+                if case .alerting? = before.records[key]?.phase { wasSnoozed = true }  // settled within the step
                 guard !wasSnoozed, case .alerting(let alerting) = record.phase else { continue }
-                let key = "\(id) \(alerting.occurrence.map { "\($0)" } ?? "timer")"
-                #expect(!rungOccurrences.contains(key), "occurrence rang twice: \(key) at step \(step) of seed \(seed)")
-                rungOccurrences.insert(key)
+                // By sequence number too: an id used again after its alarm was removed is another alarm.
+                let occurrence = "\(key) #\(record.sequenceNumber) \(alerting.occurrence.map { "\($0)" } ?? "timer")"
+                #expect(!rungOccurrences.contains(occurrence), "occurrence rang twice: \(occurrence) at step \(step) of seed \(seed)")
+                rungOccurrences.insert(occurrence)
             default:
                 continue
             }
         }
-        #expect(Set(scheduler.records.keys) == expectedIDs, "an alarm vanished without a removed event at step \(step)")
+        #expect(Set(scheduler.records.keys) == expectedKeys, "an alarm vanished without a removed event at step \(step)")
         var earliest: Date?
         for record in scheduler.records.values {
             let expected = expectedDeadline(of: record)
-            #expect(scheduler.deadlines.deadline(of: record.id) == expected, "wrong deadline for \(record.phase) at step \(step)")
+            #expect(scheduler.deadlines.deadline(of: record.key) == expected, "wrong deadline for \(record.phase) at step \(step)")
             if let expected {
                 #expect(expected > now, "deadline left in the past at step \(step)")
                 earliest = min(earliest ?? expected, expected)

@@ -73,7 +73,7 @@ import Testing
         // An untrusted clock (a Pi just booted) refuses nothing for being in the past.
         var scheduler = Fixture.scheduler(.utc, trusted: false)
         let id = try scheduler.add(Fixture.fixed(date), now: Date(timeIntervalSince1970: 0))
-        let kept = try #require(scheduler.record(for: id))
+        let kept = try #require(scheduler.record(for: AlarmKey(owner: Fixture.owner, id: id)))
         #expect(kept.definition.schedule == .fixed(date))
         guard case .fixed(let stored)? = kept.definition.schedule else { return }
         #expect(ISO8601.format(stored, in: .utc) == text)
@@ -104,9 +104,9 @@ import Testing
     func aCountdownWithinTheBoundsIsAcceptedExactly(_ seconds: TimeInterval) throws {
         var scheduler = Fixture.scheduler()
         let timer = try scheduler.add(Fixture.timer(seconds), now: now)
-        #expect(scheduler.record(for: timer)?.definition.countdownDuration == .init(preAlert: seconds, postAlert: seconds))
+        #expect(scheduler.record(for: AlarmKey(owner: Fixture.owner, id: timer))?.definition.countdownDuration == .init(preAlert: seconds, postAlert: seconds))
         let snoozing = try scheduler.add(Fixture.alarm(7, 0, preAlert: seconds, postAlert: seconds), now: now)
-        #expect(scheduler.record(for: snoozing)?.definition.countdownDuration == .init(preAlert: seconds, postAlert: seconds))
+        #expect(scheduler.record(for: AlarmKey(owner: Fixture.owner, id: snoozing))?.definition.countdownDuration == .init(preAlert: seconds, postAlert: seconds))
     }
 
     @Test(arguments: [

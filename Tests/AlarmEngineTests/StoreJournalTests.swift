@@ -209,6 +209,66 @@ import Testing
         #expect(TestFiles.names(in: scratch.path).contains { $0.hasPrefix("alarms.journal.bad-corrupt-") })
     }
 
+    /// Two clients may use one id: a removal names the owner, so replaying it removes that
+    /// client's alarm and not the other's.
+    @Test func aRemovalNamesTheOwnerSoAnotherClientsAlarmWithTheSameIDStays() async throws {
+        let scratch = try TemporaryDirectory()
+        let runtime = try Self.runtime(in: scratch.path)
+        let shared = Alarm.ID()
+        _ = try await runtime.schedule(id: shared, definition: Fixture.timer(600), client: Fixture.owner)
+        _ = try await runtime.schedule(id: shared, definition: Fixture.alarm(7, 0), client: Fixture.stranger)
+        try await runtime.perform(.cancel, id: shared, client: Fixture.stranger)
+        let last = try #require(try Self.journal(in: scratch.path).read().entries.last)
+        #expect(last.removed == [RemovedAlarm(AlarmKey(owner: Fixture.stranger, id: shared))])
+        let journal = String(decoding: TestFiles.read(scratch.path + "/alarms.journal") ?? [], as: UTF8.self)
+        #expect(journal.contains(#""owner":1001"#) && journal.contains(#""removed":[{"#))
+
+        let restarted = try Self.runtime(in: scratch.path)
+        #expect(await restarted.alarms(for: Fixture.owner).map(\.id) == [shared])
+        #expect(await restarted.alarms(for: Fixture.stranger).isEmpty)
+        try await restarted.writeSnapshot()
+        let fromSnapshot = try Self.runtime(in: scratch.path)
+        #expect(await fromSnapshot.alarms(for: Fixture.owner) == restarted.alarms(for: Fixture.owner))
+        #expect(await fromSnapshot.alarms(for: Fixture.stranger).isEmpty)
+    }
+
+    /// A store written while ids were unique on the device loads unchanged: its journal's
+    /// removals name no owner and apply to the one alarm that had the id then. It is rewritten
+    /// as a snapshot at the first start, so they are never replayed over a state in which two
+    /// clients use one id.
+    @Test func aStoreWrittenWhileIDsWereUniqueOnTheDeviceLoadsUnchanged() async throws {
+        let scratch = try TemporaryDirectory()
+        let fixture = StoreWrittenBeforeScopedIDs.self
+        try TestFiles.write(fixture.snapshot, to: scratch.path + "/alarms.store")
+        try TestFiles.write(fixture.snapshot, to: scratch.path + "/alarms.store.backup")
+        try TestFiles.write(fixture.journal, to: scratch.path + "/alarms.journal")
+        let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        #expect(loaded.problems.isEmpty)
+        #expect(loaded.journalEntries == 3)
+        #expect(loaded.journalHasRemovalsWithoutOwner)
+
+        let runtime = try Self.runtime(in: scratch.path)
+        #expect(await runtime.alarms(for: Fixture.owner).map(\.id) == [fixture.weekly, fixture.ownersTimer])
+        #expect(await runtime.alarms(for: Fixture.owner).map(\.state) == [.scheduled, .countdown])
+        #expect(await runtime.alarms(for: Fixture.stranger).map(\.id) == [fixture.strangersTimer])
+        #expect(await runtime.alarms(for: Fixture.stranger).map(\.state) == [.paused])
+        #expect(await runtime.allAuthorizations() == [Fixture.owner: .authorized, Fixture.stranger: .authorized])
+        // Rewritten at once: the journal is empty, and the snapshot holds the same alarms.
+        #expect(try Self.journal(in: scratch.path).read().entries.isEmpty)
+        let rewritten = AlarmStore(directory: scratch.path, logger: Self.silent).load()
+        #expect(rewritten.journalEntries == 0 && !rewritten.journalHasRemovalsWithoutOwner)
+        #expect(rewritten.state?.scheduler.alarms.map(\.key) == [
+            AlarmKey(owner: Fixture.stranger, id: fixture.strangersTimer), AlarmKey(owner: Fixture.owner, id: fixture.weekly),
+            AlarmKey(owner: Fixture.owner, id: fixture.ownersTimer),
+        ])
+
+        // From now on ids are each client's own, and a restart keeps both alarms with one id.
+        _ = try await runtime.schedule(id: fixture.weekly, definition: Fixture.timer(60), client: Fixture.stranger)
+        let restarted = try Self.runtime(in: scratch.path)
+        #expect(await restarted.alarms(for: Fixture.stranger).map(\.id) == [fixture.strangersTimer, fixture.weekly])
+        #expect(await restarted.alarms(for: Fixture.owner).map(\.id) == [fixture.weekly, fixture.ownersTimer])
+    }
+
     /// A crash between a snapshot and the journal's reset leaves entries the snapshot already
     /// holds: applying them again changes nothing, even an alarm removed and scheduled again.
     @Test func entriesReplayedOverASnapshotThatHoldsThemChangeNothing() async throws {

@@ -1,6 +1,8 @@
 import AlarmControl
 import AlarmEngine
+import AlarmKit
 import AlarmTestKit
+import AlarmTime
 import FoundationEssentials
 import Glibc
 import Testing
@@ -46,13 +48,14 @@ struct DaemonCommandTests {
         #expect(lines.first?.hasPrefix("alarmd ") == true)
         #expect(lines.first?.contains("on board simulated, up ") == true)
         #expect(lines.contains("Clock:   trusted, time zone UTC"))
-        #expect(lines.contains("Alarms:  0, 0 ringing"))
+        #expect(lines.contains("Alarms:  0, 0 ringing (all users)"))
         for part in ["buttons", "led", "display", "sound"] {
             #expect(lines.contains { $0.split(separator: " ").prefix(2) == [Substring(part), "ok"] }, "no line for \(part)")
         }
 
         let json = try Output.json(try await daemon.alarmctl(["status", "--json"]).standardOutput)
         #expect(json["clockTrusted"] == .bool(true))
+        #expect(json["scope"] == .string("device"))
         #expect(json["board"] == .string("simulated"))
         #expect(Output.array(json["parts"]).compactMap { $0["name"]?.stringValue } == ["buttons", "led", "display", "sound"])
         #expect(Output.array(json["parts"]).allSatisfy { $0["state"] == .string("ok") })
@@ -197,5 +200,73 @@ struct DaemonCommandTests {
         #expect(try await records(["id": .string(roots)]) == [roots])
         #expect(try await records([:]) == [roots])
         #expect(try await records(["id": .string(AlarmCommandTests.id(9, prefix: "CCCC")), "all": .bool(true)]) == [])
+
+        // Ids are each user's own: nobody may use root's for an alarm of its own.
+        let same = try await asNobody(["timer", "9m", "--id", roots])
+        #expect(same.exitStatus == 0, "stderr: \(same.standardError)")
+        #expect(Output.lines(try await asNobody(["list"]).standardOutput).count == 3)
+        let all = Output.array(try Output.json(try await daemon.alarmctl(["list", "--all", "--json"]).standardOutput)["alarms"])
+        #expect(all.map { $0["id"] } == [.string(roots), .string(nobodys), .string(roots)])
+        #expect(all.map { $0["owner"] } == [.integer(0), .integer(65534), .integer(65534)])
+        #expect(try await records(["id": .string(roots), "all": .bool(true)]) == [roots, roots])
+        let roots0 = try await root.request("alarmRecords", parameters: ["id": .string(roots)], as: [AlarmRecord].self)
+        #expect(roots0.map(\.owner) == [ClientID(rawValue: 0)])
+        // Root cancels its own; nobody's alarm with that id stays.
+        #expect(try await daemon.alarmctl(["cancel", "CCCC0001"]).exitStatus == 0)
+        let left = Output.array(try Output.json(try await daemon.alarmctl(["list", "--all", "--json"]).standardOutput)["alarms"])
+        #expect(left.map { $0["owner"] } == [.integer(65534), .integer(65534)])
+        #expect(left.map { $0["id"] } == [.string(nobodys), .string(roots)])
+    }
+
+    @Test(.enabled(if: canSwitchUser, "needs root and setpriv to run alarmctl as another user"))
+    func statusGivesAUserOnlyTheirOwnAlarmFiguresAndAnAdministratorTheDevices() async throws {
+        let daemon = try RunningDaemon()
+        defer { daemon.stop() }
+        chmod(daemon.directory.path, 0o711)
+        chmod(daemon.socket, 0o666)
+        func asNobody(_ arguments: [String]) async throws -> ChildProcess.Result {
+            try await ChildProcess.run(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.product("alarmctl")] + arguments,
+                environment: ["ALARMD_SOCKET": daemon.socket, "TZ": "UTC"])
+        }
+        _ = try await daemon.alarmctl(["auth", "grant", "65534"])
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        // Root's: one ringing already (due a minute ago, within the grace period), and one due
+        // before nobody's only alarm.
+        let root = ControlClient(path: daemon.socket)
+        defer { root.close() }
+        let ringing = try await root.schedule(id: Alarm.ID(), definition: AlarmDefinition(
+            schedule: .fixed(now.addingTimeInterval(-60)), countdownDuration: nil,
+            presentation: AlarmPresentation(alert: .init(title: "Now"))))
+        #expect(ringing.state == .alerting)
+        let rootsNext = now.addingTimeInterval(3600)
+        #expect(try await daemon.alarmctl(["schedule", "--on", ISO8601.format(rootsNext, in: .utc)]).exitStatus == 0)
+        let nobodysNext = now.addingTimeInterval(7200)
+        let scheduled = try await asNobody(["schedule", "--on", ISO8601.format(nobodysNext, in: .utc)])
+        #expect(scheduled.exitStatus == 0, "stderr: \(scheduled.standardError)")
+
+        let own = try Output.json(try await asNobody(["status", "--json"]).standardOutput)
+        #expect(own["scope"] == .string("client"))
+        #expect(own["alarms"] == .integer(1))
+        #expect(own["alerting"] == .integer(0))
+        #expect(own["nextAlarm"] == .integer(Int64(nobodysNext.timeIntervalSince1970)))
+        // The device's parts and clock are everyone's to see.
+        #expect(own["clockTrusted"] == .bool(true))
+        #expect(Output.array(own["parts"]).count == 4)
+        let text = Output.lines(try await asNobody(["status"]).standardOutput)
+        #expect(text.contains { $0.hasPrefix("Alarms:  1, 0 ringing (yours); next ") }, "\(text)")
+
+        let device = try Output.json(try await daemon.alarmctl(["status", "--json"]).standardOutput)
+        #expect(device["scope"] == .string("device"))
+        #expect(device["alarms"] == .integer(3))
+        #expect(device["alerting"] == .integer(1))
+        #expect(device["nextAlarm"] == .integer(Int64(rootsNext.timeIntervalSince1970)))
+
+        // Root's alarm rang; that is in root's history, not in nobody's.
+        let history = try Output.json(try await asNobody(["history", "--json"]).standardOutput)
+        #expect(Output.array(history["entries"]).isEmpty)
+        let rootsHistory = try Output.json(try await daemon.alarmctl(["history", "--json"]).standardOutput)
+        #expect(Output.array(rootsHistory["entries"]).map { $0["kind"] } == [.string("rang")])
     }
 }

@@ -41,7 +41,9 @@ final class RecordsServer: Sendable {
                     let all = try call.request.parameters(AllParameter.self).all == true
                     var records: [AlarmRecord] = []
                     for owned in await runtime.allAlarms() where all || owned.owner.rawValue == call.peer.uid {
-                        if let record = await runtime.record(for: owned.alarm.id) { records.append(record) }
+                        if let record = await runtime.record(for: AlarmKey(owner: owned.owner, id: owned.alarm.id)) {
+                            records.append(record)
+                        }
                     }
                     return records
                 },

@@ -1,0 +1,37 @@
+import AlarmKit
+import FoundationEssentials
+
+/// An alarm a journal entry removes, as the journal writes it: `{"owner":UID,"id":"UUID"}`.
+///
+/// Entries written while ids were unique on the device name the id alone (`"UUID"`): such a
+/// removal has no owner, and applies to the one alarm that had the id then.
+struct RemovedAlarm: Codable, Hashable, Sendable {
+    /// `nil` in an entry written while ids were unique on the device.
+    var owner: ClientID?
+    var id: Alarm.ID
+
+    init(_ key: AlarmKey) {
+        owner = key.owner
+        id = key.id
+    }
+
+    init(from decoder: any Decoder) throws {
+        if let id = try? decoder.singleValueContainer().decode(Alarm.ID.self) {
+            owner = nil
+            self.id = id
+            return
+        }
+        let key = try AlarmKey(from: decoder)
+        owner = key.owner
+        id = key.id
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        if let owner {
+            try AlarmKey(owner: owner, id: id).encode(to: encoder)
+        } else {
+            var container = encoder.singleValueContainer()
+            try container.encode(id)
+        }
+    }
+}
