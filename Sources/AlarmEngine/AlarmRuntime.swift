@@ -245,8 +245,14 @@ public actor AlarmRuntime {
     /// A failure starts (or continues) a storage fault, a success ends it: each is logged once,
     /// and the device is told so that it shows the fault.
     func saveState() throws {
+        try trackingStorageHealth { try writeChanges() }
+    }
+
+    /// Runs a write of the store: its failure starts (or continues) the storage fault, its
+    /// success ends it.
+    private func trackingStorageHealth(_ write: () throws -> Void) throws {
         do {
-            try writeChanges()
+            try write()
         } catch {
             storageFailed(error)
             throw error
@@ -324,14 +330,10 @@ public actor AlarmRuntime {
     /// Writes a snapshot of the whole state now and empties the journal (at a clean shutdown, so
     /// the next start reads one file).
     public func writeSnapshot() throws {
-        do {
+        try trackingStorageHealth {
             try Self.writeSnapshot(&scheduler, &encodedAlarms, authorizations: authorizations, savedAt: clock.now, to: store)
-        } catch {
-            storageFailed(error)
-            throw error
+            hasUnsavedChanges = false
         }
-        hasUnsavedChanges = false
-        if storageFault != nil { storageWorksAgain() }
     }
 
     /// Waits for the saves that are due: time-driven changes, then a snapshot (for tests).
