@@ -82,7 +82,13 @@ build_package() {
     package=$work/debian/alarmd
     rm -rf "$work"
     mkdir -p "$package"
-    UNIT_DIR=/lib/systemd/system UDEV_RULES_DIR=/lib/udev/rules.d \
+    # trixie has merged /usr, and its packages ship nothing under the /lib alias (dpkg would not
+    # know /lib/x and /usr/lib/x are one file); bookworm's systemd and udev still use /lib.
+    case ${suite:-$(. /etc/os-release && echo "${VERSION_CODENAME:-}")} in
+    bullseye | bookworm) lib=/lib ;;
+    *) lib=/usr/lib ;;
+    esac
+    UNIT_DIR=$lib/systemd/system UDEV_RULES_DIR=$lib/udev/rules.d \
         "$source_dir/deploy/install.sh" --prefix /usr --destdir "$package" --bin-dir "$bin_dir" --quiet
     for program in alarmd alarmctl; do
         "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/$program"
