@@ -351,10 +351,15 @@ let package = Package(
 cross_prepare() {  # SUITE
     cross_host_tools
     mkdir -p "$cross_targets"
+    # One preparation at a time: two builds starting together would make the same parts.
+    exec 9>"$cross_cache/.lock"
+    flock 9
     cp "$cross_here/glibc-2.38-compat.c" "$cross_targets/glibc-2.38-compat.c"
     cross_prepare_compiler
     cross_prepare_swift_runtime
     cross_prepare_sysroot "$1"
     cross_prepare_sdk "$1"
     cross_prepare_packages
+    flock -u 9
+    exec 9>&-
 }
