@@ -353,7 +353,19 @@ judge_libgpiod2() {
     local dir=$1 pre=$results/side/gpiod2-preflight
     expect "alarmd does not run on libgpiod.so.3 ($(awk '{ print $6 }' "$pre/libgpiod-mapped.txt" 2>/dev/null | sort -u | tr '\n' ' '))" \
         grep -q 'libgpiod.so.3' "$pre/libgpiod-mapped.txt"
-    expect "/usr/bin/alarmd is not the libgpiod-2 build" grep -q alarmd-gpiod2 "$pre/bind-mount.txt"
+    if [ "${arch:-amd64}" = amd64 ]; then
+        expect "/usr/bin/alarmd is not the libgpiod-2 build" grep -q alarmd-gpiod2 "$pre/bind-mount.txt"
+    else
+        # arm64: the package built for trixie, installed as it is on a trixie guest.
+        expect "the side guest is not trixie ($(sed -n 's/^VERSION_CODENAME=//p' "$pre/os-release.txt" 2>/dev/null))" \
+            grep -qx 'VERSION_CODENAME=trixie' "$pre/os-release.txt"
+        expect "the installed alarmd is not the arm64 package ($(cat "$pre/package.txt" 2>/dev/null))" \
+            grep -q '^alarmd .* arm64$' "$pre/package.txt"
+        # dpkg --verify lists the package's files that differ from its md5sums (the harness's
+        # /etc/alarmd/alarmd.toml does); /usr/bin/alarmd must not be one, nor a mount.
+        expect "/usr/bin/alarmd is not the installed package's ($(grep -h /usr/bin/alarmd "$pre/bind-mount.txt" "$pre/package-verify.txt" 2>/dev/null | head -c 300))" \
+            bash -c "[ -f '$pre/package-verify.txt' ] && ! grep -q ' /usr/bin/alarmd\$' '$pre/package-verify.txt' && ! grep -q /usr/bin/alarmd '$pre/bind-mount.txt'"
+    fi
     expect "not active/running under the unit" grep -q '^SubState=running' "$pre/systemctl-show.txt"
     jexpect "not every part ok: $(jv -c '[.parts[] | "\(.name) \(.state)"]' "$pre/status.json")" "$pre/status.json" 'all(.parts[]; .state == "ok")'
     judge_alert_part "$dir" side
@@ -361,7 +373,9 @@ judge_libgpiod2() {
     problems=()
     judge_snooze_part "$dir" side
     problems=("${kept[@]}" "${problems[@]}")
-    verdict libgpiod2 "libgpiod.so.3; $ring_summary; $snooze_summary"
+    local which="the libgpiod-2 build bind-mounted"
+    [ "${arch:-amd64}" = amd64 ] || which="the trixie package $(cut -d' ' -f2 "$pre/package.txt" 2>/dev/null)"
+    verdict libgpiod2 "$which, libgpiod.so.3; $ring_summary; $snooze_summary"
 }
 
 # --- Dispatch ----------------------------------------------------------------------------------------
