@@ -54,8 +54,7 @@ deploy=$source_dir/deploy
 
 if [ -z "$bin_dir" ]; then
     "$deploy/install-build-deps"
-    # Release, static Swift standard library, no $ORIGIN run path, linked with lld in the order
-    # of deploy/link/alarmd.order: see deploy/swift-build-release.
+    # Release, static Swift standard library, no $ORIGIN run path: see deploy/swift-build-release.
     set -- --package-path "$source_dir" --scratch-path "$source_dir/.build-release"
     "$deploy/swift-build-release" "$@" --product alarmd
     "$deploy/swift-build-release" "$@" --product alarmctl
