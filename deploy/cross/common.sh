@@ -1,5 +1,6 @@
 # The arm64 cross toolchain, made on an x86-64 Debian bookworm machine from Debian's own
-# packages. Sourced by deploy/cross/swift-build and deploy/cross/run; see deploy/README.md, "Building for arm64".
+# packages. Sourced by deploy/cross/swift-build, deploy/build-deb.sh and
+# Tests/Integration/run-arm64-user; see deploy/README.md, "Building for arm64".
 #
 # Everything is cached in $ALARMD_CROSS_CACHE (default ~/.cache/alarmd/cross, outside the clone)
 # and made again when missing or when its recipe below changes:
