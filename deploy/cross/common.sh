@@ -11,6 +11,7 @@
 #     apt/SUITE/       private apt state for arm64 SUITE (lists, caches; never the system's)
 #     swift-arm64/     the arm64 Swift runtime and modules from trixie's swiftlang/libswiftlang
 #     sysroot-SUITE/   arm64 Debian SUITE's C libraries and headers (mmdebstrap --variant=extract)
+#     dpkg-SUITE/      a dpkg database of the sysroot's packages, for dpkg-shlibdeps (Depends:)
 #     sdk-SUITE/       the Swift SDK bundle (info.json, swift-sdk.json, toolset.json)
 #     packages/        dependencies lowered to what Swift 6.0.3 accepts, and SwiftPM's mirrors
 #     runtime-SUITE-*/ arm64 roots of a package's Depends, for qemu-aarch64-static -L
