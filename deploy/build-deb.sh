@@ -38,7 +38,7 @@ mkdir -p "$output"
 output=$(cd "$output" && pwd)
 
 if [ $cross = 0 ]; then
-    for tool in swift dpkg-deb dpkg-shlibdeps strip readelf; do
+    for tool in swift dpkg-deb dpkg-shlibdeps strip; do
         if ! command -v "$tool" >/dev/null 2>&1; then
             echo "build-deb.sh: $tool is missing (apt-get install dpkg-dev binutils; Swift from swift.org)" >&2
             exit 69
@@ -109,14 +109,6 @@ build_package() {
     grep -v "binaries to analyze should already be installed" "$work/dpkg-shlibdeps.log" >&2 || true
     shlibs=${shlibs#shlibs:Depends=}
     [ -n "$shlibs" ] || { echo "build-deb.sh: dpkg-shlibdeps found no libraries" >&2; exit 70; }
-    # Relative relocations packed as DT_RELR need glibc's GLIBC_ABI_DT_RELR, new in 2.36, which
-    # dpkg-shlibdeps does not turn into a version.
-    if readelf -V "$package/usr/bin/alarmd" "$package/usr/bin/alarmctl" | grep -q GLIBC_ABI_DT_RELR; then
-        libc_minimum=$(echo "$shlibs" | sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p')
-        if [ -n "$libc_minimum" ] && dpkg --compare-versions "$libc_minimum" lt 2.36; then
-            shlibs=$(echo "$shlibs" | sed "s/libc6 (>= $libc_minimum)/libc6 (>= 2.36)/")
-        fi
-    fi
     installed_size=$(du -k -s --exclude=DEBIAN "$package" | cut -f 1)
     cat >"$package/DEBIAN/control" <<EOF
 Package: alarmd

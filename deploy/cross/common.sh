@@ -256,15 +256,14 @@ cross_in_compiler() {  # COMMAND...
 
 # Git's URL rewrites (this machine reads github.com from a local mirror) hold in the compiler's
 # root too, with the local directories they name bound in.
-cross_git_config() {
+cross_git_config() {  # prints the local directories to bind
     local key value base
     : >"$cross_cache/compiler/root/.gitconfig"
     git config --get-regexp '^url\..*\.insteadof$' 2>/dev/null | while read -r key value; do
         base=${key#url.}; base=${base%.insteadof}
         git config --file "$cross_cache/compiler/root/.gitconfig" --add "url.$base.insteadOf" "$value"
-    done
-    git config --get-regexp '^url\..*\.insteadof$' 2>/dev/null | sed -n 's/^url\.\(\/[^ ]*\)\.insteadof .*/\1/p' |
-        sort -u | while read -r base; do [ -d "$base" ] && echo "${base%/}"; done
+        if [ -d "$base" ]; then echo "${base%/}"; fi
+    done | sort -u
 }
 
 # Swift 6.0.3 rejects what swift-log 1.16.2 and swift-service-lifecycle 2.13.0 (the versions
