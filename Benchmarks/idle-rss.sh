@@ -15,7 +15,8 @@ board=${3:-/usr/share/alarmd/boards/simulated.toml}
 [ -f "$board" ] || board=$(dirname "$0")/../board/simulated.toml
 work=$(mktemp -d)
 socket=$work/control.sock
-"$alarmd" run --board "$board" --config /dev/null --socket "$socket" --state-dir "$work/state" \
+# The unit's environment (deploy/alarmd.service).
+MALLOC_ARENA_MAX=1 "$alarmd" run --board "$board" --config /dev/null --socket "$socket" --state-dir "$work/state" \
     --log-level warning 2>"$work/alarmd.log" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT

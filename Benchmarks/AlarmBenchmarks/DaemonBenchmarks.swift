@@ -312,7 +312,7 @@ private struct DaemonProcess {
         pid = try ChildProcess.spawn(
             alarmd, ["--config", config, "--board", board, "--state-dir", directory + "/state", "--socket", socket,
                      "--log-level", "warning"],
-            environment: ["NOTIFY_SOCKET": notifyPath], actions: &actions)
+            environment: ["NOTIFY_SOCKET": notifyPath, "MALLOC_ARENA_MAX": "1"], actions: &actions)
     }
 
     /// Waits (up to 30 s) for READY=1.

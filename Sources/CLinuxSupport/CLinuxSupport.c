@@ -2,7 +2,6 @@
 #include "CLinuxSupport.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <poll.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
@@ -77,8 +76,4 @@ int alarmd_clock_is_synchronized(void) {
     struct timex status = {0};
     int state = adjtimex(&status);
     return state >= 0 && state != TIME_ERROR && !(status.status & STA_UNSYNC);
-}
-
-int alarmd_malloc_use_one_arena(void) {
-    return mallopt(M_ARENA_MAX, 1);
 }

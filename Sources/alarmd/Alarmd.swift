@@ -6,31 +6,10 @@ import FoundationEssentials
 import Glibc
 import Logging
 
-/// The entry point: ``AlarmdCommand`` runs in a task while the main thread waits in `pause()`.
-/// An asynchronous `main` would park the main thread in `dispatch_main()`, whose `pthread_exit`
-/// unwinds the main thread's stack: that reads the binary's `.eh_frame_hdr` and much of its
-/// `.eh_frame` and loads `libgcc_s` for the unwinder, about 0.7 MiB of an idle daemon's resident
-/// memory (BENCHMARKS.md, "The link order"). Nothing here runs on the main actor or the main
-/// dispatch queue; signals still reach their dispatch sources (SIGTERM, SIGINT).
-@main
-enum AlarmdEntry {
-    static func main() {
-        // glibc gives each thread that allocates a heap ("arena") of its own, up to eight per
-        // core, and each keeps pages of its own resident. The daemon's few threads are mostly
-        // idle, and glibc's per-thread cache serves most small allocations without the arena's
-        // lock: one arena is 0.3–0.4 MiB less idle RSS (BENCHMARKS.md, the daemon).
-        _ = alarmd_malloc_use_one_arena()
-        Task.detached {
-            await AlarmdCommand.main()
-            exit(0)
-        }
-        while true { pause() }
-    }
-}
-
 /// `alarmd`: the alarm clock appliance. `alarmd --simulate` runs it on the simulated board;
-/// `alarmd selftest --board NAME` checks a real board's parts. The service on a real board comes
-/// with the daemon issue.
+/// `alarmd selftest --board NAME` checks a real board's parts; without either it is the device's
+/// service.
+@main
 struct AlarmdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alarmd",

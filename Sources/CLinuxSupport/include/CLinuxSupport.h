@@ -39,10 +39,6 @@ int64_t alarmd_boottime_nanoseconds(void);
 /// STA_UNSYNC clear), as NTP daemons such as systemd-timesyncd and chrony leave it.
 int alarmd_clock_is_synchronized(void);
 
-/// Limits glibc's allocator to one arena (mallopt M_ARENA_MAX, from malloc.h, which Swift's
-/// Glibc module lacks); call it before threads start. Returns 1 on success, 0 on failure.
-int alarmd_malloc_use_one_arena(void);
-
 #include "CLinuxSupportTerminal.h"
 #include "CLinuxSupportI2C.h"
 #include "CLinuxSupportSocket.h"
