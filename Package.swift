@@ -30,7 +30,7 @@ let package = Package(
         ),
         .target(name: "AlarmKit"),
         // The hardware abstraction layer: small protocols and their values; no alarms, no backends.
-        .target(name: "AlarmHardware", dependencies: ["AlarmTime"]),
+        .target(name: "AlarmHardware"),
         .target(
             name: "AlarmEngine",
             dependencies: [
@@ -81,12 +81,15 @@ let package = Package(
         // The HD44780 character LCD behind a PCF8574 I2C backpack: the `CharacterDisplay` backend.
         .target(
             name: "AlarmLCD",
-            dependencies: ["AlarmHardware", "AlarmTime", "CLinuxSupport"]
+            dependencies: ["AlarmHardware", "CLinuxSupport"]
         ),
-        // Board profiles (`board/*.toml`) and the configuration file format they share.
+        // The configuration file format of `alarmd.toml` and the board profiles: a TOML subset,
+        // read into typed values with `FILE:LINE: KEY: message` errors.
+        .target(name: "TOMLConfig"),
+        // Board profiles (`board/*.toml`): the parts' wiring, found by name or device-tree model.
         .target(
             name: "AlarmBoard",
-            dependencies: ["AlarmHardware"]
+            dependencies: ["AlarmHardware", "TOMLConfig"]
         ),
         // The control socket: protocol, server (for alarmd) and the remote AlarmManager backend.
         .target(
@@ -96,12 +99,12 @@ let package = Package(
         // The daemon's pieces: configuration file, systemd notification, journal logging.
         .target(
             name: "AlarmDaemon",
-            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmHardware", "AlarmTime", "CLinuxSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmTime", "CLinuxSupport", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
         ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
             name: "SimulatorConsole",
-            dependencies: ["AlarmHardware", "AlarmTime", "CLinuxSupport"]
+            dependencies: ["AlarmHardware", "CLinuxSupport"]
         ),
         // Plain-text scenarios run in virtual time against the whole appliance on fakes.
         .target(
@@ -111,13 +114,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The daemon; for now `alarmd --simulate` (the appliance on the simulated board).
+        // The daemon (`alarmd`: the service, `--simulate`, `selftest`) and its board wiring.
         .executableTarget(
             name: "alarmd",
             dependencies: [
                 "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO",
                 "AlarmHardware", "AlarmKit", "AlarmLCD", "AlarmScenario",
-                "AlarmSimulator", "AlarmTime", "SimulatorConsole",
+                "AlarmSimulator", "AlarmTime", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -156,13 +159,13 @@ let package = Package(
         // `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer` and runs each for a budget.
         .executableTarget(
             name: "alarm-fuzz",
-            dependencies: ["AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmKit"],
+            dependencies: ["AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmKit", "TOMLConfig"],
             path: "Tests/Fuzz/alarm-fuzz"
         ),
         // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
         // timestamped capture from snd-aloop, gpio-sim presses and LED sampling, LCD bytes from
         // the kernel's smbus trace decoded to screen text.
-        .target(name: "VMProbeKit", dependencies: ["CALSA", "CALSAShim", "CLinuxSupport"], path: "Tests/Integration/Probe/VMProbeKit"),
+        .target(name: "VMProbeKit", dependencies: ["CALSA", "CALSAShim"], path: "Tests/Integration/Probe/VMProbeKit"),
         .executableTarget(
             name: "alarm-vm-probe",
             dependencies: ["VMProbeKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -192,9 +195,10 @@ let package = Package(
         .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmHardware", "AlarmTestKit", "CALSAShim"]),
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
-        .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit"]),
+        .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit", "TOMLConfig"]),
+        .testTarget(name: "TOMLConfigTests", dependencies: ["TOMLConfig"]),
         .testTarget(name: "AlarmControlTests", dependencies: ["AlarmControl", "AlarmEngine", "AlarmKit", "AlarmSimulator", "AlarmTime", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmBoard", "AlarmEngine", "AlarmAppliance", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",

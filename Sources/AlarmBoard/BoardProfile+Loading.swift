@@ -1,4 +1,5 @@
 import Glibc
+import TOMLConfig
 
 extension BoardProfile {
     /// Where installed profiles are: `/usr/share/alarmd/boards`. In a checkout they are in the

@@ -1,4 +1,5 @@
 import AlarmHardware
+import TOMLConfig
 
 extension BoardProfile {
     /// A profile with the file it came from and the keys in it that were ignored.

@@ -1,5 +1,6 @@
 import AlarmBoard
 import Glibc
+import TOMLConfig
 
 extension ConfigFile {
     /// The first line of a small text file with trailing NULs and whitespace removed (device-tree

@@ -1,5 +1,6 @@
 import AlarmBoard
 import Glibc
+import TOMLConfig
 
 extension DaemonConfiguration {
     /// Where Linux publishes the device tree's model string (`Raspberry Pi 4 Model B Rev 1.4`):

@@ -1,5 +1,6 @@
 import AlarmBoard
 import Logging
+import TOMLConfig
 
 extension DaemonConfiguration {
     /// Reads the configuration file.

@@ -3,6 +3,7 @@ import AlarmBoard
 import AlarmEngine
 import AlarmTime
 import Logging
+import TOMLConfig
 
 extension DaemonConfiguration {
     /// A configuration with the file it came from and the keys in it that were ignored.

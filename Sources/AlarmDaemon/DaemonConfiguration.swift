@@ -2,6 +2,7 @@ import AlarmAppliance
 import AlarmBoard
 import AlarmEngine
 import Logging
+import TOMLConfig
 
 /// Everything `alarmd` is configured with: the board, the paths, the engine's policies, the
 /// appliance's settings and the control socket's limits. Built from the defaults, then the

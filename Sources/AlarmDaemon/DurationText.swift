@@ -1,5 +1,6 @@
 import AlarmBoard
 import AlarmTime
+import TOMLConfig
 
 extension ConfigType where Value == Duration {
     /// A duration string within `range` (`"9m"`, `"1h30m"`); a bare `0` is accepted as zero.

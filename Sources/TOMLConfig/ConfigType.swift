@@ -11,7 +11,8 @@
 public struct ConfigType<Value>: Sendable {
     /// What the value should be, with its article, for messages: "an integer from 0 to 7".
     public let expected: String
-    let convert: @Sendable (TOMLValue) -> Result<Value, ConfigRefusal>
+    /// The TOML value as `Value`, or why it cannot be one.
+    public let convert: @Sendable (TOMLValue) -> Result<Value, ConfigRefusal>
 
     /// `convert` returns the value, or a refusal whose message says what is wrong with it.
     public init(expected: String, convert: @escaping @Sendable (TOMLValue) -> Result<Value, ConfigRefusal>) {
@@ -25,7 +26,7 @@ public struct ConfigType<Value>: Sendable {
     }
 
     /// A value shown with its type: `integer 5`, `string "x"`, `array [1, 2]`.
-    static func shown(_ value: TOMLValue) -> String {
+    public static func shown(_ value: TOMLValue) -> String {
         switch value {
         case .string: "string \(value)"
         case .integer: "integer \(value)"

@@ -3,6 +3,7 @@ import AlarmScenario
 import FoundationEssentials
 import Glibc
 import Logging
+import TOMLConfig
 
 /// `alarmd --simulate --script FILE`: a scenario in virtual time, one line per step on stdout,
 /// then `N passed, N failed`. Exit status: 0 if every step passed, 1 if any failed, 65 for a

@@ -1,5 +1,6 @@
 import AlarmBoard
 import AlarmHardware
+import TOMLConfig
 import Testing
 
 @Suite struct BoardProfileTests {

@@ -1,5 +1,6 @@
 import AlarmBoard
 import AlarmTestKit
+import TOMLConfig
 import Testing
 
 @Suite struct TOMLMutationTests {

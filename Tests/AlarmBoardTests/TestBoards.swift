@@ -1,5 +1,6 @@
 import AlarmBoard
 import AlarmTestKit
+import TOMLConfig
 
 /// The repository's `board/` directory and its files, found from this source file's path.
 enum TestBoards {

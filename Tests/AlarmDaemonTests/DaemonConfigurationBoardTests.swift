@@ -1,6 +1,7 @@
 import AlarmBoard
 import AlarmDaemon
 import AlarmTestKit
+import TOMLConfig
 import Testing
 
 @Suite struct DaemonConfigurationBoardTests {

@@ -3,6 +3,7 @@ import AlarmBoard
 import AlarmDaemon
 import AlarmEngine
 import AlarmTestKit
+import TOMLConfig
 import Testing
 
 @Suite struct DaemonConfigurationTests {

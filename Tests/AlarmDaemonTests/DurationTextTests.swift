@@ -1,6 +1,7 @@
 import AlarmBoard
 import AlarmDaemon
 import AlarmTime
+import TOMLConfig
 import Testing
 
 @Suite struct DurationTextTests {

@@ -1,4 +1,4 @@
-import AlarmBoard
+import TOMLConfig
 import Testing
 
 @Suite struct ConfigReaderTests {

@@ -1,5 +1,6 @@
 import AlarmBoard
 import AlarmHardware
+import TOMLConfig
 
 @testable import AlarmDaemon
 
