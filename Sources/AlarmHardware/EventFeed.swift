@@ -21,8 +21,12 @@ public final class EventFeed<Event: Sendable>: Sendable {
         return stream
     }
 
-    /// Sends `event` to every subscriber.
-    public func send(_ event: Event) {
-        subscribers.withLock { $0.values.forEach { $0.yield(event) } }
+    /// Sends `event` to every subscriber; returns whether there was one.
+    @discardableResult
+    public func send(_ event: Event) -> Bool {
+        subscribers.withLock { subscribers in
+            subscribers.values.forEach { $0.yield(event) }
+            return !subscribers.isEmpty
+        }
     }
 }

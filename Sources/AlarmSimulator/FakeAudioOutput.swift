@@ -10,7 +10,7 @@ import Synchronization
 /// ... // the appliance falls back
 /// fake.failWhilePlaying(with: HardwareError(.deviceUnavailable, device: "hw:0"))  // unplugged
 /// ```
-public final class FakeAudioOutput: AudioOutput, Sendable {
+public final class FakeAudioOutput: AudioOutput, FakePart, Sendable {
     /// Something that happened to the output.
     public enum Event: Hashable, Sendable {
         case started(SoundSource, gain: GainRamp, looping: Bool)
@@ -122,4 +122,9 @@ public final class FakeAudioOutput: AudioOutput, Sendable {
     }
 
     public func failures() -> AsyncStream<HardwareError> { faults.subscribe() }
+
+    /// A failure armed by ``failNextPlay(with:)`` that no play took.
+    public func leftovers() -> [String] {
+        state.withLock { $0.nextFailure }.map { ["failNextPlay(\($0)) was armed but nothing played"] } ?? []
+    }
 }

@@ -1,5 +1,6 @@
 import AlarmHardware
 import AlarmTime
+import Synchronization
 
 /// Buttons pressed by a test or by the simulator's keyboard, stamped with the clock's monotonic
 /// time (``ManualWallClock`` in tests, ``ScaledWallClock`` in `alarmd --simulate`).
@@ -11,9 +12,10 @@ import AlarmTime
 /// ```
 /// Like a real backend it reports debounced edges only; chatter is the backend's business
 /// (see `ButtonDebouncer`).
-public final class FakeButtonInput: ButtonInput, Sendable {
+public final class FakeButtonInput: ButtonInput, FakePart, Sendable {
     private let clock: any WallClock
     private let feed = EventFeed<ButtonEvent>()
+    private let unheard = Mutex<[ButtonEvent]>([])
 
     /// Buttons whose events carry `clock.monotonicNow`.
     public init(clock: any WallClock) {
@@ -26,16 +28,21 @@ public final class FakeButtonInput: ButtonInput, Sendable {
 
     /// The button goes down now.
     public func press(_ button: Button) {
-        feed.send(ButtonEvent(button, .pressed, at: clock.monotonicNow))
+        send(ButtonEvent(button, .pressed, at: clock.monotonicNow))
     }
 
     /// The button comes up now.
     public func release(_ button: Button) {
-        feed.send(ButtonEvent(button, .released, at: clock.monotonicNow))
+        send(ButtonEvent(button, .released, at: clock.monotonicNow))
     }
 
     /// Sends an event as it is, for timestamps a test wants exactly.
     public func send(_ event: ButtonEvent) {
-        feed.send(event)
+        if !feed.send(event) { unheard.withLock { $0.append(event) } }
+    }
+
+    /// Presses and releases sent while nothing listened to ``events()``.
+    public func leftovers() -> [String] {
+        unheard.withLock { $0 }.map { "\($0.button) \($0.edge) at \($0.timestamp) was sent while nothing listened" }
     }
 }

@@ -2,7 +2,7 @@ import AlarmHardware
 import Synchronization
 
 /// An indicator LED that remembers the pattern it shows.
-public final class FakeIndicator: Indicator, Sendable {
+public final class FakeIndicator: Indicator, FakePart, Sendable {
     public let hasColor: Bool
     private let state = Mutex<(pattern: IndicatorPattern, nextFailure: HardwareError?)>((.off, nil))
     private let feed = EventFeed<IndicatorPattern>()
@@ -20,6 +20,11 @@ public final class FakeIndicator: Indicator, Sendable {
     /// Makes the next ``show(_:)`` fail with `error`, leaving the pattern as it was.
     public func failNextShow(with error: HardwareError) {
         state.withLock { $0.nextFailure = error }
+    }
+
+    /// A failure armed by ``failNextShow(with:)`` that no show took.
+    public func leftovers() -> [String] {
+        state.withLock { $0.nextFailure }.map { ["failNextShow(\($0)) was armed but nothing was shown"] } ?? []
     }
 
     public func show(_ pattern: IndicatorPattern) async throws {

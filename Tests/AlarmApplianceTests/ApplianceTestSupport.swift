@@ -170,6 +170,15 @@ final class ApplianceRig: Sendable {
         await appliance.start()
     }
 
+    /// Whatever a test armed on the fakes and the appliance never used is a test that did not
+    /// test what it meant to.
+    deinit {
+        let fakes: [any FakePart] = [audio, indicator, buttons]
+        for leftover in fakes.flatMap({ $0.leftovers() }) {
+            Issue.record("leftover on a fake: \(leftover)")
+        }
+    }
+
     /// Schedules for the scene's owner, then lets the appliance look (as the engine's event would).
     @discardableResult
     func schedule(_ definition: AlarmDefinition, id: Alarm.ID = Alarm.ID()) async throws -> Alarm.ID {

@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func messagesArriveOnAnAbstractName() throws {
-        let name = "alarmd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let name = "alarmd-test-\(getpid())-notifier"
         let receiver = try DatagramReceiver(abstractName: name)
         let notifier = try SystemdNotifier(environment: ["NOTIFY_SOCKET": "@" + name])
         #expect(notifier.address == .abstract(name))

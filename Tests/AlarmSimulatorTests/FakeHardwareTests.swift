@@ -81,4 +81,30 @@ import Testing
         await #expect(throws: HardwareError.self) { try await led.show(.off) }
         #expect(led.pattern == blink)
     }
+
+    @Test func fakesReportWhatATestSetUpButNothingUsed() async throws {
+        let clock = ManualWallClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let fault = HardwareError(.io, device: "test")
+
+        let audio = FakeAudioOutput()
+        audio.failNextPlay(with: fault)
+        #expect(audio.leftovers().count == 1)
+        await #expect(throws: HardwareError.self) { try await audio.play(.builtInTone, gain: .constant(0), looping: false) }
+        #expect(audio.leftovers() == [])
+
+        let led = FakeIndicator()
+        led.failNextShow(with: fault)
+        #expect(led.leftovers().count == 1)
+        await #expect(throws: HardwareError.self) { try await led.show(.off) }
+        #expect(led.leftovers() == [])
+
+        let buttons = FakeButtonInput(clock: clock)
+        buttons.press(.stop)
+        #expect(buttons.leftovers().count == 1)
+        let listener = buttons.events()
+        buttons.release(.stop)
+        var events = listener.makeAsyncIterator()
+        #expect(await events.next()?.edge == .released)
+        #expect(buttons.leftovers().count == 1, "the press before anyone listened stays a leftover")
+    }
 }

@@ -33,7 +33,8 @@ final class RunningDaemon {
         return components.joined(separator: "/")
     }()
 
-    /// Starts alarmd and waits (at most 30 s) until its socket exists.
+    /// Starts alarmd and waits (at most 30 s) until it tells its `NOTIFY_SOCKET` `READY=1`, which
+    /// it does once the control socket serves.
     init() throws {
         directory = try TemporaryDirectory()
         let configuration = directory.path + "/alarmd.toml"
@@ -45,15 +46,18 @@ final class RunningDaemon {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, directory.path + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, directory.path + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let notify = try NotifyListener(directory: directory.path)
+        notify.addToChild(&actions)
         pid = try ChildProcess.spawn(
             ChildProcess.product("alarmd"),
             [
                 "--config", configuration, "--board", Self.repository + "/board/simulated.toml",
                 "--state-dir", directory.path + "/state", "--socket", socket,
             ],
-            environment: ["TZ": "UTC"], actions: &actions)
+            environment: notify.environment.merging(["TZ": "UTC"]) { _, given in given }, actions: &actions)
+        notify.childStarted()
         do {
-            try waitForSocket()
+            try waitUntilReady(notify)
         } catch {
             stop()
             throw error
@@ -67,18 +71,15 @@ final class RunningDaemon {
         }
     }
 
-    /// Polls for the socket: the daemon binds and listens in one step once it has started.
-    private func waitForSocket() throws {
-        for _ in 0..<1500 {
-            if access(socket, F_OK) == 0 { return }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                ended = Ended(exitStatus: (status >> 8) & 0xff, signal: nil)
-                throw DaemonStartError("alarmd exited before listening: \(standardError)")
-            }
-            usleep(20_000)
+    private func waitUntilReady(_ notify: NotifyListener) throws {
+        switch try notify.waitForReady() {
+        case .ready: return
+        case .exited:
+            _ = stop()
+            throw DaemonStartError("alarmd exited before it was ready: \(standardError)")
+        case .timedOut:
+            throw DaemonStartError("alarmd was not ready within 30 s: \(standardError)")
         }
-        throw DaemonStartError("alarmd did not create \(socket) within 30 s: \(standardError)")
     }
 
     /// Ends the daemon with SIGTERM, as systemd does, and reaps it.

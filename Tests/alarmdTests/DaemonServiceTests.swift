@@ -16,6 +16,7 @@ import Testing
         let pid: pid_t
         let socket: String
         let log: String
+        private let notify: NotifyListener
 
         /// - Parameters:
         ///   - workingDirectory: where it runs (default: this process's working directory).
@@ -38,27 +39,23 @@ import Testing
             // changes directory and then execs alarmd in the same process.
             if let workingDirectory { command = ["/usr/bin/env", "-C", workingDirectory] + command }
             if let uid { command = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + command }
-            pid = try ChildProcess.spawn(command[0], Array(command.dropFirst()), environment: [:], actions: &actions)
+            notify = try NotifyListener(directory: directory)
+            notify.addToChild(&actions)
+            pid = try ChildProcess.spawn(command[0], Array(command.dropFirst()), environment: notify.environment, actions: &actions)
+            notify.childStarted()
         }
 
-        /// Waits (bounded) until the socket answers `hello`, or the daemon exits.
+        /// Waits (at most 30 s) for `READY=1` on the test's own `NOTIFY_SOCKET`, which alarmd sends
+        /// once its control socket serves, or for the daemon to exit.
         func waitUntilServing() async throws {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid {
-                    let output = String(decoding: TestFiles.read(log) ?? [], as: UTF8.self)
-                    Issue.record("alarmd exited with status \((status >> 8) & 0xff) before serving: \(output)")
-                    return
-                }
-                if access(socket, F_OK) == 0 {
-                    let client = ControlClient(path: socket)
-                    defer { client.close() }
-                    if (try? await client.hello()) != nil { return }
-                }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            Issue.record("alarmd did not start serving: \(String(decoding: TestFiles.read(log) ?? [], as: UTF8.self))")
+            let outcome = try notify.waitForReady()
+            guard outcome != .ready else { return }
+            var status: Int32 = 0
+            let exited = outcome == .exited && waitpid(pid, &status, 0) == pid
+            let output = String(decoding: TestFiles.read(log) ?? [], as: UTF8.self)
+            Issue.record(exited
+                ? "alarmd exited with status \((status >> 8) & 0xff) before serving: \(output)"
+                : "alarmd did not start serving: \(output)")
         }
 
         /// Sends `signal` and reaps the process; returns its wait status.
