@@ -43,7 +43,7 @@ public struct GainRamp: Hashable, Sendable {
 
 /// Plays alarm sounds.
 ///
-/// Backends: `ALSAAudioOutput` (hardware issue), ``FakeAudioOutput`` in `AlarmSimulator`.
+/// Backends: `ALSAAudioOutput`, ``FakeAudioOutput`` in `AlarmSimulator`.
 ///
 /// ```swift
 /// try await audio.play(.builtInTone, gain: GainRamp(from: -40, to: -6, over: .seconds(30)), looping: true)

@@ -26,7 +26,7 @@ public struct ButtonEvent: Hashable, Sendable {
 
 /// Debounced press and release events of the device's buttons.
 ///
-/// Backends: `GPIODButtonInput` (hardware issue), ``FakeButtonInput`` in `AlarmSimulator`.
+/// Backends: `GPIODButtonInput`, ``FakeButtonInput`` in `AlarmSimulator`.
 /// Raw edges stay inside the backend: it debounces (in the kernel on libgpiod 2, with
 /// ``ButtonDebouncer`` on libgpiod 1) and reports only clean presses and releases. Long presses
 /// are classified by the appliance from the timestamps.

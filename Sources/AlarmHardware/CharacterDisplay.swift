@@ -53,7 +53,7 @@ public struct Glyph: Hashable, Sendable {
 
 /// A character LCD.
 ///
-/// Backends: `HD44780Display` over I2C (hardware issue), ``FakeCharacterDisplay`` in
+/// Backends: `HD44780Display` over I2C, ``FakeCharacterDisplay`` in
 /// `AlarmSimulator`. A display that does not answer must leave the alarm working: callers log
 /// the error and carry on.
 public protocol CharacterDisplay: Sendable {

@@ -28,7 +28,7 @@ public struct IndicatorColor: Hashable, Sendable {
 
 /// The indicator LED.
 ///
-/// Backends: `GPIODIndicator` (hardware issue), ``FakeIndicator`` in `AlarmSimulator`. The
+/// Backends: `GPIODIndicator`, ``FakeIndicator`` in `AlarmSimulator`. The
 /// backend plays the pattern itself, timed by its own thread or timer, never by a busy loop, so
 /// the appliance does not wake up for each blink.
 public protocol Indicator: Sendable {

@@ -2,7 +2,8 @@ import Glibc
 
 /// A detached pthread of our own, for work that blocks in the kernel (`poll`, `read`, a PCM
 /// write, an I2C transfer): such work must never run on Swift's cooperative pool, whose few
-/// threads would all be stuck. The one place alarmd creates threads.
+/// threads would all be stuck. The LCD's executor (`DisplayThreadExecutor`) starts its own
+/// thread the same way, since it must outlive any one call.
 ///
 /// ```swift
 /// guard DetachedThread.start({ loop.run() }) == 0 else { /* no thread: report it */ }
