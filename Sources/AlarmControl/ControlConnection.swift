@@ -1,3 +1,4 @@
+import AlarmTime
 import Synchronization
 
 /// The state of one accepted connection that its session (tasks) and the server's I/O thread
@@ -31,7 +32,8 @@ final class ControlConnection: Sendable {
         /// Requests received and not yet answered (including ones waiting for a person).
         var pendingRequests = 0
         var subscriptions = 0
-        var lastActivity: ContinuousClock.Instant
+        /// On the server's monotonic clock.
+        var lastActivity: Duration
     }
 
     let id: Int
@@ -40,13 +42,15 @@ final class ControlConnection: Sendable {
     private let fd: Int32
     private let waker: Waker
     private let state: Mutex<State>
+    private let clock: any WallClock
 
-    init(id: Int, fd: Int32, peer: ControlPeer, outputLimit: Int, waker: Waker, now: ContinuousClock.Instant) {
+    init(id: Int, fd: Int32, peer: ControlPeer, outputLimit: Int, waker: Waker, clock: any WallClock) {
         self.id = id
         self.fd = fd
         self.peer = peer
         self.waker = waker
-        state = Mutex(State(output: OutputBuffer(limit: outputLimit), lastActivity: now))
+        self.clock = clock
+        state = Mutex(State(output: OutputBuffer(limit: outputLimit), lastActivity: clock.monotonicNow))
     }
 
     // MARK: - From tasks
@@ -78,7 +82,7 @@ final class ControlConnection: Sendable {
     func requestFinished() {
         let wake = state.withLock { state -> Bool in
             state.pendingRequests = max(0, state.pendingRequests - 1)
-            state.lastActivity = ContinuousClock.now
+            state.lastActivity = clock.monotonicNow
             return state.peerDone && state.pendingRequests == 0
         }
         if wake { waker.signal() }
@@ -91,7 +95,7 @@ final class ControlConnection: Sendable {
     func subscriptionRemoved() {
         state.withLock { state in
             state.subscriptions = max(0, state.subscriptions - 1)
-            state.lastActivity = ContinuousClock.now
+            state.lastActivity = clock.monotonicNow
         }
         waker.signal()
     }
@@ -101,7 +105,7 @@ final class ControlConnection: Sendable {
     // MARK: - From the I/O thread
 
     /// Counts a new request unless `limit` are already pending; records the activity either way.
-    func admitRequest(limit: Int, now: ContinuousClock.Instant) -> Bool {
+    func admitRequest(limit: Int, now: Duration) -> Bool {
         state.withLock { state in
             state.lastActivity = now
             guard state.pendingRequests < limit else { return false }
@@ -134,7 +138,7 @@ final class ControlConnection: Sendable {
 
     /// When the connection times out if nothing happens: `nil` while a request is pending or a
     /// subscription is open (a subscriber waits for events, legitimately silent).
-    func idleDeadline(after timeout: Duration) -> ContinuousClock.Instant? {
+    func idleDeadline(after timeout: Duration) -> Duration? {
         state.withLock { state in
             state.pendingRequests == 0 && state.subscriptions == 0 ? state.lastActivity + timeout : nil
         }
@@ -145,7 +149,7 @@ final class ControlConnection: Sendable {
     /// Answering a request does not wake the I/O thread, so while requests are pending it wakes
     /// by `now + timeout`: any answer comes after `now`, so the idle deadline it starts is no
     /// earlier, and the loop then sleeps until the real one. A closed subscription wakes it.
-    func wakeDeadline(after timeout: Duration, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func wakeDeadline(after timeout: Duration, now: Duration) -> Duration? {
         state.withLock { state in
             if state.pendingRequests > 0 { return now + timeout }
             return state.subscriptions == 0 ? state.lastActivity + timeout : nil

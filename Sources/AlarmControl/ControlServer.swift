@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKit
+import AlarmTime
 import CLinuxSupport
 import Glibc
 import Logging
@@ -78,6 +79,8 @@ public final class ControlServer: Sendable {
     let runtime: AlarmRuntime
     let handlers: [String: Handler]
     let logger: Logger
+    /// Its monotonic time drives the idle timeout.
+    let clock: any WallClock
     let operations: Set<String>
     /// Every client's alarms share one cache. Two clients' alarms with one id (ids are each
     /// client's own) share an entry, used only while it equals the alarm listed: the lists stay
@@ -103,10 +106,17 @@ public final class ControlServer: Sendable {
 
     /// A server for `runtime`; nothing happens until ``start()`` or ``run()``.
     ///
-    /// - Parameter handlers: extra operations by name; a name of the protocol's own is ignored.
-    public init(configuration: Configuration, runtime: AlarmRuntime, handlers: [String: Handler] = [:], logger: Logger) {
+    /// - Parameters:
+    ///   - handlers: extra operations by name; a name of the protocol's own is ignored.
+    ///   - clock: whose `monotonicNow` times idle connections (tests pass a manual one and
+    ///     ``wake()`` the server after moving it).
+    public init(
+        configuration: Configuration, runtime: AlarmRuntime, handlers: [String: Handler] = [:], logger: Logger,
+        clock: any WallClock = SystemWallClock()
+    ) {
         self.configuration = configuration
         self.runtime = runtime
+        self.clock = clock
         self.handlers = handlers.filter { !ControlOperationName.builtIn.contains($0.key) }
         self.logger = logger
         self.operations = ControlOperationName.builtIn.union(self.handlers.keys)
@@ -196,6 +206,11 @@ public final class ControlServer: Sendable {
             cancelled.complete()
         }
         await stop()
+    }
+
+    /// Makes the I/O thread look at the clock again now, as after a manual clock moved.
+    func wake() {
+        state.withLock { $0.listening?.waker }?.signal()
     }
 
     // MARK: - For the I/O thread

@@ -30,7 +30,7 @@ final class ServerLoop {
     private var clients: [Int32: Client] = [:]
     private var nextConnectionID = 0
     /// Accepting pauses briefly when the process is out of descriptors, instead of spinning.
-    private var acceptPausedUntil: ContinuousClock.Instant?
+    private var acceptPausedUntil: Duration?
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     private var configuration: ControlServer.Configuration { server.configuration }
@@ -46,7 +46,7 @@ final class ServerLoop {
         while !server.stopRequested.load(ordering: .sequentiallyConsistent) {
             let order = Array(clients.values)
             var fds = [pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
-            let acceptPaused = acceptPausedUntil.map { ContinuousClock.now < $0 } ?? false
+            let acceptPaused = acceptPausedUntil.map { server.clock.monotonicNow < $0 } ?? false
             fds.append(pollfd(fd: acceptPaused ? -1 : listener, events: Int16(POLLIN), revents: 0))
             for client in order {
                 var events = client.peerDone ? Int16(0) : Int16(POLLIN)
@@ -89,7 +89,7 @@ final class ServerLoop {
                 let error = -fd
                 if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM {
                     logger.warning("Control socket cannot accept: out of resources", metadata: ["control.errno": "\(error)"])
-                    acceptPausedUntil = ContinuousClock.now + .milliseconds(100)
+                    acceptPausedUntil = server.clock.monotonicNow + .milliseconds(100)
                 }
                 return
             }
@@ -106,7 +106,7 @@ final class ServerLoop {
                 uid: credentials.uid, gid: credentials.gid, pid: credentials.pid,
                 isAdministrator: configuration.administrators.includes(uid: credentials.uid, gid: credentials.gid))
             let connection = ControlConnection(
-                id: nextConnectionID, fd: fd, peer: peer, outputLimit: configuration.outputLimit, waker: waker, now: .now)
+                id: nextConnectionID, fd: fd, peer: peer, outputLimit: configuration.outputLimit, waker: waker, clock: server.clock)
             let session = server.open(connection)
             clients[fd] = Client(fd: fd, connection: connection, session: session)
             logger.debug("Control connection opened", metadata: metadata(connection))
@@ -166,7 +166,7 @@ final class ServerLoop {
             ]) { $1 })
             reply(client, id: error.id, ControlErrorBody(code: error.code, message: error.message))
         case .success(let request):
-            guard client.connection.admitRequest(limit: configuration.maximumPendingRequests, now: .now) else {
+            guard client.connection.admitRequest(limit: configuration.maximumPendingRequests, now: server.clock.monotonicNow) else {
                 reply(client, id: request.id, ControlErrorBody(
                     code: .busy, message: "more than \(configuration.maximumPendingRequests) requests in flight; wait for replies"))
                 return
@@ -196,7 +196,7 @@ final class ServerLoop {
     }
 
     private func closeIdleClients() {
-        let now = ContinuousClock.now
+        let now = server.clock.monotonicNow
         for client in Array(clients.values) {
             if let deadline = client.connection.idleDeadline(after: configuration.idleTimeout), deadline <= now {
                 close(client, .idle)
@@ -207,7 +207,7 @@ final class ServerLoop {
     /// Milliseconds until the next idle deadline or the end of an accept pause; -1 for none.
     private func pollTimeout(acceptPaused: Bool) -> Int32 {
         var earliest = acceptPaused ? acceptPausedUntil : nil
-        let now = ContinuousClock.now
+        let now = server.clock.monotonicNow
         for client in clients.values {
             if let deadline = client.connection.wakeDeadline(after: configuration.idleTimeout, now: now) {
                 earliest = min(earliest ?? deadline, deadline)

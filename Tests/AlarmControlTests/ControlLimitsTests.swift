@@ -9,10 +9,8 @@ import Testing
 /// The server's bounds: clients, unread output, idle connections, requests in flight and
 /// subscriptions per connection; and what it logs.
 ///
-/// Two minutes each: the idle-timeout tests wait 5 and 10 s of real time, and in the full suite
-/// on 2 cores (every test at once, the cooperative pool's queue long) they took 30–48 s; once
-/// one passed its minute and then hung in a wait that ignored the cancellation.
-@Suite(.timeLimit(.minutes(2)))
+/// The idle timeout runs on the rig's manual clock: the tests move it.
+@Suite(.timeLimit(.minutes(1)))
 struct ControlLimitsTests {
     @Test func theClientBeyondTheLimitIsToldBusyAndClosed() async throws {
         let rig = try ServerRig(configure: { $0.maximumClients = 64 })
@@ -86,18 +84,19 @@ struct ControlLimitsTests {
     }
 
     @Test func aSilentConnectionIsClosedAfterTheIdleTimeoutButASubscriberIsNot() async throws {
-        // Long enough that, on a loaded machine, the subscriber's first request (sent right after
-        // it connects) reaches the server well within it.
         let rig = try ServerRig(configure: { $0.idleTimeout = .seconds(10) })
         try await rig.serving {
             let subscriber = try await rig.rawConnection()
             await subscriber.send(Sample.request(1, "subscribeAuthorization"))
             #expect(await subscriber.nextMessage()?["id"] == .integer(1))
-            let started = ContinuousClock.now
             let silent = try await rig.rawConnection()
-            // A real-time wait, bounded: the timeout itself is what is tested.
-            #expect(await silent.next(timeout: .seconds(60)) == .closed)
-            #expect(ContinuousClock.now - started >= .seconds(10))
+            try await Self.roundTrip(rig)
+            rig.advance(by: 9.9)
+            // The server has looked at the clock once this answer arrives.
+            try await Self.roundTrip(rig)
+            #expect(await silent.next(timeout: .zero) == .timedOut, "closed before its timeout")
+            rig.advance(by: 0.1)
+            #expect(await silent.next() == .closed)
             await subscriber.send(Sample.request(2, "hello"))
             var reply = await subscriber.nextMessage()
             if reply?["event"] != nil { reply = await subscriber.nextMessage() }
@@ -114,15 +113,25 @@ struct ControlLimitsTests {
             let connection = try await rig.rawConnection(as: ControlServerTests.plainUser)
             await connection.send(Sample.request(1, "requestAuthorization"))
             await prompter.waitUntilAsked()
-            // The server finishes the request after this, so its idle timer starts after it too;
-            // when the client reads the answer says nothing of when the server sent it.
-            let answered = ContinuousClock.now
+            // Longer than the timeout while the request waits: a pending request is not idleness.
+            rig.advance(by: 60)
             prompter.answer(.authorized)
             #expect(await connection.nextMessage()?["id"] == .integer(1))
-            // A real-time wait, bounded: the timeout itself is what is tested.
-            #expect(await connection.next(timeout: .seconds(60)) == .closed)
-            #expect(ContinuousClock.now - answered >= .seconds(5))
+            rig.advance(by: 4.9)
+            try await Self.roundTrip(rig)
+            #expect(await connection.next(timeout: .zero) == .timedOut, "closed before its timeout")
+            rig.advance(by: 0.1)
+            #expect(await connection.next() == .closed)
         }
+    }
+
+    /// A request answered on a connection of its own: the server's I/O thread has been through
+    /// its loop (and its idle check) since anything the test did before.
+    static func roundTrip(_ rig: ServerRig) async throws {
+        let probe = try await rig.rawConnection()
+        await probe.send(Sample.request(99, "hello"))
+        #expect(await probe.nextMessage()?["id"] == .integer(99))
+        probe.close()
     }
 
     @Test func aClientThatShutsItsSideGetsEveryAnswerThenTheEnd() async throws {

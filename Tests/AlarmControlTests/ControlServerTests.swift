@@ -123,7 +123,7 @@ struct ControlServerTests {
         let rig = try ServerRig()
         try rig.server.start()
         // A second daemon on the same path is refused while the first listens.
-        let second = ServerRig.makeServer(rig.configuration, rig.runtime)
+        let second = ServerRig.makeServer(rig.configuration, rig.runtime, clock: rig.clock)
         #expect(throws: ControlSocketError.self) { try second.start() }
         await rig.server.stop()
         // A socket file nobody listens on (a crashed daemon's) is replaced.
@@ -135,7 +135,7 @@ struct ControlServerTests {
         await second.stop()
         // A regular file is not touched.
         try TestFiles.write([1, 2, 3], to: rig.socketPath)
-        let third = ServerRig.makeServer(rig.configuration, rig.runtime)
+        let third = ServerRig.makeServer(rig.configuration, rig.runtime, clock: rig.clock)
         #expect(throws: ControlSocketError.self) { try third.start() }
         #expect(TestFiles.read(rig.socketPath) == [1, 2, 3])
     }

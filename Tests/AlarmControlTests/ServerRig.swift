@@ -52,7 +52,7 @@ final class ServerRig: Sendable {
         configure(&configuration)
         self.configuration = configuration
         let runtime = try Self.makeRuntime(store: directory.path + "/state", clock: clock, zones: zones, authorizer: authorizer)
-        current = Mutex((runtime, Self.makeServer(configuration, runtime, logger: log.logger)))
+        current = Mutex((runtime, Self.makeServer(configuration, runtime, clock: clock, logger: log.logger)))
     }
 
     static func makeRuntime(
@@ -64,12 +64,19 @@ final class ServerRig: Sendable {
     }
 
     static func makeServer(
-        _ configuration: ControlServer.Configuration, _ runtime: AlarmRuntime, logger: Logger = ServerRig.logger
+        _ configuration: ControlServer.Configuration, _ runtime: AlarmRuntime, clock: ManualWallClock,
+        logger: Logger = ServerRig.logger
     ) -> ControlServer {
         ControlServer(
             configuration: configuration, runtime: runtime,
             handlers: ["echo": .init(requiresAdministrator: false) { call in call.request.anyParameters }],
-            logger: logger)
+            logger: logger, clock: clock)
+    }
+
+    /// Moves the manual clock (the runtime's and the server's) and has the server look at it.
+    func advance(by seconds: TimeInterval) {
+        clock.advance(by: seconds)
+        server.wake()
     }
 
     /// Runs `body` with the server listening, then stops it.
@@ -88,7 +95,7 @@ final class ServerRig: Sendable {
     func restart() async throws {
         await server.stop()
         let runtime = try Self.makeRuntime(store: storeDirectory, clock: clock, zones: zones, authorizer: authorizer)
-        let server = Self.makeServer(configuration, runtime, logger: log.logger)
+        let server = Self.makeServer(configuration, runtime, clock: clock, logger: log.logger)
         current.withLock { $0 = (runtime, server) }
     }
 
