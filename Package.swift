@@ -174,8 +174,6 @@ let package = Package(
             name: "AlarmEngineTests",
             dependencies: [
                 "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
-                // JSONValue, to compare AlarmJSONWriter's JSON with JSONEncoder's.
-                "AlarmControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]

@@ -132,13 +132,6 @@ struct IncomingEnvelope: Decodable {
     var event: String?
     var subscription: Int?
     var error: ControlErrorBody?
-
-    init(id: Int64?, ok: Bool?, event: String?, subscription: Int?) {
-        self.id = id
-        self.ok = ok
-        self.event = event
-        self.subscription = subscription
-    }
 }
 
 /// A response's result, decoded as the type the caller expects.

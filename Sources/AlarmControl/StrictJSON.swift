@@ -272,7 +272,7 @@ private struct Validator {
         }
         var value: UInt32 = 0
         for byte in bytes[index..<index + 4] {
-            guard let digit = AlarmJSONReader.hexValue(byte) else {
+            guard let digit = Character(UnicodeScalar(byte)).hexDigitValue else {
                 index = escapeStart
                 throw violation("a \\u escape without four hex digits")
             }
