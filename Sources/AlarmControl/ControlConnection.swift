@@ -1,3 +1,4 @@
+import AlarmProtocol
 import Synchronization
 
 /// The state of one accepted connection that its session (tasks) and the server's I/O thread

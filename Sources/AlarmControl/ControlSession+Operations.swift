@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKit
+import AlarmProtocol
 
 extension ControlSession {
     /// Handles one request of the connection's queue.

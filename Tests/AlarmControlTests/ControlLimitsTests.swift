@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// The server's bounds: clients, unread output, idle connections, requests in flight and

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 struct ControlRequestTests {
     private func decode(_ text: String) -> Result<ControlRequest, ControlRequestError> {

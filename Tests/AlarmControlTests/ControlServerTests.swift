@@ -6,6 +6,7 @@ import Glibc
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// The server's request handling seen from a raw connection: ordering, requests that wait for a

@@ -5,6 +5,7 @@ import Glibc
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// A seeded fuzz of the protocol: valid requests of every operation, mutated (bytes flipped,

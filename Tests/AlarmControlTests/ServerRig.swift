@@ -10,6 +10,7 @@ import Synchronization
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// A real ``AlarmRuntime`` (store in a temporary directory, manual clock, UTC) behind a real

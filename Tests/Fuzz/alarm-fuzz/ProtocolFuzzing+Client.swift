@@ -3,6 +3,7 @@ import AlarmKit
 import FoundationEssentials
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 extension ProtocolFuzzing {
     /// One line from the daemon, as `ControlChannel.dispatch` routes it (if it is strict JSON)

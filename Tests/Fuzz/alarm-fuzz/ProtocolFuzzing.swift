@@ -2,6 +2,7 @@ import AlarmKit
 import FoundationEssentials
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 /// The `protocol` target: an input is the bytes a client sent (or the daemon, for the client's
 /// side), decoded exactly as the server and `ControlClient` decode them.

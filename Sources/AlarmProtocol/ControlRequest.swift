@@ -104,7 +104,7 @@ public struct ControlRequest: Sendable {
     // MARK: - Messages
 
     /// One line about a decoding error: the field's dotted path and what went wrong.
-    static func summary(of error: DecodingError, under prefix: [String] = []) -> String {
+    package static func summary(of error: DecodingError, under prefix: [String] = []) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             var text = prefix.joined(separator: ".")
             for key in codingPath {
@@ -149,7 +149,7 @@ public struct ControlRequest: Sendable {
     }
 
     /// Client text echoed in a message is cut short: a message stays one readable line.
-    static func clipped(_ text: String, to length: Int = 80) -> String {
+    package static func clipped(_ text: String, to length: Int = 80) -> String {
         let flat = text.map { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true ? " " : String($0) }.joined()
         return flat.count <= length ? flat : String(flat.prefix(length)) + "…"
     }
