@@ -141,9 +141,8 @@ func runDaemonBenchmarks(
     try await Task.sleep(for: .seconds(2))  // idle: nothing due, nothing asked
     let rss = residentKiB(pid: daemon.pid)
     let memory = MemoryRollup(pid: daemon.pid)
-    // More schedules, so that the p99 is not one sample. The first 100 made a snapshot due, written
-    // in the pause after them; these 300 come back to back, so the one due after 64 waits until
-    // the journal holds 256 entries (overdue) and is written among them.
+    // More schedules, so that the p99 is not one sample; the one that fills the journal (256
+    // entries) writes the snapshot too, and is among them.
     let moreSchedules = ControlClient(path: daemon.socket)
     for index in 100..<(quick ? 100 : 400) {
         let began = ContinuousClock.now

@@ -190,7 +190,8 @@ final class StoreJournal {
 }
 
 /// One change in the journal: the alarms written or removed, and the missed alarms and
-/// authorizations when they changed. Applying entries in order to the snapshot they followed
+/// authorizations as they were then (optional: files written by earlier versions carry them only
+/// when they changed). Applying entries in order to the snapshot they followed
 /// gives the state; applying them again to a later snapshot that already holds them changes
 /// nothing (each one only sets values), so a crash between a snapshot and the journal's reset
 /// loses nothing and duplicates nothing.
