@@ -31,10 +31,15 @@ let package = Package(
         .target(name: "AlarmKit"),
         // The hardware abstraction layer: small protocols and their values; no alarms, no backends.
         .target(name: "AlarmHardware"),
+        // The control socket's wire protocol, shared by the daemon and its clients: the messages,
+        // strict JSON validation with Foundation's coders, the error codes, and the alarm records
+        // and history entries the daemon sends. A client needs it and not the engine.
+        .target(name: "AlarmProtocol", dependencies: ["AlarmKit", "AlarmTime"]),
         .target(
             name: "AlarmEngine",
             dependencies: [
                 "AlarmKit",
+                "AlarmProtocol",
                 "AlarmTime",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,10 +96,14 @@ let package = Package(
             name: "AlarmBoard",
             dependencies: ["AlarmHardware", "TOMLConfig"]
         ),
-        // The control socket: protocol, server (for alarmd) and the remote AlarmManager backend.
+        // The control socket: the server (for alarmd) and the client with its remote AlarmManager
+        // backend. The client's files import AlarmProtocol, never AlarmEngine.
         .target(
             name: "AlarmControl",
-            dependencies: ["AlarmEngine", "AlarmKit", "AlarmTime", "CLinuxSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The daemon's pieces: configuration file, systemd notification, journal logging.
         .target(
@@ -129,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmTime", "CLinuxSupport",
+                "AlarmControl", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -150,7 +159,7 @@ let package = Package(
             name: "alarm-benchmarks",
             dependencies: [
                 "AlarmALSA", "AlarmAppliance", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmLCD",
-                "AlarmScenario", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                "AlarmProtocol", "AlarmScenario", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/AlarmBenchmarks"
@@ -159,7 +168,7 @@ let package = Package(
         // `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer` and runs each for a budget.
         .executableTarget(
             name: "alarm-fuzz",
-            dependencies: ["AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmKit", "TOMLConfig"],
+            dependencies: ["AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmKit", "AlarmProtocol", "TOMLConfig"],
             path: "Tests/Fuzz/alarm-fuzz"
         ),
         // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
@@ -177,8 +186,6 @@ let package = Package(
             name: "AlarmEngineTests",
             dependencies: [
                 "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
-                // JSONValue, to compare AlarmJSONWriter's JSON with JSONEncoder's.
-                "AlarmControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
@@ -188,7 +195,7 @@ let package = Package(
         .testTarget(
             name: "AlarmApplianceTests",
             dependencies: [
-                "AlarmAppliance", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmSimulator", "AlarmTime",
+                "AlarmAppliance", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
                 "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -197,7 +204,13 @@ let package = Package(
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit", "TOMLConfig"]),
         .testTarget(name: "TOMLConfigTests", dependencies: ["TOMLConfig"]),
-        .testTarget(name: "AlarmControlTests", dependencies: ["AlarmControl", "AlarmEngine", "AlarmKit", "AlarmSimulator", "AlarmTime", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "AlarmControlTests",
+            dependencies: [
+                "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport"]),
         .testTarget(
@@ -207,12 +220,12 @@ let package = Package(
         .testTarget(
             name: "alarmctlTests",
             dependencies: [
-                "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
-        .testTarget(name: "alarmdTests", dependencies: ["AlarmControl", "AlarmKit", "AlarmTestKit"]),
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmControl", "AlarmKit", "AlarmProtocol", "AlarmTestKit"]),
         .testTarget(name: "VMProbeKitTests", dependencies: ["VMProbeKit", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -199,8 +199,7 @@ if let largest = schedulerResults.last, let smallest = schedulerResults.first {
           + "(\(worstRatio.0.rawValue)); log2(10,000)/log2(10) = 4.0x, linear would be 1,000x")
 }
 if let runtime = runtimeResults.first(where: { $0.size == 1_000 }) {
-    // The durable write a client waits for: the runtime re-encodes only the changed alarm
-    // (EncodedAlarmCache), assembles the store and writes both copies with their fsyncs.
+    // The durable write a client waits for: the changed alarm appended to the journal, one fdatasync.
     print("\(verdict(runtime.schedule.wall.p99 < 20_000)) durable write with 1,000 alarms < 20 ms (fsync included), "
           + "AlarmRuntime.schedule end to end: p50 \(millis(runtime.schedule.wall.p50)) ms, p99 \(millis(runtime.schedule.wall.p99)) ms")
 }

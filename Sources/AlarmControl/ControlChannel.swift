@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -165,14 +166,7 @@ final class ControlChannel: Sendable {
             state.withLock { $0.endReason = "alarmd sent a line that is not valid JSON (\(violation)); the connection was closed" }
             return false
         }
-        let envelope: IncomingEnvelope
-        if let scanned = EnvelopeScanner.scan(line), scanned.id != nil || scanned.ok != false {
-            // The usual line: routed by its few top-level fields, not parsed twice in full.
-            envelope = IncomingEnvelope(id: scanned.id, ok: scanned.ok, event: scanned.isEvent ? "" : nil, subscription: scanned.subscription)
-        } else {
-            guard let decoded = try? ControlProtocol.makeDecoder().decode(IncomingEnvelope.self, from: Data(line)) else { return true }
-            envelope = decoded
-        }
+        guard let envelope = try? ControlProtocol.makeDecoder().decode(IncomingEnvelope.self, from: Data(line)) else { return true }
         if envelope.event != nil, let number = envelope.subscription {
             state.withLock { $0.routes[number] }?(line)
             return true

@@ -1,5 +1,5 @@
-import AlarmEngine
 import AlarmKit
+import AlarmProtocol
 import FoundationEssentials
 import Synchronization
 
@@ -127,20 +127,15 @@ public final class ControlClient: Sendable {
     public func request<Result: Decodable>(
         _ operation: String, parameters: [String: JSONValue] = [:], as type: Result.Type
     ) async throws -> Result {
-        try await request(operation, parameters, as: type, decodingFirstWith: { _ in nil })
+        try await request(operation, parameters, as: type)
     }
 
     /// One request with typed parameters and result.
-    ///
-    /// - Parameter fastDecoder: tried on the response before `JSONDecoder`, which decodes it
-    ///   (and reports its errors) when this returns `nil`.
     func request<Parameters: Encodable, Result: Decodable>(
-        _ operation: String, _ parameters: Parameters, as type: Result.Type,
-        decodingFirstWith fastDecoder: ([UInt8]) -> Result? = { _ in nil }
+        _ operation: String, _ parameters: Parameters, as type: Result.Type
     ) async throws -> Result {
         let channel = try await channel()
         let line = try await channel.request(operation, parameters)
-        if let result = fastDecoder(line) { return result }
         return try Self.result(of: line, as: type, operation: operation)
     }
 
@@ -174,15 +169,12 @@ public final class ControlClient: Sendable {
 
     /// The caller's alarms.
     public func alarms() async throws -> [Alarm] {
-        try await request(
-            ControlOperationName.alarms, NoParameters(), as: [Alarm].self, decodingFirstWith: AlarmListDecoder.alarms(inResponse:))
+        try await request(ControlOperationName.alarms, NoParameters(), as: [Alarm].self)
     }
 
     /// Schedules an alarm; returns it once the daemon made it durable.
     public func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm {
-        try await request(
-            ControlOperationName.schedule, ScheduleParameters(id: id, definition: definition), as: Alarm.self,
-            decodingFirstWith: AlarmListDecoder.alarm(inResponse:))
+        try await request(ControlOperationName.schedule, ScheduleParameters(id: id, definition: definition), as: Alarm.self)
     }
 
     /// Stops, snoozes, pauses, resumes or cancels one of the caller's alarms.
@@ -223,7 +215,7 @@ public final class ControlClient: Sendable {
     /// The caller's whole list now, then after every change, across reconnections (each new
     /// connection starts with the list as it is then). Each call returns a new stream.
     public func alarmUpdates() -> AsyncStream<[Alarm]> {
-        stream(ControlOperationName.subscribeAlarms, of: [Alarm].self, decodingFirstWith: AlarmListDecoder.alarms(inEvent:))
+        stream(ControlOperationName.subscribeAlarms, of: [Alarm].self)
     }
 
     /// The caller's authorization now, then every change, across reconnections.
@@ -232,13 +224,11 @@ public final class ControlClient: Sendable {
     }
 
     private func stream<Value: Decodable & Sendable>(
-        _ operation: String, of type: Value.Type, decodingFirstWith fastDecoder: @escaping @Sendable ([UInt8]) -> Value? = { _ in nil }
+        _ operation: String, of type: Value.Type
     ) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
         let sink: ControlChannel.Sink = { line in
-            if let data = fastDecoder(line) {
-                continuation.yield(data)
-            } else if let event = try? ControlProtocol.makeDecoder().decode(EventEnvelope<Value>.self, from: Data(line)) {
+            if let event = try? ControlProtocol.makeDecoder().decode(EventEnvelope<Value>.self, from: Data(line)) {
                 continuation.yield(event.data)
             }
         }

@@ -1,4 +1,5 @@
 import AlarmEngine
+import AlarmProtocol
 import CLinuxSupport
 import Glibc
 

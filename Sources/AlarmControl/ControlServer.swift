@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKit
+import AlarmProtocol
 import AlarmTime
 import CLinuxSupport
 import Glibc
@@ -82,10 +83,6 @@ public final class ControlServer: Sendable {
     /// Its monotonic time drives the idle timeout.
     let clock: any WallClock
     let operations: Set<String>
-    /// Every client's alarms share one cache. Two clients' alarms with one id (ids are each
-    /// client's own) share an entry, used only while it equals the alarm listed: the lists stay
-    /// right, and such a pair only costs encoding again.
-    let alarmLists = EncodedListCache<Alarm, Alarm.ID>(key: \.id) { AlarmJSONWriter.json(of: $0, dates: .secondsSince1970) }
 
     private struct Listening {
         var listener: Int32

@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKit
+import AlarmProtocol
 
 extension ControlSession {
     /// Handles one request of the connection's queue.
@@ -21,14 +22,13 @@ extension ControlSession {
 
         case ControlOperationName.alarms:
             _ = try request.parameters(NoParameters.self)
-            return .result(try server.alarmLists.encode(await runtime.alarms(for: client)))
+            return .result(await runtime.alarms(for: client))
 
         case ControlOperationName.schedule:
             return try await schedule(request, decided: decided)
 
         case ControlOperationName.subscribeAlarms:
-            let lists = server.alarmLists
-            return try subscribe(request, runtime.alarmUpdates(for: client), event: ControlEventName.alarms) { try? lists.encode($0).bytes }
+            return try subscribe(request, runtime.alarmUpdates(for: client), event: ControlEventName.alarms)
 
         case ControlOperationName.subscribeAuthorization:
             try await authorizeAdministrator()
@@ -103,14 +103,13 @@ extension ControlSession {
             return .parked
         }
         let alarm = try await runtime.schedule(id: parameters.id, definition: parameters.definition, client: client)
-        return .result(AlarmJSONWriter.json(of: alarm, dates: .secondsSince1970).map(EncodedJSON.init(bytes:)) ?? alarm)
+        return .result(alarm)
     }
 
     private func subscribe<Value: Encodable & Sendable>(
-        _ request: ControlRequest, _ stream: AsyncStream<Value>, event: String,
-        encode: @escaping @Sendable (Value) -> [UInt8]? = { _ in nil }
+        _ request: ControlRequest, _ stream: AsyncStream<Value>, event: String
     ) throws -> Outcome {
-        let number = subscribe(stream, event: event, encode: encode) { number in
+        let number = subscribe(stream, event: event) { number in
             send(ControlSubscription(subscription: number), to: request)
         }
         guard number != nil else {

@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKit
+import AlarmProtocol
 import Logging
 import Synchronization
 
@@ -123,13 +124,9 @@ final class ControlSession: Sendable {
         if let line = ControlProtocol.line(FailureMessage(id: request.id, error: body)) { connection.send(line) }
     }
 
+    /// Generic, so that the result's own type (opened from the existential) is encoded.
     private static func successLine<Result: Encodable>(id: Int64, result: Result) -> [UInt8]? {
-        if let encoded = result as? EncodedJSON {
-            // The same object SuccessMessage encodes, with the result's bytes as they are.
-            return Array(#"{"v":\#(ControlProtocol.version),"id":\#(id),"ok":true,"result":"#.utf8) + encoded.bytes
-                + Array("}\n".utf8)
-        }
-        return ControlProtocol.line(SuccessMessage(id: id, result: result))
+        ControlProtocol.line(SuccessMessage(id: id, result: result))
     }
 
     // MARK: - Tasks on the side
@@ -154,12 +151,8 @@ final class ControlSession: Sendable {
 
     /// Starts forwarding `stream` as events of a new subscription and returns its number, after
     /// `reply(number)` has queued the response; `nil` (and no reply) at the limit or once closed.
-    ///
-    /// - Parameter encode: the JSON of a value, when there is a faster way than `JSONEncoder`
-    ///   (alarm lists: ``ControlServer/alarmLists``); `nil` from it falls back to the encoder.
     func subscribe<Value: Encodable & Sendable>(
-        _ stream: AsyncStream<Value>, event: String, encode: @escaping @Sendable (Value) -> [UInt8]? = { _ in nil },
-        reply: (Int) -> Void
+        _ stream: AsyncStream<Value>, event: String, reply: (Int) -> Void
     ) -> Int? {
         let number: Int? = state.withLock { state in
             guard !state.closed, state.subscriptions.count < server.configuration.maximumSubscriptions else { return nil }
@@ -172,16 +165,9 @@ final class ControlSession: Sendable {
         let connection = self.connection
         let task = Task {
             for await value in stream {
-                let line: [UInt8]?
-                if let data = encode(value) {
-                    // The object EventMessage encodes, with the data's bytes as they are; event
-                    // names are the protocol's own, nothing to escape.
-                    line = Array(#"{"v":\#(ControlProtocol.version),"event":"\#(event)","subscription":\#(number),"data":"#.utf8) + data
-                        + Array("}\n".utf8)
-                } else {
-                    line = ControlProtocol.line(EventMessage(event: event, subscription: number, data: value))
+                guard let line = ControlProtocol.line(EventMessage(event: event, subscription: number, data: value)) else {
+                    continue
                 }
-                guard let line else { continue }
                 connection.send(line)
             }
         }

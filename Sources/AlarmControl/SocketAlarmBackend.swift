@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 
 /// Serves an ``AlarmManager`` from `alarmd` over its control socket: the same API as in process.
 ///

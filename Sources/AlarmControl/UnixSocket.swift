@@ -1,3 +1,4 @@
+import AlarmProtocol
 import CLinuxSupport
 import Glibc
 import Synchronization

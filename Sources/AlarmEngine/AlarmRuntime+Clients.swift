@@ -195,14 +195,3 @@ extension AlarmRuntime {
         return currentDeviceSnapshot()
     }
 }
-
-/// An alarm and the client it belongs to.
-public struct OwnedAlarm: Codable, Hashable, Sendable {
-    public var owner: ClientID
-    public var alarm: Alarm
-
-    public init(owner: ClientID, alarm: Alarm) {
-        self.owner = owner
-        self.alarm = alarm
-    }
-}

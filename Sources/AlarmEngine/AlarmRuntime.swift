@@ -25,28 +25,21 @@ public actor AlarmRuntime {
         public var clockTrust: ClockTrustPolicy
         /// Where the store lives (`/var/lib/alarmd` on the device).
         public var storeDirectory: String
-        /// Changes journaled before a snapshot of the whole store is due (see ``AlarmStore``).
+        /// Changes journaled before the next one also writes a snapshot of the whole store (see
+        /// ``AlarmStore``).
         public var storeSnapshotEvery: Int
-        /// A due snapshot waits until no change has been saved for this long, so that it is not
-        /// written while a burst of changes goes on (a script setting a week of alarms): written
-        /// beside a change, it holds up that change's answer by a millisecond or more, in the
-        /// disk's queue and for a core. Once the journal holds ``AlarmStore/overdueFactor`` times
-        /// `storeSnapshotEvery` entries, the snapshot is written without waiting any longer.
-        public var storeSnapshotQuietPeriod: Duration
         /// While saves fail (a full or read-only disk), how often the store is tried again: what
         /// could not be written is written once it works, and the fault is shown until then.
         public var storageRetryInterval: Duration
 
         public init(
             policy: EnginePolicy = .default, clockTrust: ClockTrustPolicy = .default, storeDirectory: String,
-            storeSnapshotEvery: Int = 64, storeSnapshotQuietPeriod: Duration = .milliseconds(100),
-            storageRetryInterval: Duration = .seconds(30)
+            storeSnapshotEvery: Int = 256, storageRetryInterval: Duration = .seconds(30)
         ) {
             self.policy = policy
             self.clockTrust = clockTrust
             self.storeDirectory = storeDirectory
             self.storeSnapshotEvery = storeSnapshotEvery
-            self.storeSnapshotQuietPeriod = storeSnapshotQuietPeriod
             self.storageRetryInterval = storageRetryInterval
         }
     }
@@ -87,16 +80,8 @@ public actor AlarmRuntime {
     var storeProblemsAcknowledged = false
     /// The save of time-driven changes, run as a job of its own once they are published.
     var timeDrivenSave: Task<Void, Never>?
-    /// The alarms' encoded records, so a save re-encodes only what changed.
-    var encodedAlarms = EncodedAlarmCache()
-    /// A snapshot due after the journal grew: it waits for a quiet moment, then is written.
-    var compaction: Task<Void, Never>?
-    /// The compaction's wait for a quiet moment, ended early when the snapshot is overdue.
-    var compactionQuietWait: Task<WallClockWake, any Error>?
-    /// See ``Configuration/storeSnapshotQuietPeriod``.
-    let snapshotQuietPeriod: Duration
-    /// The monotonic time of the last change saved, from which the quiet period counts.
-    var lastSaveMonotonic: Duration
+    /// Alarms changed (or removed) since the last durable save: the next journal entry's.
+    var unsavedAlarms: Set<AlarmKey> = []
     /// What rang, was snoozed, stopped, silenced or missed, newest last.
     var history: AlarmHistory
     /// Each alarm's title as last seen, for history entries about alarms already gone.
@@ -123,9 +108,7 @@ public actor AlarmRuntime {
             directory: configuration.storeDirectory, logger: logger, compactionEntries: configuration.storeSnapshotEvery)
         self.history = AlarmHistory(directory: configuration.storeDirectory)
         self.clock = clock
-        self.snapshotQuietPeriod = max(configuration.storeSnapshotQuietPeriod, .zero)
         self.storageRetryInterval = max(configuration.storageRetryInterval, .seconds(1))
-        self.lastSaveMonotonic = clock.monotonicNow
         self.timeZones = timeZones
         self.clockTrust = configuration.clockTrust
         self.authorizer = authorizer
@@ -161,26 +144,21 @@ public actor AlarmRuntime {
         }
         let outcome = scheduler.evaluate(now: now)
         Self.log(outcome.events, to: logger)
-        var cache = EncodedAlarmCache()
         if outcome.hasChanges || !loaded.problems.isEmpty || loaded.journalHasRemovalsWithoutOwner {
             do {
-                try Self.writeSnapshot(&scheduler, &cache, authorizations: authorizations, savedAt: now, to: store)
+                try store.save(Self.storedState(scheduler, authorizations: authorizations, savedAt: now))
             } catch {
+                // The next save may be a journal entry: it carries every alarm, as the snapshot would have.
+                unsavedAlarms = scheduler.changedIDs.union(scheduler.snapshot.alarms.map(\.key))
                 let fault = StorageFault(error, since: now)
                 hasUnsavedChanges = true
                 storageFault = fault
                 storageRetryAt = now.addingTimeInterval(storageRetryInterval.timeInterval)
                 logger.error(Self.storageFaultMessage, metadata: ["store.error": "\(fault)"])
             }
-        } else {
-            // The store holds exactly this state: nothing to write, and the records are encoded
-            // only when a snapshot needs them (encoding 1,000 would add 65 ms to the start).
-            cache.markLoaded(scheduler.changedIDs)
-            scheduler.clearChangedIDs()
-            cache.markSaved(missedAlarms: scheduler.missedAlarms, authorizations: Self.records(of: authorizations))
         }
+        scheduler.clearChangedIDs()
         self.scheduler = scheduler
-        self.encodedAlarms = cache
         self.authorizations = authorizations
         self.clockOffset = Self.offset(now: now, monotonic: clock.monotonicNow)
         for (client, state) in authorizations {
@@ -201,9 +179,6 @@ public actor AlarmRuntime {
         authorizationStates.finishAll()
         eventBroadcast.finishAll()
         snapshotBroadcast.finishAll()
-        // A snapshot still waiting for a quiet moment is not needed: one is written just below.
-        compaction?.cancel()
-        await compaction?.value
         // Every change is durable already; a snapshot now lets the next start read one file.
         if store.hasJournalEntries || hasUnsavedChanges {
             do {
@@ -239,8 +214,7 @@ public actor AlarmRuntime {
     // MARK: - Saving and publishing
 
     /// Makes every change since the last save durable: one journal entry with the changed alarms
-    /// (re-encoding only those). When the journal is due for a snapshot, one is written after
-    /// the caller has had its answer.
+    /// (and, when the journal is full, a snapshot of everything).
     ///
     /// A failure starts (or continues) a storage fault, a success ends it: each is logged once,
     /// and the device is told so that it shows the fault.
@@ -261,24 +235,16 @@ public actor AlarmRuntime {
     }
 
     private func writeChanges() throws {
-        try encodedAlarms.update(scheduler.changedIDs, from: scheduler)
+        unsavedAlarms.formUnion(scheduler.changedIDs)
         scheduler.clearChangedIDs()
-        let authorizationRecords = Self.records(of: authorizations)
         let savedAt = clock.now
-        let entry = try encodedAlarms.journalEntry(
-            missedAlarms: scheduler.missedAlarms, authorizations: authorizationRecords, savedAt: savedAt)
-        try store.commit(entry: entry) {
-            try encodedAlarms.body(
-                from: scheduler, missedAlarms: scheduler.missedAlarms, authorizations: authorizationRecords, savedAt: savedAt)
-        }
-        encodedAlarms.markSaved(missedAlarms: scheduler.missedAlarms, authorizations: authorizationRecords)
-        lastSaveMonotonic = clock.monotonicNow
-        if let wait = compactionQuietWait, store.isCompactionOverdue {
-            wait.cancel()
-        }
-        if store.isCompactionDue && compaction == nil {
-            compaction = Task { await self.compactStore() }
-        }
+        let entry = StoreJournalEntry(
+            savedAt: savedAt,
+            upserted: unsavedAlarms.compactMap { scheduler.record(for: $0) }.sorted { $0.sequenceNumber < $1.sequenceNumber },
+            removed: unsavedAlarms.filter { scheduler.record(for: $0) == nil }.map(RemovedAlarm.init).sorted(),
+            missedAlarms: scheduler.missedAlarms, authorizations: Self.records(of: authorizations))
+        try store.commit(entry) { Self.storedState(scheduler, authorizations: authorizations, savedAt: savedAt) }
+        unsavedAlarms.removeAll()
     }
 
     static let storageFaultMessage: Logger.Message =
@@ -331,84 +297,24 @@ public actor AlarmRuntime {
     /// the next start reads one file).
     public func writeSnapshot() throws {
         try trackingStorageHealth {
-            try Self.writeSnapshot(&scheduler, &encodedAlarms, authorizations: authorizations, savedAt: clock.now, to: store)
+            unsavedAlarms.formUnion(scheduler.changedIDs)
+            scheduler.clearChangedIDs()
+            try store.save(Self.storedState(scheduler, authorizations: authorizations, savedAt: clock.now))
+            unsavedAlarms.removeAll()
             hasUnsavedChanges = false
         }
     }
 
-    /// Waits for the saves that are due: time-driven changes, then a snapshot (for tests).
+    /// Waits for the save of time-driven changes, if one is due (for tests).
     func settleStore() async {
         await timeDrivenSave?.value
-        await compaction?.value
     }
 
-    /// Once changes pause (or the snapshot is overdue), writes a snapshot of the durable state on
-    /// a thread of its own, and drops the journal entries it holds. Requests and alerts go on
-    /// meanwhile: a snapshot is two fsynced file replaces (tens of milliseconds on an SD card),
-    /// and on the actor every request and alert arriving then waited for it. Changes made
-    /// meanwhile are journalled as usual and stay in the journal. A failure only means the
-    /// journal keeps growing: every change is already in it.
-    func compactStore() async {
-        defer { compaction = nil }
-        guard await waitForQuietStore() else { return }
-        // The snapshot holds exactly what is durable: a time-driven change not saved yet is saved
-        // first (a journal entry carries the missed alarms only when they differ from the saved).
-        if hasUnsavedChanges { saveTimeDrivenChanges() }
-        guard !hasUnsavedChanges, store.isCompactionDue else { return }
-        let body: [UInt8]
-        do {
-            body = try encodedAlarms.body(
-                from: scheduler, missedAlarms: scheduler.missedAlarms, authorizations: Self.records(of: authorizations),
-                savedAt: clock.now)
-        } catch {
-            logger.warning("Alarm store snapshot could not be encoded; the journal keeps every change", metadata: ["store.error": "\(error)"])
-            return
-        }
-        let ticket = store.snapshotTicket()
-        let store = self.store
-        let failure = await DetachedThread.run { () -> StoreError? in
-            do throws(StoreError) {
-                try store.writeSnapshot(body: body, ticket: ticket)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure {
-            logger.warning("Alarm store snapshot could not be written; the journal keeps every change", metadata: ["store.error": "\(failure)"])
-        }
-    }
-
-    /// Waits until no change has been saved for the quiet period, or until the snapshot is
-    /// overdue; `false` when cancelled (the engine is stopping and writes its own snapshot).
-    private func waitForQuietStore() async -> Bool {
-        while !store.isCompactionOverdue {
-            let quietFor = clock.monotonicNow - lastSaveMonotonic
-            guard quietFor < snapshotQuietPeriod else { return true }
-            // On the wall clock the timer uses (a manual one in tests); a jump of it only wakes
-            // this early, the quiet time is counted on the monotonic clock.
-            let deadline = clock.now.addingTimeInterval((snapshotQuietPeriod - quietFor).timeInterval)
-            let clock = self.clock
-            let wait = Task { try await clock.sleep(until: deadline) }
-            compactionQuietWait = wait
-            // Cancelled by a save that made the snapshot overdue, or with the whole compaction.
-            _ = try? await withTaskCancellationHandler { try await wait.value } onCancel: { wait.cancel() }
-            compactionQuietWait = nil
-            if Task.isCancelled { return false }
-        }
-        return true
-    }
-
-    static func writeSnapshot(
-        _ scheduler: inout AlarmScheduler, _ cache: inout EncodedAlarmCache,
-        authorizations: [ClientID: AlarmManager.AuthorizationState], savedAt: Date, to store: AlarmStore
-    ) throws {
-        try cache.update(scheduler.changedIDs, from: scheduler)
-        scheduler.clearChangedIDs()
-        let records = Self.records(of: authorizations)
-        let body = try cache.body(from: scheduler, missedAlarms: scheduler.missedAlarms, authorizations: records, savedAt: savedAt)
-        try store.save(body: body)
-        cache.markSaved(missedAlarms: scheduler.missedAlarms, authorizations: records)
+    /// What the store keeps of the engine's state.
+    static func storedState(
+        _ scheduler: AlarmScheduler, authorizations: [ClientID: AlarmManager.AuthorizationState], savedAt: Date
+    ) -> StoredState {
+        StoredState(scheduler: scheduler.snapshot, authorizations: records(of: authorizations), savedAt: savedAt)
     }
 
     /// Authorizations as the store keeps them, in a stable order.

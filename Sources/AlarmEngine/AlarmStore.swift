@@ -12,43 +12,28 @@ import Synchronization
 /// fsync) and then the backup the same way, with the same bytes.
 ///
 /// A change is made durable by appending it to the journal (`alarms.journal`, see
-/// ``StoreJournal``) with one `fdatasync`, not by rewriting the snapshot: four fsyncs and the
-/// whole store per change became one small write. After ``compactionEntries`` changes (and at
-/// every start) a snapshot holding them is due, to be written and those entries dropped from
-/// the journal; the engine writes it once changes pause, or once the journal holds
-/// ``overdueFactor`` times as many.
-/// The engine writes that snapshot on a thread of its own while changes go on: each snapshot
-/// carries a ``SnapshotTicket`` saying which journal entries it holds, snapshots are written one
-/// at a time and never an older one over a newer, and only the entries a durable snapshot holds
-/// leave the journal.
+/// ``StoreJournal``) with one `fdatasync`: one small write, where a snapshot is the whole store
+/// and four fsyncs. Once the journal holds ``compactionEntries`` changes, the change that filled
+/// it also writes a snapshot of the whole state, which empties the journal.
 ///
 /// A file that cannot be read, is damaged or has an unknown version is never overwritten: it is
 /// renamed aside (`alarms.store.bad-<reason>-<seconds>`, `alarms.journal.bad-...`) with a log
 /// line, and the other copy is used. So neither a crash at any point nor one damaged snapshot
 /// copy loses an acknowledged change, and a bad file never crash-loops the daemon. (The journal
-/// has one copy: damage to it loses the changes since the last snapshot, about
-/// ``overdueFactor`` × ``compactionEntries`` at most.)
+/// has one copy: damage to it loses the changes since the last snapshot, ``compactionEntries``
+/// at most.)
 public final class AlarmStore: Sendable {
     /// The file format version this build writes and reads.
     public static let formatVersion = 1
     static let magic = "alarmd-store"
 
     public let directory: String
-    /// After this many journal entries a snapshot is due.
+    /// After this many journal entries the next change also writes a snapshot.
     public let compactionEntries: Int
-    /// After this many times ``compactionEntries`` entries a snapshot is overdue: written even
-    /// while changes go on.
-    public static let overdueFactor = 4
     public let journalPath: String
     private let logger: Logger
-    /// Locked for each append and read of the journal; a snapshot written on another thread
-    /// locks it only to drop the entries it holds.
+    /// Held for each load, commit and snapshot: one writer at a time.
     private let journal: Mutex<JournalAccess>
-    /// The sequence number of the newest snapshot written. Held while a snapshot is written, so
-    /// snapshots are written one at a time (always before the journal's lock, never after).
-    private let snapshotWriting = Mutex<UInt64>(0)
-    /// For tests: runs on the writing thread before each snapshot is written.
-    let snapshotWillBeWritten = Mutex<(@Sendable () -> Void)?>(nil)
     /// The error every write gets instead of reaching the disk, while set.
     private let simulatedWriteFailure = Mutex<Int32?>(nil)
 
@@ -56,8 +41,6 @@ public final class AlarmStore: Sendable {
         let file: StoreJournal
         /// A failed append could not be taken back: the next save must be a snapshot.
         var needsSnapshot = false
-        /// Tickets handed out, numbering snapshots in the order their state was taken.
-        var ticketsIssued: UInt64 = 0
     }
 
     public init(directory: String, logger: Logger, compactionEntries: Int = 64) {
@@ -183,25 +166,34 @@ public final class AlarmStore: Sendable {
         }
     }
 
-    /// Makes one change durable by appending `entry` (a ``StoreJournalEntry``'s JSON) to the
-    /// journal; when this returns, a power cut loses nothing of it. If the journal cannot be used
-    /// (an earlier append could not be taken back), a snapshot from `snapshot` is written instead.
+    /// Makes one change durable by appending `entry` to the journal; when this returns, a power
+    /// cut loses nothing of it. When the journal is full, or cannot be used (an earlier append
+    /// could not be taken back), a snapshot of `state` is written too, or instead.
     ///
-    /// When this throws, the change is not on disk (a failed append is cut off again).
-    func commit(entry: [UInt8], snapshot: () throws -> [UInt8]) throws {
+    /// When this throws, the change is not on disk (a failed append is cut off again). A full
+    /// journal's snapshot that fails is logged, not thrown: the change is in the journal.
+    func commit(_ entry: StoreJournalEntry, state: () -> StoredState) throws {
         try failIfSimulated(operation: "write", path: journalPath)
-        let appended = try journal.withLock { journal throws(StoreError) -> Bool in
-            guard !journal.needsSnapshot else { return false }
+        let body = Array(try JSONEncoder().encode(entry))
+        try journal.withLock { journal throws in
+            guard !journal.needsSnapshot else {
+                try writeSnapshot(state(), journal: &journal)
+                return
+            }
             do throws(StoreError) {
-                try journal.file.append(entry)
+                try journal.file.append(body)
             } catch {
                 if error.journalUnusable { journal.needsSnapshot = true }
                 throw error
             }
-            return true
-        }
-        if !appended {
-            try save(body: try snapshot())
+            guard journal.file.entryCount >= compactionEntries else { return }
+            do {
+                try writeSnapshot(state(), journal: &journal)
+            } catch {
+                logger.warning("Alarm store snapshot could not be written; the journal keeps every change", metadata: [
+                    "store.error": "\(error)",
+                ])
+            }
         }
     }
 
@@ -221,32 +213,6 @@ public final class AlarmStore: Sendable {
     /// Whether the journal holds changes the snapshot does not.
     public var hasJournalEntries: Bool { journal.withLock { $0.file.entryCount > 0 } }
 
-    /// Whether enough changes are in the journal that a snapshot is due.
-    public var isCompactionDue: Bool { journal.withLock { $0.file.entryCount >= compactionEntries } }
-
-    /// Whether the journal has grown so long that a snapshot should not wait for changes to pause.
-    public var isCompactionOverdue: Bool {
-        journal.withLock { $0.file.entryCount >= Self.overdueFactor * compactionEntries }
-    }
-
-    /// Which journal entries a snapshot holds, and its place among snapshots.
-    public struct SnapshotTicket: Sendable, Hashable {
-        /// Snapshots are numbered in the order their state was taken; an older one is never
-        /// written over a newer one.
-        let sequence: UInt64
-        /// The snapshot holds the journal's entries numbered below this.
-        let journalEntriesBelow: Int
-    }
-
-    /// A ticket for a snapshot of the state as it is now: take it when the state is encoded,
-    /// with no change made since the last ``commit(entry:snapshot:)`` that is not in it.
-    func snapshotTicket() -> SnapshotTicket {
-        journal.withLock { journal in
-            journal.ticketsIssued += 1
-            return SnapshotTicket(sequence: journal.ticketsIssued, journalEntriesBelow: journal.file.nextEntryNumber)
-        }
-    }
-
     /// Writes `state` durably as a snapshot and empties the journal: when this returns, a power
     /// cut loses nothing of it.
     ///
@@ -255,78 +221,50 @@ public final class AlarmStore: Sendable {
     /// was replaced but its directory could not be synced, the previous content is put back, so a
     /// refused change never reappears after a restart.
     public func save(_ state: StoredState) throws {
-        try write(framed: Self.encode(state), ticket: snapshotTicket())
+        try journal.withLock { journal throws in try writeSnapshot(state, journal: &journal) }
     }
 
-    /// Writes an already encoded state (see `EncodedAlarmCache`) that holds every change; as
-    /// ``save(_:)``.
-    func save(body: [UInt8]) throws(StoreError) {
-        try write(framed: Self.frame(body), ticket: snapshotTicket())
-    }
-
-    /// Writes a snapshot whose state was encoded when `ticket` was taken, on any thread, and
-    /// drops the journal entries it holds; the ones taken since stay. Does nothing if a newer
-    /// snapshot was written meanwhile. As ``save(_:)`` otherwise.
-    func writeSnapshot(body: [UInt8], ticket: SnapshotTicket) throws(StoreError) {
-        try write(framed: Self.frame(body), ticket: ticket)
-    }
-
-    private func write(framed bytes: [UInt8], ticket: SnapshotTicket) throws(StoreError) {
+    private func writeSnapshot(_ state: StoredState, journal: inout JournalAccess) throws {
+        let bytes = try Self.encode(state)
         try failIfSimulated(operation: "create", path: primaryPath + ".tmp")
-        try snapshotWriting.withLock { newestWritten throws(StoreError) in
-            guard ticket.sequence > newestWritten else { return }
-            snapshotWillBeWritten.withLock { $0 }?()
-            let previous = try? DurableFile.read(primaryPath)
-            do throws(StoreError) {
-                try DurableFile.replace(primaryPath, with: bytes, directory: directory)
-            } catch {
-                if error.replacedFile { restorePrimary(previous) }
-                throw error
-            }
-            newestWritten = ticket.sequence
-            do throws(StoreError) {
-                try DurableFile.replace(backupPath, with: bytes, directory: directory)
-            } catch {
-                logger.error(
-                    "Store backup could not be written; the primary copy holds every change",
-                    metadata: ["store.path": "\(backupPath)", "store.error": "\(error)"])
-            }
-            dropJournalEntries(heldBy: ticket)
+        let previous = try? DurableFile.read(primaryPath)
+        do throws(StoreError) {
+            try DurableFile.replace(primaryPath, with: bytes, directory: directory)
+        } catch {
+            if error.replacedFile { restorePrimary(previous) }
+            throw error
         }
+        do throws(StoreError) {
+            try DurableFile.replace(backupPath, with: bytes, directory: directory)
+        } catch {
+            logger.error(
+                "Store backup could not be written; the primary copy holds every change",
+                metadata: ["store.path": "\(backupPath)", "store.error": "\(error)"])
+        }
+        emptyJournal(&journal)
     }
 
-    /// After a durable snapshot: the journal keeps only the entries taken since its ticket.
-    private func dropJournalEntries(heldBy ticket: SnapshotTicket) {
-        journal.withLock { journal in
+    /// After a durable snapshot, which holds every entry of the journal.
+    private func emptyJournal(_ journal: inout JournalAccess) {
+        do throws(StoreError) {
+            try journal.file.reset()
+            journal.needsSnapshot = false
+        } catch {
+            // It may hold a refused change (an append that could not be taken back): a journal
+            // that cannot be emptied is moved aside.
             do throws(StoreError) {
-                if try journal.file.dropEntries(numberedBelow: ticket.journalEntriesBelow) {
-                    journal.needsSnapshot = false
-                }
-            } catch {
-                guard ticket.journalEntriesBelow >= journal.file.nextEntryNumber else {
-                    // Entries taken since are in it: it stays, and its entries the snapshot holds
-                    // are replayed harmlessly at the next start.
-                    logger.warning(
-                        "Store journal could not be trimmed after a snapshot; it is kept whole",
-                        metadata: ["store.path": "\(journalPath)", "store.error": "\(error)"])
-                    return
-                }
-                // The snapshot holds every change of it, but it may hold a refused change (an
-                // append that could not be taken back): a journal that cannot be emptied is moved aside.
-                do throws(StoreError) {
-                    let aside = try DurableFile.moveAside(
-                        journalPath, to: "\(journalPath).bad-unemptied-\(Int(Date().timeIntervalSince1970))",
-                        directory: directory)
-                    journal.needsSnapshot = false
-                    logger.error(
-                        "Store journal could not be emptied after a snapshot; kept aside",
-                        metadata: ["store.path": "\(journalPath)", "store.error": "\(error)", "store.keptAs": "\(aside)"])
-                } catch let moveError {
-                    logger.error(
-                        "Store journal could not be emptied or kept aside after a snapshot; the next change writes a snapshot",
-                        metadata: ["store.path": "\(journalPath)", "store.error": "\(error)", "store.moveError": "\(moveError)"])
-                    journal.needsSnapshot = true
-                }
+                let aside = try DurableFile.moveAside(
+                    journalPath, to: "\(journalPath).bad-unemptied-\(Int(Date().timeIntervalSince1970))", directory: directory)
+                journal.file.forgetEntries()
+                journal.needsSnapshot = false
+                logger.error(
+                    "Store journal could not be emptied after a snapshot; kept aside",
+                    metadata: ["store.path": "\(journalPath)", "store.error": "\(error)", "store.keptAs": "\(aside)"])
+            } catch let moveError {
+                logger.error(
+                    "Store journal could not be emptied or kept aside after a snapshot; the next change writes a snapshot",
+                    metadata: ["store.path": "\(journalPath)", "store.error": "\(error)", "store.moveError": "\(moveError)"])
+                journal.needsSnapshot = true
             }
         }
     }

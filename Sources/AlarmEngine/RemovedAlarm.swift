@@ -5,7 +5,7 @@ import FoundationEssentials
 ///
 /// Entries written while ids were unique on the device name the id alone (`"UUID"`): such a
 /// removal has no owner, and applies to the one alarm that had the id then.
-struct RemovedAlarm: Codable, Hashable, Sendable {
+struct RemovedAlarm: Codable, Hashable, Sendable, Comparable {
     /// `nil` in an entry written while ids were unique on the device.
     var owner: ClientID?
     var id: Alarm.ID
@@ -13,6 +13,11 @@ struct RemovedAlarm: Codable, Hashable, Sendable {
     init(_ key: AlarmKey) {
         owner = key.owner
         id = key.id
+    }
+
+    /// By owner, then id: the same change is written as the same bytes.
+    static func < (lhs: RemovedAlarm, rhs: RemovedAlarm) -> Bool {
+        (lhs.owner?.rawValue ?? 0, lhs.id.uuidString) < (rhs.owner?.rawValue ?? 0, rhs.id.uuidString)
     }
 
     init(from decoder: any Decoder) throws {

@@ -19,16 +19,8 @@ final class StoreJournal {
     let directory: String
     /// The file's length after the last whole entry.
     private(set) var length = 0
-    /// Where each entry in the file ends, in order.
-    private var entryEnds: [Int] = []
-    /// The number of the file's first entry, counting every entry this journal ever took: the
-    /// numbers say which entries a snapshot holds even after the file was trimmed meanwhile.
-    private var firstEntryNumber = 0
-
     /// Entries in the file.
-    var entryCount: Int { entryEnds.count }
-    /// The number the next entry will have: the entries numbered below it are the ones taken so far.
-    var nextEntryNumber: Int { firstEntryNumber + entryEnds.count }
+    private(set) var entryCount = 0
 
     init(path: String, directory: String) {
         self.path = path
@@ -46,6 +38,7 @@ final class StoreJournal {
 
     /// Reads every whole entry; a torn last entry is dropped and cut off the file.
     func read() throws(StoreError) -> Contents {
+        entryCount = 0
         guard let bytes = try DurableFile.read(path) else { return Contents() }
         var contents = Contents()
         guard bytes.count >= Self.header.count, Array(bytes.prefix(Self.header.count)) == Self.header else {
@@ -62,14 +55,14 @@ final class StoreJournal {
             switch Self.parseEntry(bytes, at: offset) {
             case .entry(let entry, let next):
                 contents.entries.append(entry)
-                entryEnds.append(next)
+                entryCount += 1
                 offset = next
             case .torn:
                 try cut(to: offset)
                 break parsing
             case .damaged(let reason):
                 contents.damage = "entry \(contents.entries.count + 1) at byte \(offset): \(reason)"
-                entryEnds = []
+                entryCount = 0
                 return contents
             }
         }
@@ -133,7 +126,7 @@ final class StoreJournal {
             throw error
         }
         length += bytes.count
-        entryEnds.append(length)
+        entryCount += 1
     }
 
     /// Empties the journal (after a snapshot holding every entry is durable), also of anything
@@ -153,51 +146,9 @@ final class StoreJournal {
         forgetEntries()
     }
 
-    /// Removes the entries numbered below `number` (a durable snapshot holds them) and keeps the
-    /// ones taken since, so that a snapshot can be written while changes go on. Returns whether
-    /// the file now ends at its last whole entry (it was emptied or rewritten); not when nothing
-    /// of it was dropped.
-    ///
-    /// Keeping an entry too many is harmless (replaying it over a snapshot that holds it changes
-    /// nothing); dropping one the snapshot lacks would lose a change, so the entries to keep are
-    /// copied whole into a new file that replaces this one atomically.
-    @discardableResult
-    func dropEntries(numberedBelow number: Int) throws(StoreError) -> Bool {
-        if number >= nextEntryNumber {
-            try reset()
-            return true
-        }
-        let dropped = min(max(number - firstEntryNumber, 0), entryEnds.count)
-        guard dropped > 0 else { return false }
-        let cut = entryEnds[dropped - 1]
-        guard let bytes = try DurableFile.read(path), bytes.count >= length, cut <= length else {
-            // Not the file this journal wrote: leave it, every entry in it is still replayed.
-            return false
-        }
-        let kept = bytes[cut..<length]
-        do throws(StoreError) {
-            try DurableFile.replace(path, with: Self.header + kept, directory: directory)
-        } catch {
-            // Renamed into place, only the directory sync failed: the new file is the journal.
-            if error.replacedFile { keepEntries(from: dropped, cut: cut) }
-            throw error
-        }
-        keepEntries(from: dropped, cut: cut)
-        return true
-    }
-
-    /// The file holds the header and the entries from index `first` on, moved up by `cut`.
-    private func keepEntries(from first: Int, cut: Int) {
-        let shift = cut - Self.header.count
-        entryEnds = entryEnds[first...].map { $0 - shift }
-        firstEntryNumber += first
-        length -= shift
-    }
-
-    /// The file holds only the header now.
-    private func forgetEntries() {
-        firstEntryNumber = nextEntryNumber
-        entryEnds = []
+    /// The file holds only the header now (or is gone).
+    func forgetEntries() {
+        entryCount = 0
         length = Self.header.count
     }
 
@@ -239,7 +190,8 @@ final class StoreJournal {
 }
 
 /// One change in the journal: the alarms written or removed, and the missed alarms and
-/// authorizations when they changed. Applying entries in order to the snapshot they followed
+/// authorizations as they were then (optional: files written by earlier versions carry them only
+/// when they changed). Applying entries in order to the snapshot they followed
 /// gives the state; applying them again to a later snapshot that already holds them changes
 /// nothing (each one only sets values), so a crash between a snapshot and the journal's reset
 /// loses nothing and duplicates nothing.

@@ -1,5 +1,5 @@
-import AlarmEngine
 import AlarmKit
+import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 

@@ -1,5 +1,6 @@
 import AlarmControl
 import AlarmKit
+import AlarmProtocol
 import ArgumentParser
 
 /// `alarmctl auth`: whether you may set alarms, and (administrators) who else may.

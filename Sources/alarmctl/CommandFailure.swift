@@ -1,5 +1,6 @@
 import AlarmControl
 import AlarmKit
+import AlarmProtocol
 import CLinuxSupport
 import Glibc
 

@@ -1,6 +1,6 @@
 import AlarmControl
-import AlarmEngine
 import AlarmKit
+import AlarmProtocol
 import FoundationEssentials
 
 /// One command's conversation with alarmd: a ``ControlClient`` whose errors become

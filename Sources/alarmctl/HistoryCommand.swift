@@ -1,5 +1,5 @@
 import AlarmControl
-import AlarmEngine
+import AlarmProtocol
 import AlarmTime
 import ArgumentParser
 import FoundationEssentials

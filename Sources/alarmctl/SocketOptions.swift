@@ -1,4 +1,5 @@
 import AlarmControl
+import AlarmProtocol
 import ArgumentParser
 import FoundationEssentials
 

@@ -1,4 +1,5 @@
 import AlarmControl
+import AlarmProtocol
 import AlarmTime
 import ArgumentParser
 import FoundationEssentials

@@ -122,8 +122,7 @@ enum DaemonOperations {
     }
 
     static func handlers(runtime: AlarmRuntime, status: DaemonStatus) -> [String: ControlServer.Handler] {
-        let recordLists = EncodedListCache<AlarmRecord, AlarmKey>(key: \.key) { AlarmJSONWriter.json(of: $0, dates: .secondsSince1970) }
-        return [
+        [
             // A client learns nothing of the others' alarms: their count and times are theirs.
             "status": .init(requiresAdministrator: false) { call in
                 await status.report(alarmsOf: call.peer.isAdministrator ? nil : call.peer.client)
@@ -143,9 +142,9 @@ enum DaemonOperations {
                     let records = all
                         ? await runtime.allRecords().filter { $0.id == id }
                         : await runtime.record(for: AlarmKey(owner: call.peer.client, id: id)).map { [$0] } ?? []
-                    return try recordLists.encode(records)
+                    return records
                 }
-                return try recordLists.encode(await runtime.allRecords().filter(visible))
+                return await runtime.allRecords().filter(visible)
             },
             "history": .init(requiresAdministrator: false) { call in
                 let parameters = try call.request.parameters(HistoryParameters.self)

@@ -1,5 +1,6 @@
 import AlarmAppliance
 import AlarmControl
+import AlarmProtocol
 import AlarmEngine
 import AlarmKit
 import Glibc

@@ -5,6 +5,7 @@ import Glibc
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// Malformed, truncated, oversized and random messages sent to a running server over a real

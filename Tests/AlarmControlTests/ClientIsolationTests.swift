@@ -5,6 +5,7 @@ import Glibc
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// Two clients with different uids over the real socket: the kernel's peer credentials decide

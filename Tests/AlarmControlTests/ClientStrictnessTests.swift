@@ -5,6 +5,7 @@ import Glibc
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 /// ``ControlClient`` holds the daemon to strict JSON too: a line that is not ends the connection,
 /// and the request waiting for it fails saying why, instead of being read leniently.

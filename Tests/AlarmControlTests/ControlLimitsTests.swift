@@ -4,12 +4,13 @@ import Glibc
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// The server's bounds: clients, unread output, idle connections, requests in flight and
 /// subscriptions per connection; and what it logs.
 ///
-/// The idle timeout runs on the rig's manual clock: the tests move it.
+/// The idle timeout runs on the server's manual clock: the tests move it.
 @Suite(.timeLimit(.minutes(1)))
 struct ControlLimitsTests {
     @Test func theClientBeyondTheLimitIsToldBusyAndClosed() async throws {
@@ -91,11 +92,11 @@ struct ControlLimitsTests {
             #expect(await subscriber.nextMessage()?["id"] == .integer(1))
             let silent = try await rig.rawConnection()
             try await Self.roundTrip(rig)
-            rig.advance(by: 9.9)
+            rig.advanceServerClock(by: 9.9)
             // The server has looked at the clock once this answer arrives.
             try await Self.roundTrip(rig)
             #expect(await silent.next(timeout: .zero) == .timedOut, "closed before its timeout")
-            rig.advance(by: 0.1)
+            rig.advanceServerClock(by: 0.1)
             #expect(await silent.next() == .closed)
             await subscriber.send(Sample.request(2, "hello"))
             var reply = await subscriber.nextMessage()
@@ -114,13 +115,13 @@ struct ControlLimitsTests {
             await connection.send(Sample.request(1, "requestAuthorization"))
             await prompter.waitUntilAsked()
             // Longer than the timeout while the request waits: a pending request is not idleness.
-            rig.advance(by: 60)
+            rig.advanceServerClock(by: 60)
             prompter.answer(.authorized)
             #expect(await connection.nextMessage()?["id"] == .integer(1))
-            rig.advance(by: 4.9)
+            rig.advanceServerClock(by: 4.9)
             try await Self.roundTrip(rig)
             #expect(await connection.next(timeout: .zero) == .timedOut, "closed before its timeout")
-            rig.advance(by: 0.1)
+            rig.advanceServerClock(by: 0.1)
             #expect(await connection.next() == .closed)
         }
     }

@@ -2,6 +2,7 @@ import AlarmTestKit
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 struct ControlLineDecoderTests {
     private func lines(_ outputs: [ControlLineDecoder.Output]) -> [String] {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 struct ControlRequestTests {
     private func decode(_ text: String) -> Result<ControlRequest, ControlRequestError> {
@@ -137,14 +138,13 @@ extension Result {
     }
 }
 
-/// ``ControlRequestReader``, the fast path of ``ControlRequest/decode(line:operations:)``: what it
-/// reads equals what `JSONDecoder` reads, and it leaves every line it is not sure of.
-struct ControlRequestReaderTests {
+/// A request's parameters as the client writes them and the daemon reads them.
+struct ControlRequestParametersTests {
     static let richDefinition = AlarmDefinition(
         schedule: .relative(.init(time: .init(hour: 6, minute: 30), repeats: .weekly([.monday, .friday]))),
         countdownDuration: .init(preAlert: 600, postAlert: 540.25),
         presentation: AlarmPresentation(
-            alert: .init(title: "Réveil 🌅", stopButton: .stop, secondaryButton: .snooze, secondaryButtonBehavior: .custom),
+            alert: .init(title: "Réveil 🌅 \"hi\"\n", stopButton: .stop, secondaryButton: .snooze, secondaryButtonBehavior: .custom),
             countdown: .init(title: "Bientôt", pauseButton: .pause),
             paused: .init(title: "Pause", resumeButton: .resume)),
         tintColor: Color(red: 0.1, green: 0.2, blue: 0.3),
@@ -158,67 +158,28 @@ struct ControlRequestReaderTests {
         Array(ControlProtocol.line(RequestMessage(id: id, op: operation, params: parameters))!.dropLast())
     }
 
-    /// The request `JSONDecoder` makes of `line`.
-    static func authority(_ line: [UInt8]) throws -> ControlRequest {
-        try ControlRequest.decodeWithJSONDecoder(Data(line), operations: ControlOperationName.builtIn).get()
-    }
-
     @Test(arguments: [
-        ControlRequestReaderTests.richDefinition,
+        ControlRequestParametersTests.richDefinition,
         AlarmDefinition(schedule: .fixed(Date(timeIntervalSince1970: 1_772_431_230.5)), countdownDuration: nil, presentation: .init(alert: .init(title: "Once"))),
         AlarmDefinition(schedule: nil, countdownDuration: .init(preAlert: 300, postAlert: nil), presentation: .init(alert: .init(title: "Tea"))),
     ])
-    func readsAScheduleAsJSONDecoderDoes(definition: AlarmDefinition) throws {
-        let line = Self.line("schedule", ScheduleParameters(id: Alarm.ID(), definition: definition))
-        let read = try #require(ControlRequestReader.read(line, operations: ControlOperationName.builtIn))
-        let authority = try Self.authority(line)
-        #expect(read.id == authority.id && read.operation == authority.operation && read.hasParameters)
-        #expect(read.parameters as? ScheduleParameters == (try authority.parameters(ScheduleParameters.self)))
-        // And through decode, the parameters are the ones read.
-        let request = try ControlRequest.decode(line: line).get()
-        #expect(request.readParameters != nil)
-        #expect(try request.parameters(ScheduleParameters.self) == authority.parameters(ScheduleParameters.self))
+    func aScheduleReadsBackAsTheClientWroteIt(definition: AlarmDefinition) throws {
+        let parameters = ScheduleParameters(id: Alarm.ID(), definition: definition)
+        let request = try ControlRequest.decode(line: Self.line("schedule", parameters)).get()
+        #expect(request.id == 7 && request.operation == "schedule")
+        #expect(try request.parameters(ScheduleParameters.self) == parameters)
     }
 
-    @Test func readsTheMembersInAnyOrderAndAnAlarmActionsID() throws {
+    @Test func readsTheMembersInAnyOrderAndIgnoresUnknownOnes() throws {
         let id = Alarm.ID()
-        let line = Array(#" { "params" : { "id" : "\#(id.uuidString.lowercased())" } , "op" : "stop", "id" : -3 , "v" : 1 } "#.utf8)
-        let read = try #require(ControlRequestReader.read(line, operations: ControlOperationName.builtIn))
-        #expect(read.id == -3 && read.operation == "stop")
-        #expect(read.parameters as? AlarmIDParameters == AlarmIDParameters(id: id))
+        let line = Array(#" { "params" : { "id" : "\#(id.uuidString.lowercased())", "x": 1 } , "op" : "stop", "future": [true], "id" : -3 , "v" : 1 } "#.utf8)
+        let request = try ControlRequest.decode(line: line).get()
+        #expect(request.id == -3 && request.operation == "stop")
+        #expect(try request.parameters(AlarmIDParameters.self) == AlarmIDParameters(id: id))
         for text in [#"{"v":1,"id":1,"op":"alarms"}"#, #"{"v":1,"id":1,"op":"alarms","params":null}"#, #"{"v":1,"id":1,"op":"alarms","params":{}}"#] {
-            let read = try #require(ControlRequestReader.read(Array(text.utf8), operations: ControlOperationName.builtIn), "\(text)")
-            let authority = try Self.authority(Array(text.utf8))
-            #expect(read.hasParameters == authority.hasParameters && read.parameters == nil, "\(text)")
+            let request = try ControlRequest.decode(line: Array(text.utf8)).get()
+            #expect(request.operation == "alarms", "\(text)")
+            _ = try request.parameters(NoParameters.self)
         }
-    }
-
-    @Test(arguments: [
-        // Members it does not know, or twice: JSONDecoder ignores the one and keeps the first of the other.
-        #"{"v":1,"id":1,"op":"alarms","future":true}"#,
-        #"{"v":1,"id":1,"id":2,"op":"alarms"}"#,
-        #"{"v":1,"id":1,"op":"stop","params":{"id":"6F0C8E2A-1B7D-4C1E-9F3A-2D5B7C9E1F00","x":1}}"#,
-        // Escapes, numbers it leaves, parameters of operations it does not read.
-        #"{"v":1,"id":1,"op":"st\u006fp","params":{"id":"6F0C8E2A-1B7D-4C1E-9F3A-2D5B7C9E1F00"}}"#,
-        #"{"v":1,"id":1.0,"op":"alarms"}"#,
-        #"{"v":1,"id":1234567890123456789,"op":"alarms"}"#,
-        #"{"v":1,"id":1,"op":"unsubscribe","params":{"subscription":2}}"#,
-        // What JSONDecoder refuses, inside the parameters it skipped first.
-        #"{"v":1,"id":1,"op":"stop","params":{"id":"6F0C8E2A-1B7D-4C1E-9F3A-2D5B7C9E1F00",}}"#,
-        #"{"v":1,"id":1,"op":"stop","params":{"id":"6F0C8E2A-1B7D-4C1E-9F3A-2D5B7C9E1F00"]}"#,
-        #"{"params":{"id":"6F0C8E2A-1B7D-4C1E-9F3A-2D5B7C9E1F00"},"v":1,"id":1,"op":"stop""#,
-        #"{"v":2,"id":1,"op":"alarms"}"#,
-        #"{"v":1,"id":1,"op":"selfDestruct"}"#,
-    ])
-    func leavesToJSONDecoderWhatItIsNotSureOf(text: String) {
-        #expect(ControlRequestReader.read(Array(text.utf8), operations: ControlOperationName.builtIn) == nil)
-    }
-
-    @Test func aScheduleWithAnEscapedTitleOrAnUnknownMemberIsLeftWhole() throws {
-        var definition = Self.richDefinition
-        definition.presentation.alert.title = "Say \"hi\"\n"
-        let escaped = Self.line("schedule", ScheduleParameters(id: Alarm.ID(), definition: definition))
-        #expect(ControlRequestReader.read(escaped, operations: ControlOperationName.builtIn) == nil)
-        #expect(try ControlRequest.decode(line: escaped).get().parameters(ScheduleParameters.self).definition == definition)
     }
 }

@@ -6,6 +6,7 @@ import Glibc
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// The server's request handling seen from a raw connection: ordering, requests that wait for a
@@ -123,7 +124,7 @@ struct ControlServerTests {
         let rig = try ServerRig()
         try rig.server.start()
         // A second daemon on the same path is refused while the first listens.
-        let second = ServerRig.makeServer(rig.configuration, rig.runtime, clock: rig.clock)
+        let second = ServerRig.makeServer(rig.configuration, rig.runtime, clock: rig.serverClock)
         #expect(throws: ControlSocketError.self) { try second.start() }
         await rig.server.stop()
         // A socket file nobody listens on (a crashed daemon's) is replaced.
@@ -135,7 +136,7 @@ struct ControlServerTests {
         await second.stop()
         // A regular file is not touched.
         try TestFiles.write([1, 2, 3], to: rig.socketPath)
-        let third = ServerRig.makeServer(rig.configuration, rig.runtime, clock: rig.clock)
+        let third = ServerRig.makeServer(rig.configuration, rig.runtime, clock: rig.serverClock)
         #expect(throws: ControlSocketError.self) { try third.start() }
         #expect(TestFiles.read(rig.socketPath) == [1, 2, 3])
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// The bounds of fixed dates and countdowns over the socket: just inside, an alarm comes back

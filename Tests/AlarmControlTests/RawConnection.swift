@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 /// A connection that sends whatever bytes a test gives it and reads the daemon's lines, with
 /// every blocking wait on a thread of its own and bounded by a timeout (never a sleep).

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// `AlarmManager(backend: SocketAlarmBackend(...))` against the daemon in this process: the same

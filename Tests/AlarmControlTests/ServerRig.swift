@@ -10,6 +10,7 @@ import Synchronization
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 @testable import AlarmEngine
 
 /// A real ``AlarmRuntime`` (store in a temporary directory, manual clock, UTC) behind a real
@@ -24,6 +25,9 @@ final class ServerRig: Sendable {
 
     let directory: TemporaryDirectory
     let clock: ManualWallClock
+    /// The server's own clock, for its idle timeout: tests that move the engine's clock by
+    /// hours must not time out the connections they use.
+    let serverClock: ManualWallClock
     let zones = ManualTimeZoneProvider(.utc)
     let authorizer: any AuthorizationPrompter
     let configuration: ControlServer.Configuration
@@ -45,6 +49,7 @@ final class ServerRig: Sendable {
         chmod(directory.path, 0o711)
         mkdir(directory.path + "/run", 0o755)
         clock = ManualWallClock(now: Self.start)
+        serverClock = ManualWallClock(now: Self.start)
         self.authorizer = authorizer
         var configuration = ControlServer.Configuration(
             socketPath: directory.path + "/run/control.sock", socketGroupID: getuid() == 0 ? Self.otherUser.gid : nil)
@@ -52,7 +57,7 @@ final class ServerRig: Sendable {
         configure(&configuration)
         self.configuration = configuration
         let runtime = try Self.makeRuntime(store: directory.path + "/state", clock: clock, zones: zones, authorizer: authorizer)
-        current = Mutex((runtime, Self.makeServer(configuration, runtime, clock: clock, logger: log.logger)))
+        current = Mutex((runtime, Self.makeServer(configuration, runtime, clock: serverClock, logger: log.logger)))
     }
 
     static func makeRuntime(
@@ -73,9 +78,9 @@ final class ServerRig: Sendable {
             logger: logger, clock: clock)
     }
 
-    /// Moves the manual clock (the runtime's and the server's) and has the server look at it.
-    func advance(by seconds: TimeInterval) {
-        clock.advance(by: seconds)
+    /// Moves the server's clock and has the server look at it.
+    func advanceServerClock(by seconds: TimeInterval) {
+        serverClock.advance(by: seconds)
         server.wake()
     }
 
@@ -95,7 +100,7 @@ final class ServerRig: Sendable {
     func restart() async throws {
         await server.stop()
         let runtime = try Self.makeRuntime(store: storeDirectory, clock: clock, zones: zones, authorizer: authorizer)
-        let server = Self.makeServer(configuration, runtime, clock: clock, logger: log.logger)
+        let server = Self.makeServer(configuration, runtime, clock: serverClock, logger: log.logger)
         current.withLock { $0 = (runtime, server) }
     }
 

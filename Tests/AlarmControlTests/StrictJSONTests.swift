@@ -3,6 +3,7 @@ import FoundationEssentials
 import Testing
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 /// ``StrictJSON``: exactly RFC 8259 JSON in UTF-8, and through ``ControlRequest/decode(line:operations:)``
 /// a refusal of every other line, with the request's id when the line has it before the fault.

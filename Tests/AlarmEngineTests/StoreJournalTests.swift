@@ -2,7 +2,6 @@ import AlarmKit
 import AlarmSimulator
 import AlarmTestKit
 import AlarmTime
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -16,16 +15,10 @@ import Testing
     static let silent = Logger(label: "store-journal-test", factory: { _ in SwiftLogNoOpLogHandler() })
     static let header = Array("alarmd-journal 1\n".utf8)
 
-    /// A runtime whose due snapshots are written at once (no quiet period) unless told otherwise.
-    static func runtime(
-        in directory: String, snapshotEvery: Int = 64, quietPeriod: Duration = .zero,
-        clock: ManualWallClock = ManualWallClock(now: AlarmStoreTests.now)
-    ) throws -> AlarmRuntime {
+    static func runtime(in directory: String, snapshotEvery: Int = 64) throws -> AlarmRuntime {
         try AlarmRuntime(
-            configuration: .init(
-                clockTrust: .always, storeDirectory: directory, storeSnapshotEvery: snapshotEvery,
-                storeSnapshotQuietPeriod: quietPeriod),
-            clock: clock, timeZones: ManualTimeZoneProvider(Fixture.berlin),
+            configuration: .init(clockTrust: .always, storeDirectory: directory, storeSnapshotEvery: snapshotEvery),
+            clock: ManualWallClock(now: AlarmStoreTests.now), timeZones: ManualTimeZoneProvider(Fixture.berlin),
             authorizer: FixedAuthorization(.authorized), logger: silent)
     }
 
@@ -53,8 +46,7 @@ import Testing
         #expect(contents.damage == nil)
         // The client's authorization (asked at its first schedule), then one entry per change.
         #expect(contents.entries.count == 5)
-        #expect(contents.entries.first?.authorizations == [AuthorizationRecord(client: Fixture.owner, state: .authorized)])
-        #expect(contents.entries.dropFirst().allSatisfy { $0.authorizations == nil && $0.missedAlarms == nil })
+        #expect(contents.entries.allSatisfy { $0.authorizations == [AuthorizationRecord(client: Fixture.owner, state: .authorized)] })
         #expect(contents.entries.map(\.upserted.count) == [0, 1, 1, 1, 1], "each entry holds only the changed alarm")
 
         let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
@@ -64,9 +56,8 @@ import Testing
 
     @Test func aSnapshotIsWrittenAfterTheConfiguredNumberOfChangesAndEmptiesTheJournal() async throws {
         let scratch = try TemporaryDirectory()
-        // Four entries: the authorization and three alarms.
+        // Four entries: the authorization and three alarms; the fourth writes the snapshot.
         let (runtime, acknowledged) = try await Self.scheduled(3, in: scratch.path, snapshotEvery: 4)
-        await runtime.settleStore()
 
         let snapshot = try AlarmStore.decode(try #require(TestFiles.read(scratch.path + "/alarms.store")))
         #expect(snapshot.scheduler.alarms.map(\.alarm) == acknowledged)
@@ -76,83 +67,6 @@ import Testing
         // Later changes go to the journal again, on top of the snapshot.
         try await runtime.perform(.cancel, id: acknowledged[1].id, client: Fixture.owner)
         #expect(await (try Self.runtime(in: scratch.path)).alarms(for: Fixture.owner) == [acknowledged[0], acknowledged[2]])
-    }
-
-    /// A due snapshot is not written beside a burst of changes: it waits until none has been
-    /// saved for the quiet period, counted again from each change.
-    @Test(.timeLimit(.minutes(1)))
-    func aDueSnapshotWaitsUntilChangesPause() async throws {
-        let scratch = try TemporaryDirectory()
-        let clock = ManualWallClock(now: AlarmStoreTests.now)
-        let runtime = try Self.runtime(in: scratch.path, snapshotEvery: 4, quietPeriod: .seconds(1), clock: clock)
-        func schedule(_ minutes: Double) async throws -> Alarm {
-            try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(minutes * 60), client: Fixture.owner)
-        }
-        // The authorization and three alarms: four entries, a snapshot is due.
-        var acknowledged = [try await schedule(1), try await schedule(2), try await schedule(3)]
-        #expect(await unlessCancelled { await clock.waitForSleeper(until: AlarmStoreTests.now.addingTimeInterval(1)) })
-        #expect(access(scratch.path + "/alarms.store", F_OK) != 0, "written without waiting for a pause")
-
-        // Another change 0.6 s later: the quiet second starts again from it.
-        clock.advance(by: 0.6)
-        acknowledged.append(try await schedule(4))
-        clock.advance(by: 0.6)
-        #expect(await unlessCancelled { await clock.waitForSleeper(until: AlarmStoreTests.now.addingTimeInterval(1.6)) })
-        #expect(access(scratch.path + "/alarms.store", F_OK) != 0, "written 0.6 s after a change")
-        #expect(try Self.journal(in: scratch.path).read().entries.count == 5)
-
-        clock.advance(by: 0.4)
-        #expect(await unlessCancelled { await runtime.settleStore() })
-        let snapshot = try AlarmStore.decode(try #require(TestFiles.read(scratch.path + "/alarms.store")))
-        #expect(snapshot.scheduler.alarms.map(\.alarm.id) == acknowledged.map(\.id))
-        #expect(TestFiles.read(scratch.path + "/alarms.journal") == Self.header)
-    }
-
-    /// Changes that never pause still get a snapshot, once the journal holds four times the
-    /// entries that made one due: the journal, and the replay at the next start, stay bounded.
-    @Test(.timeLimit(.minutes(1)))
-    func aSnapshotIsWrittenDuringABurstOnceItIsOverdue() async throws {
-        let scratch = try TemporaryDirectory()
-        let clock = ManualWallClock(now: AlarmStoreTests.now)
-        let runtime = try Self.runtime(in: scratch.path, snapshotEvery: 4, quietPeriod: .seconds(3_600), clock: clock)
-        var acknowledged: [Alarm] = []
-        // With the authorization, 15 entries: due, not yet overdue.
-        for minutes in 1...14 {
-            acknowledged.append(try await runtime.schedule(
-                id: Alarm.ID(), definition: Fixture.timer(Double(minutes) * 60), client: Fixture.owner))
-        }
-        #expect(await unlessCancelled { await clock.waitForSleeper(until: AlarmStoreTests.now.addingTimeInterval(3_600)) })
-        #expect(access(scratch.path + "/alarms.store", F_OK) != 0)
-
-        // The 16th entry: overdue, written with the clock standing still.
-        acknowledged.append(try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(15 * 60), client: Fixture.owner))
-        #expect(await unlessCancelled { await runtime.settleStore() })
-        let snapshot = try AlarmStore.decode(try #require(TestFiles.read(scratch.path + "/alarms.store")))
-        #expect(snapshot.scheduler.alarms.map(\.alarm.id) == acknowledged.map(\.id))
-        #expect(TestFiles.read(scratch.path + "/alarms.journal") == Self.header)
-    }
-
-    /// Stopping does not wait for the quiet period: the waiting snapshot is dropped, and the
-    /// one written at every clean stop holds everything.
-    @Test(.timeLimit(.minutes(1)))
-    func stoppingEndsTheWaitAndWritesTheSnapshot() async throws {
-        let scratch = try TemporaryDirectory()
-        let clock = ManualWallClock(now: AlarmStoreTests.now)
-        let runtime = try Self.runtime(in: scratch.path, snapshotEvery: 4, quietPeriod: .seconds(3_600), clock: clock)
-        let engine = Task { await runtime.run() }
-        var acknowledged: [Alarm] = []
-        for minutes in 1...3 {
-            acknowledged.append(try await runtime.schedule(
-                id: Alarm.ID(), definition: Fixture.timer(Double(minutes) * 60), client: Fixture.owner))
-        }
-        #expect(await unlessCancelled { await clock.waitForSleeper(until: AlarmStoreTests.now.addingTimeInterval(3_600)) })
-
-        engine.cancel()
-        // Fails at the time limit if the stop waits for the hour.
-        #expect(await unlessCancelled { await engine.value })
-        let snapshot = try AlarmStore.decode(try #require(TestFiles.read(scratch.path + "/alarms.store")))
-        #expect(snapshot.scheduler.alarms.map(\.alarm.id) == acknowledged.map(\.id))
-        #expect(TestFiles.read(scratch.path + "/alarms.journal") == Self.header)
     }
 
     @Test(arguments: [
@@ -288,60 +202,6 @@ import Testing
         #expect(loaded.journalEntries == 7)
         #expect(loaded.state?.scheduler == snapshot?.scheduler)
         #expect(loaded.state?.authorizations == snapshot?.authorizations)
-    }
-
-    /// A snapshot is written on a thread of its own: while it is held there, the engine answers
-    /// and journals changes, and those stay in the journal when the snapshot's entries leave it.
-    @Test(.timeLimit(.minutes(1)))
-    func changesGoOnWhileASnapshotIsWrittenAndStayInTheJournal() async throws {
-        let scratch = try TemporaryDirectory()
-        let runtime = try Self.runtime(in: scratch.path, snapshotEvery: 4)
-        let writerArrived = DispatchSemaphore(value: 0)
-        let writerMayGo = DispatchSemaphore(value: 0)
-        runtime.store.snapshotWillBeWritten.withLock {
-            $0 = {
-                writerArrived.signal()
-                writerMayGo.wait()
-            }
-        }
-        func schedule(_ minutes: Double) async throws -> Alarm {
-            try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(minutes * 60), client: Fixture.owner)
-        }
-        // The authorization and three alarms: four entries, a snapshot is due.
-        var acknowledged = [try await schedule(1), try await schedule(2), try await schedule(3)]
-        await DetachedThread.run { writerArrived.wait() }
-
-        // Answered while the writer is held: the engine does not wait for it (if it did, this
-        // test would hang until its time limit).
-        acknowledged += [try await schedule(4), try await schedule(5)]
-        #expect(try Self.journal(in: scratch.path).read().entries.count == 6)
-
-        writerMayGo.signal()
-        await runtime.settleStore()
-        let snapshot = try AlarmStore.decode(try #require(TestFiles.read(scratch.path + "/alarms.store")))
-        #expect(snapshot.scheduler.alarms.map(\.alarm) == Array(acknowledged.prefix(3)))
-        let journal = try Self.journal(in: scratch.path).read()
-        #expect(journal.damage == nil)
-        #expect(journal.entries.flatMap { $0.upserted.map(\.id) } == acknowledged.suffix(2).map(\.id))
-
-        // Appends go on at the rewritten journal's end, and a start puts it all together.
-        acknowledged.append(try await schedule(6))
-        let loaded = AlarmStore(directory: scratch.path, logger: Self.silent).load()
-        #expect(loaded.journalEntries == 3 && loaded.problems.isEmpty)
-        #expect(await (try Self.runtime(in: scratch.path)).alarms(for: Fixture.owner) == acknowledged)
-    }
-
-    /// Snapshots are numbered when their state is taken: one written late never replaces a newer one.
-    @Test func anOlderSnapshotIsNeverWrittenOverANewerOne() throws {
-        let scratch = try TemporaryDirectory()
-        let store = AlarmStore(directory: scratch.path, logger: Self.silent)
-        var older = AlarmStoreTests.sample
-        older.scheduler.alarms.removeLast()
-        let olderTicket = store.snapshotTicket()
-        let newerTicket = store.snapshotTicket()
-        try store.writeSnapshot(body: Array(try JSONEncoder().encode(AlarmStoreTests.sample)), ticket: newerTicket)
-        try store.writeSnapshot(body: Array(try JSONEncoder().encode(older)), ticket: olderTicket)
-        #expect(store.load().state == AlarmStoreTests.sample)
     }
 
     @Test func aShutdownWritesASnapshotSoTheNextStartReadsOneFile() async throws {

@@ -1,4 +1,5 @@
 import AlarmControl
+import AlarmProtocol
 import AlarmTestKit
 import AlarmTime
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import AlarmControl
+import AlarmProtocol
 import AlarmEngine
 import AlarmKit
 import AlarmTestKit

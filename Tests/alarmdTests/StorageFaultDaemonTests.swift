@@ -1,4 +1,5 @@
 import AlarmControl
+import AlarmProtocol
 import AlarmKit
 import AlarmTestKit
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import AlarmControl
+import AlarmProtocol
 
 /// ``ControlLineDecoder`` fed an input in pieces, checked against a model of its contract that
 /// reads the whole input at once.

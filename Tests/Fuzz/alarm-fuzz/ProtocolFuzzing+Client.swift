@@ -3,32 +3,16 @@ import AlarmKit
 import FoundationEssentials
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 extension ProtocolFuzzing {
     /// One line from the daemon, as `ControlChannel.dispatch` routes it (if it is strict JSON)
     /// and `ControlClient` decodes it.
-    ///
-    /// Invariant: when the channel would route by ``EnvelopeScanner``'s reading and `JSONDecoder`
-    /// decodes the line as `IncomingEnvelope`, both agree on `id`, `ok` and `subscription`, and a
-    /// line with an `event` string is an event to both: the scanner is a shortcut, never another
-    /// reading of the line.
     static func checkClientLine(_ line: [UInt8], random: inout FuzzRandom) {
         // The channel closes the connection on a line that is not strict JSON, before routing it.
         guard checkStrictness(line) else { return }
         let data = Data(line)
-        let scanned = EnvelopeScanner.scan(line)
         let decoded = try? ControlProtocol.makeDecoder().decode(IncomingEnvelope.self, from: data)
-        // ControlChannel.dispatch routes by the scanner's fields unless they read as a refusal
-        // without an id; then it decodes the line in full.
-        if let scanned, scanned.id != nil || scanned.ok != false, let decoded {
-            let text = String(decoding: line.prefix(200), as: UTF8.self).debugDescription
-            fuzzCheck(scanned.id == decoded.id, "scanner id \(describe(scanned.id)), decoder \(describe(decoded.id)): \(text)")
-            fuzzCheck(scanned.ok == decoded.ok, "scanner ok \(describe(scanned.ok)), decoder \(describe(decoded.ok)): \(text)")
-            fuzzCheck(
-                scanned.subscription == decoded.subscription,
-                "scanner subscription \(describe(scanned.subscription)), decoder \(describe(decoded.subscription)): \(text)")
-            fuzzCheck(decoded.event == nil || scanned.isEvent, "the decoder reads an event, the scanner a response: \(text)")
-        }
         guard let decoded else {
             // Not a message: each request's result decoding refuses it the same way.
             _ = result(of: line, as: JSONValue.self)
@@ -67,10 +51,6 @@ extension ProtocolFuzzing {
             default: _ = result(of: line, as: StatusReport.self)
             }
         }
-    }
-
-    private static func describe<Value>(_ value: Value?) -> String {
-        value.map { "\($0)" } ?? "nil"
     }
 
     /// `ControlClient.result(of:as:operation:)`: the result, or `nil` for the error it throws

@@ -2,6 +2,7 @@ import AlarmKit
 import FoundationEssentials
 
 @testable import AlarmControl
+@testable import AlarmProtocol
 
 /// The `protocol` target: an input is the bytes a client sent (or the daemon, for the client's
 /// side), decoded exactly as the server and `ControlClient` decode them.
@@ -10,7 +11,7 @@ import FoundationEssentials
 /// through ``ControlRequest/decode(line:operations:)``, which refuses every line ``StrictJSON``
 /// refuses (and `JSONDecoder` parses every line it accepts); each request's parameters decoded as
 /// `ControlSession.perform` decodes them for its operation (and a schedule validated). Client:
-/// the same bytes as lines from the daemon, routed (``EnvelopeScanner``, `IncomingEnvelope`) and
+/// the same bytes as lines from the daemon, routed (`IncomingEnvelope`) and
 /// decoded as events or results. See ``ProtocolFuzzing/checkClientLine(_:random:)``.
 enum ProtocolFuzzing {
     /// The operations `alarmd` answers: the protocol's and the daemon's own handlers.
@@ -35,7 +36,6 @@ enum ProtocolFuzzing {
     /// One request line as `ServerLoop.handle` and `ControlSession.perform` take it.
     static func checkRequestLine(_ line: [UInt8]) {
         let isStrictJSON = checkStrictness(line)
-        if isStrictJSON { checkRequestReader(line) }
         switch ControlRequest.decode(line: line, operations: operations) {
         case .failure(let error):
             checkRefusal(error)
@@ -68,30 +68,6 @@ enum ProtocolFuzzing {
         let parsed = (try? JSONDecoder().decode(ParsedByJSONDecoder.self, from: Data(line))) != nil
         fuzzCheck(parsed, "JSONDecoder cannot parse a line StrictJSON accepts: \(String(decoding: line.prefix(200), as: UTF8.self).debugDescription)")
         return true
-    }
-
-    /// ``ControlRequestReader``, the fast path, reads a strict JSON line only as `JSONDecoder`
-    /// reads it: the same envelope, the same parameters.
-    static func checkRequestReader(_ line: [UInt8]) {
-        guard let read = ControlRequestReader.read(line, operations: operations) else {
-            return
-        }
-        guard case .success(let authority) = ControlRequest.decodeWithJSONDecoder(Data(line), operations: operations) else {
-            return fuzzCheck(false, "the request reader accepted a line JSONDecoder refuses")
-        }
-        fuzzCheck(read.id == authority.id, "the request reader read id \(read.id), JSONDecoder \(authority.id)")
-        fuzzCheck(read.operation == authority.operation, "the request reader read op \(read.operation), JSONDecoder \(authority.operation)")
-        fuzzCheck(read.hasParameters == authority.hasParameters, "the request reader and JSONDecoder disagree on params")
-        switch read.parameters {
-        case let schedule as ScheduleParameters:
-            fuzzCheck(schedule == (try? authority.parameters(ScheduleParameters.self)), "the request reader read other schedule parameters")
-        case let action as AlarmIDParameters:
-            fuzzCheck(action == (try? authority.parameters(AlarmIDParameters.self)), "the request reader read another alarm id")
-        case nil:
-            break
-        case let other?:
-            fuzzCheck(false, "the request reader read parameters of type \(type(of: other))")
-        }
     }
 
     /// Decodes `request`'s parameters as the server does for its operation.

@@ -86,7 +86,7 @@ public struct ControlErrorBody: Codable, Hashable, Sendable {
         }
     }
 
-    init(_ error: AlarmOperationError) {
+    package init(_ error: AlarmOperationError) {
         let message = error.description
         switch error {
         case .notFound(let id):

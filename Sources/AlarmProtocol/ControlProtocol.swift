@@ -37,7 +37,7 @@ public enum ControlProtocol {
     public static let maximumResponseSize = 16 * 1024 * 1024
 
     /// The encoder for everything on the wire.
-    static func makeEncoder() -> JSONEncoder {
+    package static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -45,7 +45,7 @@ public enum ControlProtocol {
     }
 
     /// The decoder for everything on the wire.
-    static func makeDecoder() -> JSONDecoder {
+    package static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return decoder
@@ -53,7 +53,7 @@ public enum ControlProtocol {
 
     /// One encoded line with its newline; `nil` only if `value` cannot be encoded (a non-finite
     /// number, which nothing the protocol sends contains).
-    static func line(_ value: some Encodable) -> [UInt8]? {
+    package static func line(_ value: some Encodable) -> [UInt8]? {
         guard var bytes = try? Array(makeEncoder().encode(value)) else { return nil }
         bytes.append(UInt8(ascii: "\n"))
         return bytes

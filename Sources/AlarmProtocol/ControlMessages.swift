@@ -1,4 +1,3 @@
-import AlarmEngine
 import AlarmKit
 import FoundationEssentials
 
@@ -39,6 +38,17 @@ public struct ControlSubscription: Codable, Hashable, Sendable {
     }
 }
 
+/// An alarm and the client it belongs to, in an administrator's `allAlarms`.
+public struct OwnedAlarm: Codable, Hashable, Sendable {
+    public var owner: ClientID
+    public var alarm: Alarm
+
+    public init(owner: ClientID, alarm: Alarm) {
+        self.owner = owner
+        self.alarm = alarm
+    }
+}
+
 /// One client's recorded authorization, in an administrator's `authorizations`.
 public struct ClientAuthorization: Codable, Hashable, Sendable {
     public var uid: UInt32
@@ -51,46 +61,77 @@ public struct ClientAuthorization: Codable, Hashable, Sendable {
 }
 
 /// `schedule`'s parameters.
-struct ScheduleParameters: Codable, Equatable, Sendable {
-    var id: Alarm.ID
-    var definition: AlarmDefinition
+package struct ScheduleParameters: Codable, Equatable, Sendable {
+    package var id: Alarm.ID
+    package var definition: AlarmDefinition
+
+    package init(id: Alarm.ID, definition: AlarmDefinition) {
+        self.id = id
+        self.definition = definition
+    }
 }
 
 /// The parameters of `stop`, `countdown`, `pause`, `resume` and `cancel`.
-struct AlarmIDParameters: Codable, Equatable, Sendable {
-    var id: Alarm.ID
+package struct AlarmIDParameters: Codable, Equatable, Sendable {
+    package var id: Alarm.ID
+
+    package init(id: Alarm.ID) {
+        self.id = id
+    }
 }
 
 /// `unsubscribe`'s parameters.
-struct UnsubscribeParameters: Codable, Sendable {
-    var subscription: Int
+package struct UnsubscribeParameters: Codable, Sendable {
+    package var subscription: Int
+
+    package init(subscription: Int) {
+        self.subscription = subscription
+    }
 }
 
 /// `setAuthorization`'s parameters.
-struct SetAuthorizationParameters: Codable, Sendable {
-    var uid: UInt32
-    var state: AlarmManager.AuthorizationState
+package struct SetAuthorizationParameters: Codable, Sendable {
+    package var uid: UInt32
+    package var state: AlarmManager.AuthorizationState
+
+    package init(uid: UInt32, state: AlarmManager.AuthorizationState) {
+        self.uid = uid
+        self.state = state
+    }
 }
 
 /// Parameters of an operation that takes none.
-struct NoParameters: Codable, Sendable {}
+package struct NoParameters: Codable, Sendable {
+    package init() {}
+}
 
 /// A request as a client sends it.
-struct RequestMessage<Parameters: Encodable>: Encodable {
-    var v = ControlProtocol.version
-    var id: Int64
-    var op: String
-    var params: Parameters
+package struct RequestMessage<Parameters: Encodable>: Encodable {
+    package var v = ControlProtocol.version
+    package var id: Int64
+    package var op: String
+    package var params: Parameters
+
+    package init(id: Int64, op: String, params: Parameters) {
+        self.id = id
+        self.op = op
+        self.params = params
+    }
 }
 
 /// A successful response. `result` is always present, `null` for operations that return nothing.
-struct SuccessMessage<Result: Encodable>: Encodable {
-    var id: Int64
-    var result: Result
+package struct SuccessMessage<Result: Encodable>: Encodable {
+    package var id: Int64
+    package var result: Result
+
+    package init(id: Int64, result: Result) {
+        self.id = id
+        self.result = result
+    }
 
     private enum CodingKeys: String, CodingKey { case v, id, ok, result }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(ControlProtocol.version, forKey: .v)
         try container.encode(id, forKey: .id)
@@ -100,13 +141,18 @@ struct SuccessMessage<Result: Encodable>: Encodable {
 }
 
 /// A failed response; `id` is `null` when the request's could not be read.
-struct FailureMessage: Encodable {
-    var id: Int64?
-    var error: ControlErrorBody
+package struct FailureMessage: Encodable {
+    package var id: Int64?
+    package var error: ControlErrorBody
+
+    package init(id: Int64?, error: ControlErrorBody) {
+        self.id = id
+        self.error = error
+    }
 
     private enum CodingKeys: String, CodingKey { case v, id, ok, error }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(ControlProtocol.version, forKey: .v)
         try container.encode(id, forKey: .id)
@@ -116,44 +162,43 @@ struct FailureMessage: Encodable {
 }
 
 /// An event of a subscription.
-struct EventMessage<Payload: Encodable>: Encodable {
-    var v = ControlProtocol.version
-    var event: String
-    var subscription: Int
-    var data: Payload
+package struct EventMessage<Payload: Encodable>: Encodable {
+    package var v = ControlProtocol.version
+    package var event: String
+    package var subscription: Int
+    package var data: Payload
+
+    package init(event: String, subscription: Int, data: Payload) {
+        self.event = event
+        self.subscription = subscription
+        self.data = data
+    }
 }
 
 /// What a client needs to route a line from the daemon: a response (by `id`) or an event (by
 /// `subscription`).
-struct IncomingEnvelope: Decodable {
-    var v: Int?
-    var id: Int64?
-    var ok: Bool?
-    var event: String?
-    var subscription: Int?
-    var error: ControlErrorBody?
-
-    init(id: Int64?, ok: Bool?, event: String?, subscription: Int?) {
-        self.id = id
-        self.ok = ok
-        self.event = event
-        self.subscription = subscription
-    }
+package struct IncomingEnvelope: Decodable {
+    package var v: Int?
+    package var id: Int64?
+    package var ok: Bool?
+    package var event: String?
+    package var subscription: Int?
+    package var error: ControlErrorBody?
 }
 
 /// A response's result, decoded as the type the caller expects.
-struct ResultEnvelope<Result: Decodable>: Decodable {
-    var result: Result
+package struct ResultEnvelope<Result: Decodable>: Decodable {
+    package var result: Result
 }
 
 /// A whole response in one parse: its outcome, and the result as the type the caller expects.
-struct ResponseEnvelope<Result: Decodable>: Decodable {
-    var ok: Bool?
-    var error: ControlErrorBody?
-    var result: Result?
+package struct ResponseEnvelope<Result: Decodable>: Decodable {
+    package var ok: Bool?
+    package var error: ControlErrorBody?
+    package var result: Result?
 }
 
 /// An event's data, decoded as the type the subscription carries.
-struct EventEnvelope<Payload: Decodable>: Decodable {
-    var data: Payload
+package struct EventEnvelope<Payload: Decodable>: Decodable {
+    package var data: Payload
 }

@@ -20,27 +20,27 @@
 ///     refuse("the request is not valid JSON: \(violation)")
 /// }
 /// ```
-enum StrictJSON {
+package enum StrictJSON {
     /// The deepest nesting accepted; a request needs 7 levels.
-    static let maximumDepth = 64
+    package static let maximumDepth = 64
 
     /// Where and why a line is not strict JSON.
-    struct Violation: Error, Equatable, CustomStringConvertible {
+    package struct Violation: Error, Equatable, CustomStringConvertible {
         /// The offset of the first byte that cannot be part of a JSON text.
-        var offset: Int
+        package var offset: Int
         /// What is wrong there, in a few words.
-        var problem: String
+        package var problem: String
         /// Whether the problem is the encoding rather than the JSON itself.
-        var isEncoding = false
+        package var isEncoding = false
         /// When the line is an object: its members read in full before the violation, by name,
         /// with the byte range of each value, so that a refusal can still name the request's id.
-        var completeTopLevelMembers: [String: Range<Int>] = [:]
+        package var completeTopLevelMembers: [String: Range<Int>] = [:]
 
-        var description: String { "\(problem) at byte \(offset)" }
+        package var description: String { "\(problem) at byte \(offset)" }
     }
 
     /// `nil` if `bytes` is exactly one strict JSON text; else the first violation.
-    static func validate(_ bytes: [UInt8]) -> Violation? {
+    package static func validate(_ bytes: [UInt8]) -> Violation? {
         var validator = Validator(bytes: bytes)
         do throws(Violation) {
             try validator.validateText()
@@ -272,7 +272,7 @@ private struct Validator {
         }
         var value: UInt32 = 0
         for byte in bytes[index..<index + 4] {
-            guard let digit = AlarmJSONReader.hexValue(byte) else {
+            guard let digit = Character(UnicodeScalar(byte)).hexDigitValue else {
                 index = escapeStart
                 throw violation("a \\u escape without four hex digits")
             }

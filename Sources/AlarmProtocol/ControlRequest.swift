@@ -11,8 +11,6 @@ public struct ControlRequest: Sendable {
     /// envelope and once for its parameters, both bounded by the line limit.
     let line: Data
     let hasParameters: Bool
-    /// The parameters ``ControlRequestReader`` read with the envelope, if it read the line.
-    let readParameters: (any Sendable)?
 
     /// Parses one line (without its newline). Pure and total: any bytes give a request or a
     /// ``ControlRequestError`` naming what is wrong, never a crash.
@@ -25,30 +23,12 @@ public struct ControlRequest: Sendable {
         -> Result<ControlRequest, ControlRequestError>
     {
         if let violation = StrictJSON.validate(bytes) {
-            let id = violation.completeTopLevelMembers["id"].flatMap { integer(in: bytes, at: $0) }
+            // A validated integer's text is what `Int64` parses; a fraction or an exponent is not an id.
+            let id = violation.completeTopLevelMembers["id"].flatMap { Int64(String(decoding: bytes[$0], as: UTF8.self)) }
             let what = violation.isEncoding ? "the request is not valid UTF-8" : "the request is not valid JSON"
             return .failure(ControlRequestError(id: id, .malformed, "\(what): \(violation)"))
         }
         let data = Data(bytes)
-        if let request = ControlRequestReader.read(bytes, operations: operations) {
-            return .success(ControlRequest(
-                id: request.id, operation: request.operation, line: data, hasParameters: request.hasParameters,
-                readParameters: request.parameters))
-        }
-        return decodeWithJSONDecoder(data, operations: operations)
-    }
-
-    /// The integer that is exactly `range` of `bytes`, if it is one.
-    private static func integer(in bytes: [UInt8], at range: Range<Int>) -> Int64? {
-        var reader = AlarmJSONReader(bytes)
-        reader.index = range.lowerBound
-        guard let value = reader.readInteger(), reader.index == range.upperBound else { return nil }
-        return Int64(value)
-    }
-
-    /// ``decode(line:operations:)`` with `JSONDecoder` alone, for a strict JSON line: the
-    /// authority on every line, and the only reader of those ``ControlRequestReader`` leaves.
-    static func decodeWithJSONDecoder(_ data: Data, operations: Set<String>) -> Result<ControlRequest, ControlRequestError> {
         let envelope: Envelope
         do {
             envelope = try ControlProtocol.makeDecoder().decode(Envelope.self, from: data)
@@ -96,7 +76,7 @@ public struct ControlRequest: Sendable {
             return .failure(ControlRequestError(id: id, .malformed, "\"params\" must be an object"))
         }
         return .success(ControlRequest(
-            id: id, operation: operation, line: data, hasParameters: envelope.hasParameters, readParameters: nil))
+            id: id, operation: operation, line: data, hasParameters: envelope.hasParameters))
     }
 
     /// Decodes `params` as `P` (a missing or `null` `params` is decoded as `{}`).
@@ -104,7 +84,6 @@ public struct ControlRequest: Sendable {
     /// - Throws: ``ControlRequestError`` with code `malformed`, carrying this request's id and a
     ///   message naming the field: `params.definition.schedule is missing`.
     public func parameters<P: Decodable>(_ type: P.Type) throws(ControlRequestError) -> P {
-        if let read = readParameters as? P { return read }
         do {
             if hasParameters {
                 return try ControlProtocol.makeDecoder().decode(ParametersEnvelope<P>.self, from: line).params
@@ -125,7 +104,7 @@ public struct ControlRequest: Sendable {
     // MARK: - Messages
 
     /// One line about a decoding error: the field's dotted path and what went wrong.
-    static func summary(of error: DecodingError, under prefix: [String] = []) -> String {
+    package static func summary(of error: DecodingError, under prefix: [String] = []) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             var text = prefix.joined(separator: ".")
             for key in codingPath {
@@ -170,7 +149,7 @@ public struct ControlRequest: Sendable {
     }
 
     /// Client text echoed in a message is cut short: a message stays one readable line.
-    static func clipped(_ text: String, to length: Int = 80) -> String {
+    package static func clipped(_ text: String, to length: Int = 80) -> String {
         let flat = text.map { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true ? " " : String($0) }.joined()
         return flat.count <= length ? flat : String(flat.prefix(length)) + "…"
     }

@@ -62,7 +62,7 @@ public enum JSONValue: Codable, Hashable, Sendable {
     }
 
     /// A short name of the kind of value, for error messages.
-    var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"

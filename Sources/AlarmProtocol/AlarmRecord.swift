@@ -79,7 +79,7 @@ public enum AlarmPhase: Codable, Hashable, Sendable {
     }
 
     /// Whether the phase holds instants measured on the wall clock (a start or a since).
-    var hasWallClockDates: Bool {
+    package var hasWallClockDates: Bool {
         switch self {
         case .countdown, .alerting: true
         case .scheduled, .paused: false
@@ -119,6 +119,14 @@ public struct CountdownPhase: Codable, Hashable, Sendable {
     public var occurrence: Occurrence?
 
     public var fireDate: Date { startDate.addingTimeInterval(total - previouslyElapsed) }
+
+    package init(kind: Kind, startDate: Date, previouslyElapsed: TimeInterval, total: TimeInterval, occurrence: Occurrence? = nil) {
+        self.kind = kind
+        self.startDate = startDate
+        self.previouslyElapsed = previouslyElapsed
+        self.total = total
+        self.occurrence = occurrence
+    }
 }
 
 /// A paused countdown.
@@ -127,6 +135,13 @@ public struct PausedPhase: Codable, Hashable, Sendable {
     public var previouslyElapsed: TimeInterval
     public var total: TimeInterval
     public var occurrence: Occurrence?
+
+    package init(kind: CountdownPhase.Kind, previouslyElapsed: TimeInterval, total: TimeInterval, occurrence: Occurrence? = nil) {
+        self.kind = kind
+        self.previouslyElapsed = previouslyElapsed
+        self.total = total
+        self.occurrence = occurrence
+    }
 }
 
 /// An alert in progress.
@@ -138,6 +153,13 @@ public struct AlertingPhase: Codable, Hashable, Sendable {
     /// The local wall time the alert is for, shown on the display.
     public var time: Alarm.Schedule.Relative.Time
     public var occurrence: Occurrence?
+
+    package init(since: Date, dueDate: Date, time: Alarm.Schedule.Relative.Time, occurrence: Occurrence? = nil) {
+        self.since = since
+        self.dueDate = dueDate
+        self.time = time
+        self.occurrence = occurrence
+    }
 }
 
 /// An alarm that did not ring, or rang unanswered: kept for the display until acknowledged.
@@ -158,4 +180,14 @@ public struct MissedAlarm: Codable, Hashable, Sendable {
     /// How many occurrences this record stands for (a device off for three days misses three).
     public var occurrences: Int
     public var recordedAt: Date
+
+    package init(alarmID: Alarm.ID, owner: ClientID, title: String, dueDate: Date, reason: Reason, occurrences: Int, recordedAt: Date) {
+        self.alarmID = alarmID
+        self.owner = owner
+        self.title = title
+        self.dueDate = dueDate
+        self.reason = reason
+        self.occurrences = occurrences
+        self.recordedAt = recordedAt
+    }
 }
