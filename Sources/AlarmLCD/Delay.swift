@@ -1,15 +1,7 @@
 import Glibc
 
-/// Waits that block the calling thread: what a driver needs between two bus transfers.
-///
-/// ```swift
-/// let delay: any Delay = ThreadSleepDelay()
-/// delay.delay(for: .milliseconds(5))   // HD44780 needs >4.1 ms after the first 0x3 nibble
-/// ```
-///
-/// Backends: ``ThreadSleepDelay``; the tests' recording bus, which notes each wait in its
-/// transcript and returns at once. Drivers take one in `init` so that tests never sleep
-/// (embedded-hal's `DelayNs` does the same).
+/// Waits that block the calling thread, between two bus transfers. Drivers take one in `init`
+/// so that tests never sleep (embedded-hal's `DelayNs`); the tests' bus records each wait.
 public protocol Delay: Sendable {
     /// Blocks the calling thread for at least `duration`.
     func delay(for duration: Duration)

@@ -4,12 +4,10 @@ import Synchronization
 /// The executor of ``HD44780Display``: runs the actor's jobs one at a time on a pthread of its
 /// own, so the blocking I2C transfers and `nanosleep` delays never occupy Swift's cooperative pool.
 ///
-/// A thread is started when a job arrives and nothing is draining, and ends once the queue is
-/// empty: an idle display holds no thread, and a display that is dropped leaves none behind. At
-/// one frame a second that is one thread start a second, a few tens of microseconds. The thread
-/// is named ``threadName``, as `ps -L` and `top -H` show it.
+/// A thread starts when a job arrives and nothing is draining, and ends once the queue is empty,
+/// so an idle or dropped display holds no thread (one start a second costs tens of µs).
 final class DisplayThreadExecutor: SerialExecutor {
-    /// At most 15 characters (the kernel's limit).
+    /// As `ps -L` and `top -H` show it; at most 15 characters (the kernel's limit).
     static let threadName = "alarmd-lcd"
 
     private struct Queue {
@@ -58,7 +56,8 @@ final class DisplayThreadExecutor: SerialExecutor {
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        // A static entry point, not a closure literal: see PLATFORM-FACTS on pthread_create.
+        // A static entry point: a closure literal may inherit actor isolation and trap when the
+        // thread starts.
         if pthread_create(&thread, &attributes, Self.entry, context) != 0 {
             // No thread to be had: drain here rather than never. It blocks this one thread.
             Unmanaged<DisplayThreadExecutor>.fromOpaque(context).takeRetainedValue().drain()

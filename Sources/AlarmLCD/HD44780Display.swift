@@ -3,24 +3,17 @@ import AlarmHardware
 /// An HD44780 character LCD behind a PCF8574 I2C backpack: the ``CharacterDisplay`` of a real board.
 ///
 /// ```swift
-/// let display = HD44780Display(
-///     size: .twentyByFour, bus: LinuxI2CBus(number: 1), address: .automatic, wiring: .common)
+/// let display = HD44780Display(size: .twentyByFour, bus: LinuxI2CBus(number: 1))
 /// try await display.define(bellGlyph, slot: 0)
 /// var frame = DisplayFrame(size: display.size)
 /// frame.write(HD44780Text.encode("07:00"), row: 0)
 /// try await display.show(frame)          // the first use finds and initialises the display
-/// try await display.setBacklight(true)
 /// ```
 ///
-/// Every bus transfer and wait runs on a thread of the display's own (its actor executor), never on
-/// Swift's cooperative pool. Nothing is sent until the first call, which finds the backpack
-/// (``PCF8574Address``), runs the datasheet's 4-bit initialisation and uploads the glyphs defined
-/// so far. The driver then keeps a copy of the display RAM and rewrites only cells that changed.
-///
-/// A display that stops answering makes the call throw and forgets what the screen holds; the
-/// next call initialises it again, uploads every glyph again and redraws the whole next frame, so
-/// a backpack unplugged and plugged back in recovers at the caller's next retry. Nothing is
-/// retried here.
+/// Bus transfers and waits run on the actor's own thread, never on Swift's cooperative pool.
+/// The first call finds the backpack, initialises the controller and uploads the glyphs; later
+/// frames rewrite only changed cells. A call that fails forgets the screen's state, so the next
+/// call initialises everything again: a re-plugged backpack recovers at the caller's next retry.
 ///
 /// - Important: The driver cannot read the display back (R/W stays low). If the LCD loses power
 ///   while the PCF8574 keeps it, no transfer fails and the screen stays blank until an error or
@@ -55,17 +48,9 @@ public actor HD44780Display: CharacterDisplay {
     /// The glyphs in character RAM since the last initialisation.
     private var uploaded: [Int: Glyph] = [:]
 
-    /// A display of `size` on `bus`.
-    ///
-    /// - Parameters:
-    ///   - size: From the board profile: up to 4 rows, at most 80 cells, at most 20 columns on 4
-    ///     rows (one controller). Larger sizes are a programming error and trap.
-    ///   - address: Where the backpack answers; ``PCF8574Address/automatic`` probes 0x27 then 0x3F.
-    ///   - wiring: Which PCF8574 output drives which LCD pin.
-    ///   - timing: ``HD44780Timing/datasheet``, or ``HD44780Timing/compatibility`` for slow clones.
-    ///   - delay: Blocks the display's thread between steps; tests pass one that only records.
-    ///   - backlight: The backlight's state from the first transfer on, until
-    ///     ``setBacklight(_:)``. Off by default: a bedside display does not light up by itself.
+    /// A display of `size` on `bus`; nothing is sent yet. `size` beyond one controller (4 rows,
+    /// 80 cells, 20 columns on 4 rows) traps. The backlight starts off: a bedside display does
+    /// not light up by itself.
     public init(
         size: DisplaySize, bus: any I2CBus, address: PCF8574Address = .automatic,
         wiring: PCF8574Wiring = .common, timing: HD44780Timing = .datasheet,
@@ -90,12 +75,8 @@ public actor HD44780Display: CharacterDisplay {
     /// first use and after an error.
     public var address: UInt8? { shadow == nil ? nil : chip }
 
-    /// Shows `frame`, sending only the cells that differ from what the display holds.
-    ///
-    /// A run of changed cells costs one cursor move and its characters, and no move at all where
-    /// the address counter already is; one unchanged cell between two changed ones is rewritten
-    /// (4 bus bytes) rather than skipped with a move (6). A frame of another size than ``size``
-    /// shows its top-left part, padded with spaces, rather than failing.
+    /// Shows `frame`, sending only the cells that differ from what the display holds (see
+    /// ``HD44780Layout``). A frame of another size shows its top-left part, padded with spaces.
     /// - Throws: ``HardwareError`` from the bus, or `.deviceUnavailable` when probing finds no
     ///   backpack. The display is initialised again on the next call.
     public func show(_ frame: DisplayFrame) async throws(HardwareError) {

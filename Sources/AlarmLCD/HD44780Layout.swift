@@ -20,7 +20,7 @@ struct HD44780Layout {
     }
 
     let size: DisplaySize
-    /// Every cell, in address order.
+    /// In address order.
     let cells: [Cell]
 
     /// Up to 4 rows; up to 40 columns on one or two rows, 20 on four (one controller's 80 cells).
@@ -40,7 +40,6 @@ struct HD44780Layout {
         self.cells = cells.sorted { $0.address < $1.address }
     }
 
-    /// The display RAM address of a cell.
     static func address(row: Int, column: Int, columns: Int) -> UInt8 {
         UInt8((row % 2 == 0 ? 0x00 : 0x40) + (row >= 2 ? columns : 0) + column)
     }

@@ -1,10 +1,5 @@
 /// How long an HD44780 needs after each step, and how much of that the I2C bus already covers.
 ///
-/// ```swift
-/// HD44780Display(size: .sixteenByTwo, bus: bus, timing: .datasheet)       // genuine controllers
-/// HD44780Display(size: .sixteenByTwo, bus: bus, timing: .compatibility)   // slow clones
-/// ```
-///
 /// Waits are asked of the driver's ``Delay`` only when longer than ``coveredByBus``: between the
 /// falling edge of E that starts an instruction and the rising edge that sends the next nibble
 /// lies at least one whole SMBus transaction, which the bus needs no matter what.

@@ -1,16 +1,10 @@
 import AlarmHardware
 
-/// An I2C bus that speaks the two SMBus transfers a PCF8574 backpack needs.
+/// An I2C bus that speaks the two SMBus transfers a PCF8574 backpack needs. Backends:
+/// ``LinuxI2CBus``; the tests' scripted bus.
 ///
-/// ```swift
-/// let bus = LinuxI2CBus(number: 1)                       // /dev/i2c-1
-/// try bus.sendByte(0b0000_1000, to: address)             // PCF8574 outputs: backlight only
-/// let pins = try bus.receiveByte(from: address)          // a probe: who answers?
-/// ```
-///
-/// Backends: ``LinuxI2CBus``; the tests' scripted bus. Both calls block until the transfer is
-/// over (about 0.2 ms at 100 kHz), so call them from a thread of your own, as
-/// ``HD44780Display`` does, never from Swift's cooperative pool.
+/// Both calls block until the transfer is over (about 0.2 ms at 100 kHz): call them from a
+/// thread of your own, as ``HD44780Display`` does, never from Swift's cooperative pool.
 public protocol I2CBus: Sendable {
     /// The bus as errors and logs name it, e.g. `"/dev/i2c-1"`.
     var name: String { get }
@@ -31,9 +25,8 @@ extension I2CBus {
     }
 }
 
-/// Addresses as I2C tools print them.
+/// Addresses as I2C tools print them: `0x27`, `0x3F`.
 enum I2CAddressFormat {
-    /// `0x27`, `0x3F`.
     static func hex(_ address: UInt8) -> String {
         let digits = Array("0123456789ABCDEF")
         return "0x" + String(digits[Int(address >> 4)]) + String(digits[Int(address & 0xF)])

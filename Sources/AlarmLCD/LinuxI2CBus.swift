@@ -3,18 +3,13 @@ import CLinuxSupport
 import Glibc
 import Synchronization
 
-/// An I2C bus of the Linux kernel, through its i2c-dev character device (`/dev/i2c-N`).
+/// An I2C bus of the Linux kernel, through its i2c-dev character device (`/dev/i2c-N`; bus 1 is
+/// the Pi's header pins 3 and 5).
 ///
-/// ```swift
-/// let bus = LinuxI2CBus(number: 1)    // the Pi's header pins 3 and 5
-/// let display = HD44780Display(size: .sixteenByTwo, bus: bus)
-/// ```
-///
-/// The device is opened on first use, not in `init`, so a daemon that starts before `i2c-dev` is
-/// loaded finds the bus later; after any failed call it is closed and opened again on the next,
-/// so an adapter that went away and came back (a USB adapter, a reloaded module) works again
-/// without a restart. Transfers are SMBus "send byte" and "receive byte", which a PCF8574 accepts
-/// and which the kernel's `i2c-stub` emulates (a plain `write(2)` fails there).
+/// The device is opened on first use, so a daemon that starts before `i2c-dev` is loaded finds
+/// the bus later, and reopened after any failed call, so an adapter that went away and came back
+/// works again without a restart. Transfers are SMBus "send byte" and "receive byte", which a
+/// PCF8574 accepts and the kernel's `i2c-stub` emulates (a plain `write(2)` fails there).
 ///
 /// - Important: The process needs read-write access to the device: on Raspberry Pi OS, membership
 ///   of the `i2c` group. Without it every call fails with `.io` (errno `EACCES`).
@@ -34,7 +29,6 @@ public final class LinuxI2CBus: I2CBus {
         name = path
     }
 
-    /// The bus `/dev/i2c-<number>`.
     public convenience init(number: Int) {
         self.init(path: "/dev/i2c-\(number)")
     }
@@ -55,8 +49,7 @@ public final class LinuxI2CBus: I2CBus {
     }
 
     /// The corresponding C call is `ioctl(fd, I2C_SMBUS, ...)` with `I2C_SMBUS_READ` and
-    /// `I2C_SMBUS_BYTE`.
-    /// - Throws: as ``sendByte(_:to:)``.
+    /// `I2C_SMBUS_BYTE`. Throws as ``sendByte(_:to:)``.
     public func receiveByte(from address: UInt8) throws(HardwareError) -> UInt8 {
         UInt8(truncatingIfNeeded: try transfer(address) { descriptor in alarmd_i2c_receive_byte(descriptor) })
     }

@@ -1,11 +1,6 @@
-/// Where on the bus the display's PCF8574 answers.
-///
-/// ```swift
-/// HD44780Display(size: .twentyByFour, bus: bus, address: .automatic)     // profile says `auto`
-/// HD44780Display(size: .sixteenByTwo, bus: bus, address: .fixed(0x3F))  // profile gives it
-/// ```
+/// Where on the bus the display's PCF8574 answers: `.automatic` when the board profile says
+/// `auto`, `.fixed` when it gives an address.
 public enum PCF8574Address: Hashable, Sendable {
-    /// This address only.
     case fixed(UInt8)
     /// The first of these that answers an SMBus "receive byte", asked in order at every
     /// (re)initialisation. Reading a PCF8574 changes none of its outputs; a chip of another kind
@@ -16,7 +11,6 @@ public enum PCF8574Address: Hashable, Sendable {
     /// up), as LCD backpacks ship. Backpacks with solder bridges closed need ``fixed(_:)``.
     public static let automatic = PCF8574Address.probe([0x27, 0x3F])
 
-    /// The addresses to try, in order.
     var candidates: [UInt8] {
         switch self {
         case .fixed(let address): [address]

@@ -1,13 +1,5 @@
 /// Which PCF8574 output (P0...P7) drives which HD44780 pin on an LCD backpack.
 ///
-/// ```swift
-/// let wiring = PCF8574Wiring.common                       // most backpacks sold
-/// let other = PCF8574Wiring.named("alternate")            // a board profile's `wiring = ...`
-/// let custom = PCF8574Wiring(
-///     registerSelect: 4, readWrite: 5, enable: 6, data: (0, 1, 2, 3), backlight: 7,
-///     backlightActiveLow: true)                           // nil if two pins share an output
-/// ```
-///
 /// The driver only writes: R/W is held low (write) in every byte, and outputs that drive nothing
 /// stay low. With `backlight` set to `nil` the backlight is whatever the backpack's jumper makes
 /// it, and ``HD44780Display/setBacklight(_:)`` changes nothing.
@@ -79,7 +71,7 @@ public struct PCF8574Wiring: Hashable, Sendable {
         return on != backlightActiveLow ? 1 << UInt8(backlight) : 0
     }
 
-    /// The outputs for each 4-bit value (bit 0 to D4 ... bit 3 to D7), computed once per driver.
+    /// The outputs for each 4-bit value (bit 0 to D4 ... bit 3 to D7).
     func nibbleTable() -> [UInt8] {
         (0..<16).map { (nibble: Int) -> UInt8 in
             var bits: UInt8 = 0
