@@ -1,20 +1,13 @@
 /// Turns the bytes typed at a terminal into ``SimulatorKey``s: a pure state machine, fed one read
 /// at a time, so an escape sequence split across reads is still swallowed whole.
 ///
-/// ```swift
-/// var decoder = KeyDecoder()
-/// decoder.decode(Array("s\u{1B}[".utf8))   // [.shortPress(.stop)]; the arrow key is incomplete
-/// decoder.decode(Array("Aq".utf8))          // [.quit]: "A" ended the arrow key, not a letter
-/// ```
-///
 /// Escape sequences (ECMA-48) are ignored whole: CSI (`ESC [` parameters, then a final byte
 /// 0x40-0x7E: arrows, function keys), SS3 (`ESC O` and one byte: arrows in application mode), and
 /// `ESC` with any other printable byte (Alt+key). Control bytes inside a sequence still count, so
 /// Ctrl-C always quits. Unknown bytes, including UTF-8 beyond ASCII, are ignored.
 ///
-/// The Escape key alone sends a lone `ESC`, which looks like the start of a sequence: a reader
-/// that sees no more bytes shortly after it calls ``abandonEscapeSequence()`` (as editors do with a
-/// short timeout), so the next letter counts.
+/// The Escape key alone sends a lone `ESC`: a reader that sees no more bytes shortly after it
+/// calls ``abandonEscapeSequence()`` (as editors do), so the next letter counts.
 public struct KeyDecoder: Hashable, Sendable {
     private enum State: Hashable, Sendable {
         case ground
@@ -32,7 +25,6 @@ public struct KeyDecoder: Hashable, Sendable {
 
     public init() {}
 
-    /// Whether the bytes so far ended inside an escape sequence.
     public var isInsideEscapeSequence: Bool { state != .ground }
 
     /// The keys in `bytes`, given everything decoded before.

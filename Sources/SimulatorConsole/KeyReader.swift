@@ -4,24 +4,13 @@ import Glibc
 /// Reads keys from a terminal (or any descriptor) on a thread of its own, so the blocking `read`
 /// never holds a thread of Swift's cooperative pool.
 ///
-/// ```swift
-/// guard case .raw(let terminal) = try RawTerminal.enter() else { return runWithoutKeys() }
-/// defer { terminal.restore() }
-/// for await key in KeyReader.keys(from: terminal.input) {
-///     if key == .quit { break }
-///     ...
-/// }
-/// ```
-///
 /// The stream ends after a ``SimulatorKey/quit`` for the end of the input (or a read error), or
-/// when its consumer goes away (the task is cancelled, the iterator dropped): the thread then stops
-/// too, without closing `descriptor`, which stays the caller's.
+/// when its consumer goes away: the thread then stops too, leaving `descriptor` open.
 public enum KeyReader {
     /// How long a lone `ESC` waits for the rest of an escape sequence before it counts as the
     /// Escape key. Terminals send a sequence in one write, so this only matters over slow links.
     public static let escapeTimeout: Duration = .milliseconds(50)
 
-    /// A new stream of the keys typed on `descriptor`, read by a new thread.
     /// - Important: call it once per descriptor: two readers would split the bytes between them.
     public static func keys(from descriptor: Int32 = STDIN_FILENO) -> AsyncStream<SimulatorKey> {
         keys(from: descriptor, observer: { _ in })
@@ -31,7 +20,6 @@ public enum KeyReader {
     enum ReaderEvent: Hashable, Sendable {
         /// A lone ESC timed out and counted as the Escape key.
         case escapeAbandoned
-        /// The thread has stopped.
         case threadExited
     }
 
@@ -82,7 +70,8 @@ public enum KeyReader {
             pthread_attr_init(&attributes)
             pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
             defer { pthread_attr_destroy(&attributes) }
-            // A static entry point, not a closure: see PLATFORM-FACTS on pthread_create and MainActor.
+            // A static entry point: a closure literal may inherit MainActor isolation and trap when
+            // the thread starts.
             if pthread_create(&thread, &attributes, Reader.threadEntry, context) != 0 {
                 Unmanaged<Reader>.fromOpaque(context).release()
                 continuation.finish()
@@ -99,7 +88,6 @@ public enum KeyReader {
             return nil
         }
 
-        /// Reads until the end of the input, an error, or ``stop()``.
         private func run() {
             var decoder = KeyDecoder()
             var buffer = [UInt8](repeating: 0, count: 64)

@@ -4,28 +4,17 @@ import Glibc
 /// The terminal the simulator runs in, switched to raw-ish mode with its screen taken over, and
 /// put back however the program ends.
 ///
-/// ```swift
-/// switch try RawTerminal.enter() {
-/// case .raw(let terminal):
-///     defer { terminal.restore() }
-///     for await key in KeyReader.keys(from: terminal.input) { ... }
-/// case .notATerminal:
-///     // stdin is a pipe or /dev/null (a script, CI): run without keys, nothing was changed
-/// }
-/// ```
-///
 /// In raw mode keys arrive one at a time without echo, and no key makes a signal: Ctrl-C is byte 3
 /// (``SimulatorKey/quit``), so the program shuts down in order. Output processing stays on, so
-/// `"\n"` still starts a new line. If `output` is a terminal too, it shows the alternate screen
-/// with the cursor hidden (as `less` and `vim` do), and the shell's screen comes back on restore.
+/// `"\n"` still starts a new line. A terminal `output` shows the alternate screen with the cursor
+/// hidden (as `less` and `vim` do).
 ///
-/// Everything is restored by ``restore()``, by `deinit`, by `exit()`, and from a signal handler
-/// (written in C, since only async-signal-safe calls may run there: `tcsetattr`, `write`,
-/// `sigaction`, `raise`). On SIGTERM, SIGHUP, SIGQUIT and SIGINT the handler restores the terminal,
-/// then re-raises the signal with its default action: the process dies of it, and the shell sees
-/// the usual status (143 for SIGTERM). On a crash (SIGILL or SIGTRAP from a failed `precondition`,
-/// SIGSEGV, SIGBUS, SIGFPE, SIGABRT) it restores the terminal and hands the signal to its previous
-/// handler, so Swift's backtrace still prints, now on the normal screen with echo back on.
+/// Everything is restored by ``restore()``, `deinit`, `exit()`, and a signal handler written in C
+/// (only async-signal-safe calls may run there). On SIGTERM, SIGHUP, SIGQUIT and SIGINT it restores
+/// the terminal and re-raises the signal with its default action, so the shell sees the usual
+/// status (143 for SIGTERM). On a crash (SIGILL or SIGTRAP from a failed `precondition`, SIGSEGV,
+/// SIGBUS, SIGFPE, SIGABRT) it restores the terminal and hands the signal to the previous handler,
+/// so Swift's backtrace prints on the normal screen with echo back on.
 /// - Important: keep the ``RawTerminal`` of ``Setup/raw(_:)`` until the end: releasing it restores
 ///   the terminal (`if case .raw = try RawTerminal.enter()` would restore it at once).
 /// - Important: one raw terminal per process. A handler for those signals installed after
@@ -33,16 +22,13 @@ import Glibc
 ///   installed before is set aside until ``restore()``; a signal ignored before (`SIG_IGN`, as
 ///   `nohup` leaves SIGHUP, or as `DispatchSource` signal sources need) stays ignored.
 public final class RawTerminal: Sendable {
-    /// What ``RawTerminal/enter(input:output:)`` did.
     public enum Setup: Sendable {
-        /// The input is a terminal, now raw; restore it when done.
         case raw(RawTerminal)
-        /// The input is not a terminal (a pipe, a file, /dev/null): nothing was changed, and there
+        /// The input is a pipe, a file or /dev/null (a script, CI): nothing was changed, and there
         /// are no keys to read.
         case notATerminal
     }
 
-    /// The terminal descriptor keys are read from.
     public let input: Int32
     /// The descriptor the screen is drawn on, or `nil` if it is not a terminal (then the screen
     /// was not switched, and the caller should print plain lines rather than redraw).
@@ -55,13 +41,11 @@ public final class RawTerminal: Sendable {
 
     deinit { restore() }
 
-    /// Switches `input` to raw mode and, if `output` is a terminal, to the alternate screen with
-    /// the cursor hidden.
+    /// Switches `input` to raw mode and a terminal `output` to the alternate screen. Throws if
+    /// `input` cannot be set up or a terminal is raw already.
     ///
     /// The corresponding C function is `alarmd_terminal_enter` (`tcgetattr`, `tcsetattr`,
     /// `sigaction`).
-    /// - Throws: ``TerminalError`` if `input` is a terminal that cannot be set up, or a terminal
-    ///   is raw already.
     public static func enter(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) throws(TerminalError) -> Setup {
         guard isatty(input) == 1 else { return .notATerminal }
         let screen: Int32? = isatty(output) == 1 ? output : nil
@@ -108,7 +92,6 @@ public struct TerminalSize: Hashable, Sendable {
     }
 }
 
-/// A terminal call failed.
 public struct TerminalError: Error, Hashable, Sendable, CustomStringConvertible {
     public let operation: String
     public let errno: Int32

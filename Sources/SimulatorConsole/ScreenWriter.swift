@@ -3,16 +3,6 @@ import Glibc
 /// Turns screen lines into the bytes that redraw a terminal in place, without flicker, and only
 /// when something changed.
 ///
-/// ```swift
-/// var writer = ScreenWriter()
-/// for await _ in changes {
-///     let lines = SimulatorScreen.lines(for: state)
-///     if let bytes = writer.redraw(lines, size: terminal.size) {
-///         try ScreenWriter.write(bytes, to: terminal.output ?? STDOUT_FILENO)
-///     }
-/// }
-/// ```
-///
 /// Each line is drawn over the old one where it stands (the cursor placed at its start, the text,
 /// then erase-to-end-of-line), and the rest of the screen is erased after the last: nothing is
 /// cleared first, so nothing blinks. Every character counts as one column, as in
@@ -56,8 +46,7 @@ public struct ScreenWriter: Hashable, Sendable {
         shown = nil
     }
 
-    /// Writes all of `bytes` to `descriptor`, retrying after interruptions and partial writes.
-    /// - Throws: ``TerminalError`` if the write fails (the terminal went away).
+    /// Writes all of `bytes`, retrying after interruptions and partial writes.
     public static func write(_ bytes: [UInt8], to descriptor: Int32) throws(TerminalError) {
         var offset = 0
         while offset < bytes.count {

@@ -1,18 +1,6 @@
 import AlarmHardware
 
 /// A command typed at the simulator's keyboard.
-///
-/// ```swift
-/// for await key in KeyReader.keys() {
-///     switch key {
-///     case .shortPress(let button): ...   // press, then release after a moment
-///     case .longPress(let button): ...    // press, then release after the long-press time
-///     case .demoAlarm: ...                 // an alarm one minute ahead
-///     case .demoTimer: ...                 // a two-minute timer
-///     case .quit: return
-///     }
-/// }
-/// ```
 public enum SimulatorKey: Hashable, Sendable {
     /// `s` (STOP) or `z` (SNOOZE): a short press.
     case shortPress(Button)

@@ -61,7 +61,6 @@ extension SimulatorScreen {
         }.joined()
     }
 
-    /// Whole milliseconds, rounded.
     static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1000 + Int64((Double(attoseconds) / 1e15).rounded())

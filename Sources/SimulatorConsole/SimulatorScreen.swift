@@ -1,19 +1,7 @@
 import AlarmHardware
 
 /// The simulator's whole screen as plain-text lines, composed from a value: a pure function, so
-/// tests compare exact lines and `tmux capture-pane` shows the same text.
-///
-/// ```swift
-/// let state = SimulatorScreen.State(
-///     lcdSize: display.size, lcdLines: display.lines, backlight: display.isBacklightOn,
-///     ledPattern: led.pattern, ledHasColor: led.hasColor,
-///     sound: .playing(.builtInTone, decibels: -12.3, rampingTo: -6),
-///     clock: "Mon 2 Mar 07:42:10", speed: 60, log: recentLines)
-/// if let bytes = writer.redraw(SimulatorScreen.lines(for: state), size: terminal.size) {
-///     try ScreenWriter.write(bytes, to: terminal.output ?? STDOUT_FILENO)
-/// }
-/// ```
-/// draws
+/// tests compare exact lines and `tmux capture-pane` shows the same text:
 /// ```
 /// alarmd --simulate   Mon 2 Mar 07:42:10   speed 60x
 ///
@@ -33,7 +21,6 @@ import AlarmHardware
 /// ``HD44780Text/preview(_:)`` produces (`①`...`⑧` for custom glyphs, `█`, `°`, arrows) is one
 /// column wide in tmux and common terminals. States are in words, never only in colour.
 public enum SimulatorScreen {
-    /// What the screen shows.
     public struct State: Hashable, Sendable {
         /// The LCD's size; ``lcdLines`` are padded or cut to it.
         public var lcdSize: DisplaySize
@@ -71,20 +58,16 @@ public enum SimulatorScreen {
         }
     }
 
-    /// What the speaker does.
     public enum Sound: Hashable, Sendable {
-        /// Nothing is playing.
         case off
         /// `source` is playing at `decibels` now, its crescendo heading for `rampingTo` (`nil`
         /// once it is steady).
         case playing(SoundSource, decibels: Double, rampingTo: Double?)
         /// There is no sound device: `wouldPlay` is what would be heard, if anything.
         case silent(wouldPlay: SoundSource?)
-        /// Playback could not start or broke off.
         case failed(String)
     }
 
-    /// How many of the latest log lines the screen shows.
     public static let logLineCount = 6
 
     /// The screen, one string per terminal line, each character one column wide.
