@@ -18,15 +18,12 @@ extension DaemonConfiguration {
         ("Raspberry Pi Zero 2 W", "zero2w"),
     ]
 
-    /// The profile name for a device-tree model string, or `nil` if none is known.
     public static func boardName(forModel model: String) -> String? {
         knownModels.first { model == $0.model || model.hasPrefix($0.model + " Rev ") }?.board
     }
 
     /// The profile ``board`` selects, as a name or path for `BoardProfile.load`.
-    /// - Parameter modelFile: the device-tree model file read for ``BoardSelection/automatic``.
-    /// - Throws: ``ConfigError`` at the line (or option) that chose the board: no model file, an
-    ///   unknown model, no profile of that name, no such file.
+    /// - Throws: ``ConfigError`` at the line (or option) that chose the board.
     public func boardNameOrPath(modelFile: String = deviceTreeModelPath) throws(ConfigError) -> String {
         switch board {
         case .automatic:
@@ -50,9 +47,8 @@ extension DaemonConfiguration {
         }
     }
 
-    /// Loads the board profile ``board`` selects. Touches no hardware.
-    /// - Throws: ``ConfigError``: about the selection (see ``boardNameOrPath(modelFile:)``), or
-    ///   the first problem in the profile, at its own file and line.
+    /// Loads the board profile ``board`` selects. Touches no hardware. A problem in the profile
+    /// is reported at its own file and line.
     public func loadBoard(modelFile: String = deviceTreeModelPath) throws(ConfigError) -> BoardProfile.Loaded {
         try BoardProfile.load(nameOrPath: boardNameOrPath(modelFile: modelFile), directory: boardLookupDirectory)
     }

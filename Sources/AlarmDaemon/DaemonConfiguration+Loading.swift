@@ -3,14 +3,9 @@ import Logging
 import TOMLConfig
 
 extension DaemonConfiguration {
-    /// Reads the configuration file.
-    ///
-    /// - Parameter path: `--config`'s value; `nil` reads ``defaultPath``.
-    /// - Returns: the configuration; when `path` is `nil` and ``defaultPath`` does not exist, the
-    ///   built-in defaults with ``Loaded/file`` `nil` (a packaged device always has the file, so
-    ///   log a notice).
-    /// - Throws: ``ConfigError``: a file given explicitly that does not exist, a file that cannot
-    ///   be read, or the first problem in it (see ``parse(_:file:)``).
+    /// Reads `--config`'s file, or ``defaultPath`` when `path` is `nil`. A missing default file
+    /// gives the built-in defaults with ``Loaded/file`` `nil`; a missing file given explicitly is
+    /// an error.
     public static func load(path: String?) throws(ConfigError) -> Loaded {
         let file = path ?? defaultPath
         switch try ConfigFile.read(file) {
@@ -27,11 +22,8 @@ extension DaemonConfiguration {
     public struct Overrides: Hashable, Sendable {
         /// `--board NAME|PATH` (`auto` is allowed too).
         public var board: String?
-        /// `--state-dir PATH`.
         public var stateDirectory: String?
-        /// `--socket PATH`.
         public var socketPath: String?
-        /// `--log-level LEVEL`.
         public var logLevel: Logger.Level?
 
         public init(board: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil, logLevel: Logger.Level? = nil) {
@@ -42,8 +34,8 @@ extension DaemonConfiguration {
         }
     }
 
-    /// Applies the command line's values, checked as the file's are.
-    /// - Throws: ``ConfigError`` naming the option: `command line: --socket: ...`.
+    /// Applies the command line's values, checked as the file's are; an error names the option
+    /// (`command line: --socket: ...`).
     public mutating func apply(_ overrides: Overrides) throws(ConfigError) {
         if let board = overrides.board {
             guard !board.isEmpty else { throw ConfigOrigin.commandLine(option: "--board").error("must not be empty") }
@@ -63,7 +55,6 @@ extension DaemonConfiguration {
         }
     }
 
-    /// This configuration with `overrides` applied; see ``apply(_:)``.
     public func merged(with overrides: Overrides) throws(ConfigError) -> DaemonConfiguration {
         var merged = self
         try merged.apply(overrides)

@@ -16,10 +16,8 @@ extension DaemonConfiguration {
         public var warnings: [ConfigWarning]
     }
 
-    /// Reads a configuration from the text of a configuration file; keys it lacks keep their
-    /// defaults.
-    /// - Throws: ``ConfigError`` for the first problem: a syntax error, or a value of the wrong
-    ///   type or out of range.
+    /// Reads a configuration file's text; keys it lacks keep their defaults. Throws the first
+    /// problem.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> Loaded {
         var reader = ConfigReader(try TOMLDocument.parse(text, file: file))
         let configuration = try DaemonConfiguration(reading: &reader)
@@ -74,7 +72,6 @@ extension DaemonConfiguration {
             "control.authorization_timeout", as: .duration(in: .seconds(5) ... .seconds(600)), default: defaults.appliance.authorizationTimeout)
     }
 
-    /// The words of `clock.trust`.
     enum ClockTrust: String, CaseIterable, Sendable {
         case releaseDate = "release-date"
         case synchronized
@@ -99,7 +96,6 @@ extension ConfigReader {
 }
 
 extension ConfigType where Value == String {
-    /// A path starting with `/`.
     static var absolutePath: ConfigType<String> {
         ConfigType(expected: "an absolute path") { value in
             guard case .string(let text) = value else { return .failure(ConfigType<String>.absolutePath.mismatch(value)) }
@@ -125,7 +121,6 @@ extension ConfigType where Value == String {
 }
 
 extension DaemonConfiguration {
-    /// Why `path` is not an absolute path, or `nil`.
     static func checkAbsolutePath(_ path: String) -> String? {
         path.hasPrefix("/") ? nil : "\"\(path)\" is not an absolute path (it must start with /)"
     }

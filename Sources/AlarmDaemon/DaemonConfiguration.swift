@@ -9,17 +9,9 @@ import TOMLConfig
 /// configuration file (`/etc/alarmd/alarmd.toml`, every key documented in `deploy/alarmd.toml`),
 /// then the command line.
 ///
-/// ```swift
-/// var loaded = try DaemonConfiguration.load(path: options.config)   // nil: the default path
-/// try loaded.configuration.apply(DaemonConfiguration.Overrides(board: options.board))
-/// for warning in loaded.warnings { logger.warning("Configuration key ignored", metadata: ["config.warning": "\(warning)"]) }
-/// let board = try loaded.configuration.loadBoard()                 // before any hardware is opened
-/// ```
-///
 /// Every error is one ``ConfigError`` line, `FILE:LINE: KEY: message`; a value given on the
 /// command line is named by its option (`command line: --state-dir: ...`).
 public struct DaemonConfiguration: Hashable, Sendable {
-    /// Which board profile to load.
     public var board: BoardSelection
     /// Where ``board`` was set, for errors about it.
     public var boardOrigin: ConfigOrigin
@@ -35,7 +27,6 @@ public struct DaemonConfiguration: Hashable, Sendable {
     public var socketGroup: String
     /// Members of this group may list everyone's alarms and grant or revoke clients.
     public var adminGroup: String
-    /// The lowest level logged.
     public var logLevel: Logger.Level
     /// The snooze length clients (`alarmctl`) offer when an alarm names none.
     public var defaultSnooze: Duration
@@ -45,7 +36,6 @@ public struct DaemonConfiguration: Hashable, Sendable {
     public var clockTrust: ClockTrustPolicy
     /// Volume, crescendo, sounds, buttons, display.
     public var appliance: ApplianceSettings
-    /// The control socket's limits.
     public var control: ControlLimits
 
     /// The documented defaults (`deploy/alarmd.toml`).
@@ -70,14 +60,12 @@ public struct DaemonConfiguration: Hashable, Sendable {
 }
 
 extension DaemonConfiguration {
-    /// How the board profile is chosen.
     public enum BoardSelection: Hashable, Sendable {
         /// From the device tree's model string (`/proc/device-tree/model`): the Raspberry Pi 3B+,
         /// 4B, 5 and Zero 2 W are recognised.
         case automatic
         /// `NAME.toml` in ``DaemonConfiguration/boardsDirectory``.
         case named(String)
-        /// A profile file.
         case path(String)
 
         /// `"auto"`, a name, or a path (anything with a `/` or ending in `.toml`).
@@ -92,7 +80,6 @@ extension DaemonConfiguration {
         }
     }
 
-    /// The control socket's limits.
     public struct ControlLimits: Hashable, Sendable {
         /// Connections served at once; more are refused until one closes.
         public var maximumClients: Int = 64
@@ -105,11 +92,8 @@ extension DaemonConfiguration {
     /// Where a setting's value came from, so that a problem found later (a board name that
     /// no profile has) is reported at the line that set it.
     public enum ConfigOrigin: Hashable, Sendable {
-        /// The built-in default of `key`.
         case builtIn(key: String)
-        /// `key` on `line` of `file`.
         case file(String, line: Int, key: String)
-        /// A command-line option such as `--board`.
         case commandLine(option: String)
 
         /// A ``ConfigError`` about the setting: `FILE:LINE: KEY: message`,

@@ -2,25 +2,8 @@ import Logging
 
 /// A swift-log handler for a systemd service's stderr: one line per entry, opened by the
 /// sd-daemon priority prefix that journald reads (`SyslogLevelPrefix=yes`, the default), then the
-/// message, then the metadata as `key=value` sorted by key. No timestamp: journald adds one.
-///
-/// ```swift
-/// LoggingSystem.bootstrap { label in
-///     var handler = JournalLogHandler(label: label)
-///     handler.logLevel = configuration.logLevel
-///     return handler
-/// }
-/// logger.info("Alarm alerting", metadata: ["alarm.id": "\(id)"])   // <6>Alarm alerting alarm.id=3F2A...
-/// ```
-///
-/// | swift-log | prefix | syslog |
-/// |---|---|---|
-/// | critical | `<2>` | crit |
-/// | error | `<3>` | err |
-/// | warning | `<4>` | warning |
-/// | notice | `<5>` | notice |
-/// | info | `<6>` | info |
-/// | debug, trace | `<7>` | debug |
+/// message, then the metadata as `key=value` sorted by key (`<6>Alarm alerting alarm.id=3F2A...`).
+/// No timestamp: journald adds one.
 ///
 /// An entry stays one line whatever it holds: newlines and other control characters are escaped
 /// (`\n`, `\t`, `\x1b`), as are backslashes (`\\`), so the escaping can be undone. A metadata value
@@ -33,10 +16,8 @@ public struct JournalLogHandler: LogHandler {
     public var priorityPrefix: Bool
     private let output: JournalOutput
 
-    /// - Parameters:
-    ///   - label: the logger's label; not printed (the journal names the unit), so optional.
-    ///   - output: where the lines go; stderr unless a test says otherwise.
-    ///   - priorityPrefix: `false` leaves out `<6>`, for a person reading a terminal.
+    /// `label` is not printed: the journal names the unit. `priorityPrefix: false` leaves out
+    /// `<6>`, for a person reading a terminal.
     public init(
         label: String = "", output: JournalOutput = .standardError, priorityPrefix: Bool = true,
         metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider
@@ -69,7 +50,7 @@ public struct JournalLogHandler: LogHandler {
         return line + "\n"
     }
 
-    /// The syslog priority of a swift-log level.
+    /// The syslog priority of a swift-log level (`<3>` is err, `<7>` debug).
     public static func priority(of level: Logger.Level) -> Int {
         switch level {
         case .critical: 2

@@ -11,15 +11,12 @@ public final class JournalOutput: Sendable {
     public let descriptor: Int32
     private let lock = Mutex(())
 
-    /// Writes to `descriptor`, which the caller keeps open while the output is in use.
     public init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 
-    /// File descriptor 2.
     public static let standardError = JournalOutput(descriptor: 2)
 
-    /// Writes `line` whole, across short writes and interruptions.
     public func write(_ line: String) {
         var line = line
         line.withUTF8 { bytes in

@@ -5,28 +5,18 @@ import Glibc
 /// rather than linked from libsystemd. Each message is one datagram of `KEY=VALUE` lines to the
 /// socket in `NOTIFY_SOCKET`.
 ///
-/// ```swift
-/// let notifier = try SystemdNotifier(environment: SystemdNotifier.processEnvironment())
-/// try notifier.send(.ready, .status("Ringing from a trusted clock"))   // READY=1\nSTATUS=...
-/// // ...
-/// try notifier.send(.stopping)
-/// ```
-///
 /// Without `NOTIFY_SOCKET` (started from a shell) every send does nothing. Sending never blocks
 /// for long: a datagram to a local socket is queued or refused at once.
 public struct SystemdNotifier: Hashable, Sendable {
     /// Where the messages go; `nil` when not started by systemd with `Type=notify`.
     public let address: Address?
 
-    /// A notifier for `address`; `nil` does nothing.
     public init(address: Address?) {
         self.address = address
     }
 
-    /// Reads `NOTIFY_SOCKET` from `environment`: unset or empty disables the notifier.
-    /// - Throws: ``SystemdNotifyError`` for a value that is neither an absolute path nor an
-    ///   abstract name (`@name`), or too long for a socket address. Log it: systemd will time the
-    ///   start-up out, and the log should say why.
+    /// Reads `NOTIFY_SOCKET` from `environment`: unset or empty disables the notifier. Log a
+    /// value that throws: systemd will time the start-up out, and the log should say why.
     public init(environment: [String: String]) throws(SystemdNotifyError) {
         guard let value = environment["NOTIFY_SOCKET"], !value.isEmpty else {
             self.init(address: nil)
@@ -48,18 +38,14 @@ public struct SystemdNotifier: Hashable, Sendable {
         return environment
     }
 
-    /// Whether messages go anywhere.
     public var isEnabled: Bool { address != nil }
 
-    /// Sends `states` as one message (systemd applies them together). Does nothing when not
-    /// ``isEnabled``.
-    /// - Throws: ``SystemdNotifyError`` with the system's reason (the manager's socket is gone:
-    ///   `ECONNREFUSED` or `ENOENT`). Not fatal: log it and go on.
+    /// Sends `states` as one message (systemd applies them together). An error (the manager's
+    /// socket is gone: `ECONNREFUSED` or `ENOENT`) is not fatal: log it and go on.
     public func send(_ states: State...) throws(SystemdNotifyError) {
         try send(states)
     }
 
-    /// Sends `states` as one message; see the variadic ``send(_:)``.
     public func send(_ states: [State]) throws(SystemdNotifyError) {
         guard let address, !states.isEmpty else { return }
         var message = states.map(\.assignment).joined(separator: "\n")
@@ -94,7 +80,6 @@ extension SystemdNotifier {
             }
         }
 
-        /// As `NOTIFY_SOCKET` writes it.
         public var description: String {
             switch self {
             case .path(let path): path
@@ -109,7 +94,6 @@ extension SystemdNotifier {
         case ready
         /// `RELOADING=1`: re-reading the configuration; send ``ready`` when done.
         case reloading
-        /// `STOPPING=1`: shutting down.
         case stopping
         /// `WATCHDOG=1`: alive; see ``WatchdogPinger``.
         case watchdog
@@ -119,7 +103,6 @@ extension SystemdNotifier {
         /// `ERRNO=...`: why the service failed, as an errno value.
         case errno(Int32)
 
-        /// The `KEY=VALUE` line.
         public var assignment: String {
             switch self {
             case .ready: "READY=1"

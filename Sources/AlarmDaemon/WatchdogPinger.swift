@@ -3,24 +3,12 @@ import Logging
 
 /// Sends `WATCHDOG=1` at half the watchdog interval, but only after the daemon has shown it is
 /// alive: before each ping it awaits `health`, a round trip through the parts whose hang would
-/// leave an alarm silent.
+/// leave an alarm silent (e.g. an actor hop: a deadlocked actor never returns).
 ///
-/// ```swift
-/// if let interval = try SystemdNotifier.watchdogInterval(environment: environment) {
-///     let pinger = WatchdogPinger(notifier: notifier, interval: interval, logger: logger) {
-///         await appliance.isResponsive()     // an actor hop: a deadlocked actor never returns
-///     }
-///     group.addTask { await pinger.run() }
-/// }
-/// ```
-///
-/// Why ask rather than be told: a ping from a task of its own proves only that the cooperative
-/// pool still runs tasks. Requiring the main loop to call a `heartbeat()` would prove more but
-/// force the appliance to wake every few seconds, while idle it sleeps a minute at a time. A
-/// health check costs nothing between pings and answers the real question. If `health` hangs (an
-/// actor stuck in a blocking call, a deadlock), no ping is sent and systemd kills and restarts the
-/// service after `WatchdogSec=`; if it returns `false`, this ping is skipped and the next one
-/// asks again.
+/// A ping from a task of its own would prove only that the cooperative pool runs; a `heartbeat()`
+/// from the main loop would force the idle appliance to wake every few seconds. If `health`
+/// hangs, no ping is sent and systemd restarts the service after `WatchdogSec=`; if it returns
+/// `false`, this ping is skipped and the next one asks again.
 ///
 /// - Important: `health` must not block a thread: it runs on the cooperative pool.
 public struct WatchdogPinger: Sendable {
@@ -31,10 +19,8 @@ public struct WatchdogPinger: Sendable {
     private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
 
-    /// - Parameters:
-    ///   - interval: from ``SystemdNotifier/watchdogInterval(environment:processID:)``.
-    ///   - sleep: waits for the given time, throwing on cancellation; tests replace it.
-    ///   - health: `true` when the daemon is fit to ring an alarm.
+    /// `interval` comes from ``SystemdNotifier/watchdogInterval(environment:processID:)``; tests
+    /// replace `sleep`. `health` is `true` when the daemon is fit to ring an alarm.
     public init(
         notifier: SystemdNotifier, interval: Duration, logger: Logger,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
@@ -50,9 +36,8 @@ public struct WatchdogPinger: Sendable {
     /// The time between pings: half the interval, as systemd advises.
     public var period: Duration { interval / 2 }
 
-    /// Sleeps a ``period``, checks health, pings; again and again until the task is cancelled.
-    /// A ping that cannot be delivered (systemd's socket gone) is logged once, not every period,
-    /// and its recovery once.
+    /// Sleeps a ``period``, checks health, pings; until cancelled. Undelivered pings are logged
+    /// once, not every period, and their recovery once.
     public func run() async {
         var failing = false
         while !Task.isCancelled {
@@ -78,8 +63,6 @@ extension SystemdNotifier {
     /// The watchdog interval systemd asked for (`WATCHDOG_USEC`), if it asked this process: when
     /// `WATCHDOG_PID` is set it must be `processID` (a child that inherited the variables must not
     /// ping for its parent).
-    /// - Returns: `nil` without `WATCHDOG_USEC` or when `WATCHDOG_PID` names another process.
-    /// - Throws: ``SystemdNotifyError`` for a value that is not a positive number.
     public static func watchdogInterval(environment: [String: String], processID: Int32 = getpid()) throws(SystemdNotifyError) -> Duration? {
         guard let text = environment["WATCHDOG_USEC"] else { return nil }
         if let pidText = environment["WATCHDOG_PID"] {
