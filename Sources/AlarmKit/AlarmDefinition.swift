@@ -33,9 +33,8 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
         self.sound = sound
     }
 
-    /// Erases a configuration's metadata type.
-    ///
-    /// - Throws: ``AlarmOperationError/invalidConfiguration(_:)`` if the metadata cannot be encoded.
+    /// Erases a configuration's metadata type; throws `.invalidConfiguration` if the metadata
+    /// cannot be encoded.
     public init<Metadata>(_ configuration: AlarmManager.AlarmConfiguration<Metadata>) throws(AlarmOperationError) {
         var encodedMetadata: Data?
         if let metadata = configuration.attributes.metadata {
@@ -75,20 +74,17 @@ extension AlarmDefinition {
     public static let maximumCountdown: TimeInterval = 366 * 24 * 3600
     /// The shortest countdown accepted: a millisecond, the finest unit durations are written in.
     public static let minimumCountdown: TimeInterval = 0.001
-    /// The instants a `.fixed` schedule may name: from 1970-01-01T00:00:00Z up to, not including,
-    /// 10000-01-01T00:00:00Z. Within it every instant is exact to well below a millisecond in a
-    /// `Date`, its civil date and ISO 8601 text (four-digit years in UTC) are exact, and it
-    /// travels as a JSON number of seconds unchanged; outside it a date prints as another (the
-    /// civil-date conversions clamp) or not at all (NaN, infinities).
+    /// The instants a `.fixed` schedule may name: 1970-01-01T00:00:00Z up to 10000-01-01. Within
+    /// it a date's ISO 8601 text (four-digit years) and its JSON seconds are exact; outside it a
+    /// date prints as another (the civil-date conversions clamp) or not at all (NaN, infinities).
     public static let fixedDates = Date(timeIntervalSince1970: 0)..<Date(timeIntervalSince1970: 253_402_300_800)
     /// The longest title or button text accepted, in characters.
     public static let maximumTextLength = 200
     /// The largest metadata accepted, in bytes of JSON.
     public static let maximumMetadataSize = 16 * 1024
 
-    /// Checks everything that does not depend on the clock.
-    ///
-    /// - Throws: ``AlarmOperationError/invalidConfiguration(_:)`` naming the bad field.
+    /// Checks everything that does not depend on the clock; `.invalidConfiguration` names the
+    /// bad field.
     public func validate() throws(AlarmOperationError) {
         if schedule == nil && preAlert == nil {
             throw .invalidConfiguration("an alarm needs a schedule or countdownDuration.preAlert (a timer)")

@@ -38,8 +38,7 @@ public final class AlarmManager: Sendable {
     }
 
     /// Asks the device's owner whether this client may set alarms (only when not yet determined).
-    ///
-    /// - Returns: the resulting state; `.denied` is a result, not an error.
+    /// `.denied` is a result, not an error.
     public func requestAuthorization() async throws -> AuthorizationState {
         try await backend.requestAuthorization()
     }
