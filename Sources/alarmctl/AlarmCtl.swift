@@ -7,17 +7,9 @@ import Glibc
 /// (`AlarmManager` over `SocketAlarmBackend`) and the daemon's own operations (`status`,
 /// `history`) do.
 ///
-/// Exit statuses, for scripts:
-/// - 0: done.
-/// - 1: the daemon refused the operation (no such alarm, not in a state that allows it, not
-///   authorized, an ambiguous id prefix); the daemon's own message is printed.
-/// - 64 (`EX_USAGE`): a bad argument, named in the message.
-/// - 69 (`EX_UNAVAILABLE`): the daemon is not running or the socket does not exist.
-/// - 77 (`EX_NOPERM`): the socket refuses this user.
-///
-/// Every error is exactly one line on stderr, `alarmctl: <message>`. Whatever in it came from
-/// elsewhere (the daemon's reasons, names, titles) is printed through ``TerminalText``, like every
-/// human-readable output.
+/// The exit statuses scripts rely on are ``CommandFailure``'s, listed in `discussion` below.
+/// Every error is exactly one line on stderr, `alarmctl: <message>`, its text from elsewhere
+/// (the daemon's reasons, names, titles) printed through ``TerminalText``.
 @main
 struct AlarmCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -67,17 +59,16 @@ struct AlarmCtl: AsyncParsableCommand {
     }
 }
 
-/// Writes to file descriptor 2 (the C `stderr` global is not usable from Swift 6).
+/// The C `stderr` global is not usable from Swift 6.
 func writeToStandardError(_ text: String) {
     writeAll(text, to: 2)
 }
 
-/// Writes `text` to file descriptor 1 at once, unbuffered: for lines a reader waits for (`watch`).
+/// Unbuffered, for lines a reader waits for (`watch`).
 func writeToStandardOutput(_ text: String) {
     writeAll(text, to: 1)
 }
 
-/// Writes all of `text` to `descriptor`, across short writes and interruptions.
 func writeAll(_ text: String, to descriptor: Int32) {
     let bytes = Array(text.utf8)
     var offset = 0

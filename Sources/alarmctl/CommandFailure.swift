@@ -11,9 +11,9 @@ struct CommandFailure: Error, Equatable {
 
     /// The daemon refused the operation (`notFound`, `invalidTransition`, `notAuthorized`, ...).
     static let refused: Int32 = 1
-    /// `EX_USAGE`.
+    /// `EX_USAGE`: a bad argument, named in the message.
     static let usage: Int32 = 64
-    /// `EX_UNAVAILABLE`: the daemon is not running.
+    /// `EX_UNAVAILABLE`: the daemon is not running or the socket does not exist.
     static let unavailable: Int32 = 69
     /// `EX_NOPERM`: the socket refuses this user.
     static let noPermission: Int32 = 77
@@ -26,11 +26,9 @@ struct CommandFailure: Error, Equatable {
         CommandFailure(message: message, exitStatus: usage)
     }
 
-    /// The failure for an error of ``ControlClient`` talking to the socket at `path`.
-    ///
-    /// The client reports an unreachable daemon as `serviceUnavailable` with the reason as text,
-    /// so the socket is tried once more here to learn the errno: a missing socket or nobody
-    /// listening is "not running" (69), a refused permission is 77.
+    /// The failure for an error of ``ControlClient`` talking to the socket at `path`. The client
+    /// reports an unreachable daemon with the reason as text only, so the socket is tried once
+    /// more here to learn the errno (69 or 77).
     static func from(_ error: any Error, socket path: String) -> CommandFailure {
         switch error {
         case let failure as CommandFailure:

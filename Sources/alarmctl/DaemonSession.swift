@@ -68,7 +68,7 @@ struct DaemonSession: Sendable {
         return try await call { try await $0.alarms() }.map { AlarmView(alarm: $0, owner: owner) }
     }
 
-    /// The daemon's records (or only the one with `id`), or `nil` if it has no ``recordsOperation``.
+    /// The daemon's records (or only the one with `id`); `nil` without ``recordsOperation``.
     func records(all: Bool, id: Alarm.ID? = nil) async throws -> [AlarmRecord]? {
         var parameters: [String: JSONValue] = all ? ["all": .bool(true)] : [:]
         if let id { parameters["id"] = .string(id.uuidString) }
@@ -80,14 +80,12 @@ struct DaemonSession: Sendable {
         } catch {
             throw CommandFailure.from(error, socket: path)
         }
-        // A daemon from before the `id` parameter answers with every alarm.
+        // A daemon that ignores the `id` parameter answers with every alarm.
         guard let id else { return records }
         return records.filter { $0.id == id }
     }
 
-    /// The one alarm of the caller's whose id starts with `key`.
-    ///
-    /// - Throws: a ``CommandFailure`` (1) if no alarm or more than one matches.
+    /// The one alarm of the caller's whose id starts with `key`; refused if none or several match.
     func resolve(_ key: AlarmIDPrefix) async throws -> AlarmView {
         let prefix = key.text
         let matches = try await alarms().filter { key.matches($0.id) }
@@ -112,7 +110,6 @@ struct AlarmIDPrefix {
     /// Upper-case hex digits, no dashes.
     let digits: String
 
-    /// - Throws: a usage ``CommandFailure`` for text that cannot begin an id.
     init(_ text: String) throws {
         let digits = text.uppercased().filter { $0 != "-" }
         guard !digits.isEmpty, digits.count <= 32, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else {

@@ -77,9 +77,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         try await ScheduledOutput.print(alarm, title: title, session: session, json: json, zone: zone)
     }
 
-    /// The definition the options describe.
-    ///
-    /// - Throws: a usage ``CommandFailure`` naming the bad or conflicting option.
+    /// The definition the options describe; a usage error names a bad or conflicting option.
     func makeDefinition(now: Date, zone: TimeZoneRules) throws -> AlarmDefinition {
         let schedule: Alarm.Schedule
         switch (time, instant) {
@@ -136,7 +134,6 @@ struct ScheduleCommand: AsyncParsableCommand {
 
 /// Reading `--id` and `--sound`, and checking a definition before it is sent.
 enum ScheduleInput {
-    /// `text` as an alarm id, or a new one.
     static func parse(_ text: String?) throws -> Alarm.ID {
         guard let text else { return Alarm.ID() }
         guard let id = UUID(uuidString: text) else {

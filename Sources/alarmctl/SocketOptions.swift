@@ -10,9 +10,7 @@ import FoundationEssentials
 /// decodes it once, for the root command, from wherever `--socket` is on the command line, and
 /// hands that value to the command's own group.
 struct SocketOptions: ParsableArguments {
-    /// Where alarmd listens unless told otherwise.
     static let defaultPath = ControlProtocol.defaultSocketPath
-    /// The environment variable that overrides ``defaultPath``.
     static let environmentVariable = "ALARMD_SOCKET"
 
     // Every occurrence, so that two different sockets are refused rather than one silently used.
@@ -21,7 +19,6 @@ struct SocketOptions: ParsableArguments {
         valueName: "PATH"))
     var sockets: [String] = []
 
-    /// `--socket`, if given.
     var socket: String? { sockets.first }
 
     /// `--socket`, else `$ALARMD_SOCKET` (if not empty), else the default.
@@ -40,9 +37,7 @@ struct SocketOptions: ParsableArguments {
         }
     }
 
-    /// A session with the daemon, connected and greeted.
-    ///
-    /// - Throws: ``CommandFailure`` (69, 77) if the daemon cannot be reached.
+    /// A session with the daemon, connected and greeted; 69 or 77 if it cannot be reached.
     func connect() async throws -> DaemonSession {
         try await DaemonSession.connect(path: path)
     }

@@ -23,7 +23,6 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: SocketOptions
 
-    /// What alarmd's `status` operation returns.
     typealias Report = StatusReport
 
     func run() async throws {

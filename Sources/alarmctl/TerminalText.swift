@@ -11,10 +11,6 @@
 ///
 /// `--json` output stays JSON: `JSONEncoder` escapes the C0 controls, and ``jsonEscaped(_:)``
 /// the rest of these as `\uXXXX`, which a JSON reader reads back as the same characters.
-///
-/// ```swift
-/// print(TerminalText.escaped("Wake\u{1B}[2J"))   // prints Wake\u{1B}[2J, ESC shown, not sent
-/// ```
 enum TerminalText {
     static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControlling) else { return text }

@@ -1,12 +1,6 @@
 /// A plain-text table: a header row and left-aligned columns two spaces apart, the last one
 /// unpadded (titles can be long). Cells are printed through ``TerminalText/escaped(_:)``: they
 /// hold text from others, and a newline in one would break the table.
-///
-/// ```swift
-/// var table = TextTable(header: ["ID", "STATE"])
-/// table.append(["6F0C1A2B", "scheduled"])
-/// print(table.text, terminator: "")
-/// ```
 struct TextTable {
     private var rows: [[String]]
 

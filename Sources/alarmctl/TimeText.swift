@@ -13,8 +13,6 @@ enum TimeText {
     // MARK: - Reading
 
     /// A duration such as `9m`, `90s`, `1h30m` or `500ms`, more than zero and at most a year.
-    ///
-    /// - Throws: a usage ``CommandFailure`` naming the option and the text.
     static func duration(_ text: String, option: String) throws -> TimeInterval {
         guard let duration = DurationText.parse(text), duration > .zero else {
             throw CommandFailure.usage("invalid duration \"\(text)\" for \(option): expected a length such as 9m, 90s or 1h30m")

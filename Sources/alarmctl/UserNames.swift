@@ -3,8 +3,6 @@ import Glibc
 /// Local users by name or uid, from the password database (`getpwnam_r`, `getpwuid_r`).
 enum UserNames {
     /// The uid of `text`: a user name, else a number.
-    ///
-    /// - Throws: a usage ``CommandFailure`` if it is neither a known user nor a uid.
     static func uid(of text: String) throws -> UInt32 {
         if let uid = lookUp(name: text) { return uid }
         if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let uid = UInt32(text) { return uid }
