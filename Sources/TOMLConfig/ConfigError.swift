@@ -12,7 +12,6 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     public var line: Int
     /// The dotted key (`display.pins.rs`) or table name, when the problem belongs to one.
     public var key: String?
-    /// What is wrong, and where it helps, what would be right.
     public var message: String
 
     public init(file: String, line: Int, key: String? = nil, message: String) {
@@ -31,11 +30,8 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Something in a configuration file that was ignored: a key or table nobody reads, most often a
 /// typo (`buton_bias`). Warnings never stop the daemon; they are logged once at start.
 public struct ConfigWarning: Hashable, Sendable, CustomStringConvertible {
-    /// The file as the caller named it.
     public var file: String
-    /// The 1-based line of the ignored key or table header.
     public var line: Int
-    /// The dotted key or table name.
     public var key: String
     /// What was ignored, with a suggestion when a known key is spelled alike.
     public var message: String

@@ -6,16 +6,14 @@ public enum ConfigFile {
     /// Configuration files are small; anything bigger is not one.
     public static let maximumSize = 1 << 20
 
-    /// What reading a file found.
     public enum Contents {
         case text(String)
-        /// The file does not exist (ENOENT).
+        /// ENOENT.
         case missing
     }
 
-    /// The whole file as UTF-8 text, or ``Contents/missing``.
-    /// - Throws: ``ConfigError`` (line 0) with the system's reason, or the line of the first
-    ///   byte that is not UTF-8.
+    /// The whole file as UTF-8 text. A failure is at line 0 with the system's reason, or at the
+    /// line of the first byte that is not UTF-8.
     public static func read(_ path: String) throws(ConfigError) -> Contents {
         var descriptor: Int32
         repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
@@ -46,7 +44,6 @@ public enum ConfigFile {
         }
     }
 
-    /// The system's words for an errno value.
     public static func reason(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
@@ -55,7 +52,6 @@ public enum ConfigFile {
         ConfigError(file: path, line: 0, message: message)
     }
 
-    /// The 1-based line holding the first byte that does not decode.
     private static func firstInvalidLine(_ bytes: [UInt8]) -> Int {
         var decoder = UTF8()
         var iterator = bytes.makeIterator()

@@ -12,7 +12,6 @@
 /// Every error names the file, the line and the key. A key counts as known once it has been asked
 /// for, present or not, so ask for every key the format has before reading ``unknownKeys``.
 public struct ConfigReader: Sendable {
-    /// The document the values come from.
     public let document: TOMLDocument
     private var consulted: Set<String> = []
 
@@ -20,11 +19,9 @@ public struct ConfigReader: Sendable {
         self.document = document
     }
 
-    /// The file name used in messages.
     public var file: String { document.file }
 
-    /// The value at `key`.
-    /// - Throws: ``ConfigError`` if it is missing or is not a `type`.
+    /// The value at `key`; missing is an error.
     public mutating func require<Value>(_ key: String, as type: ConfigType<Value>) throws(ConfigError) -> Value {
         guard let value = try optional(key, as: type) else {
             throw error(key, "required key is missing; expected \(type.expected)")
@@ -33,7 +30,6 @@ public struct ConfigReader: Sendable {
     }
 
     /// The value at `key`, or `nil` if the document has none.
-    /// - Throws: ``ConfigError`` if it is there but is not a `type`.
     public mutating func optional<Value>(_ key: String, as type: ConfigType<Value>) throws(ConfigError) -> Value? {
         consulted.insert(key)
         guard let entry = document[key] else {
@@ -49,8 +45,6 @@ public struct ConfigReader: Sendable {
         }
     }
 
-    /// The value at `key`, or `defaultValue` if the document has none.
-    /// - Throws: ``ConfigError`` if it is there but is not a `type`.
     public mutating func value<Value>(_ key: String, as type: ConfigType<Value>, default defaultValue: Value) throws(ConfigError) -> Value {
         try optional(key, as: type) ?? defaultValue
     }

@@ -1,20 +1,13 @@
 /// What a configuration value must be, and how to turn the TOML value into it: a type check plus
 /// any range or set of allowed words. ``ConfigReader`` adds the file, line and key to a refusal.
 ///
-/// ```swift
-/// let bus = try reader.require("display.bus", as: .integer(in: 0...255))
-/// let size = try reader.value("display.size", as: .word(["16x2", "20x4"]), default: "16x2")
-/// ```
-///
 /// Write your own for values with several shapes (an address that is `"auto"` or a number):
 /// `ConfigType(expected: "...") { value in ... }`.
 public struct ConfigType<Value>: Sendable {
     /// What the value should be, with its article, for messages: "an integer from 0 to 7".
     public let expected: String
-    /// The TOML value as `Value`, or why it cannot be one.
     public let convert: @Sendable (TOMLValue) -> Result<Value, ConfigRefusal>
 
-    /// `convert` returns the value, or a refusal whose message says what is wrong with it.
     public init(expected: String, convert: @escaping @Sendable (TOMLValue) -> Result<Value, ConfigRefusal>) {
         self.expected = expected
         self.convert = convert
@@ -55,7 +48,6 @@ extension ConfigType where Value == String {
         }
     }
 
-    /// A string that is not empty.
     public static var nonEmptyString: ConfigType<String> {
         ConfigType(expected: "a non-empty string") { value in
             guard case .string(let text) = value else { return .failure(ConfigType<String>.nonEmptyString.mismatch(value)) }
@@ -139,7 +131,6 @@ extension ConfigType where Value == Double {
 }
 
 extension ConfigType where Value == Bool {
-    /// `true` or `false`.
     public static var boolean: ConfigType<Bool> {
         ConfigType(expected: "true or false") { value in
             guard case .boolean(let flag) = value else { return .failure(ConfigType<Bool>.boolean.mismatch(value)) }

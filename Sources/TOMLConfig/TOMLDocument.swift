@@ -1,11 +1,5 @@
 /// A parsed configuration file in a strict subset of TOML 1.0, every value with its line.
 ///
-/// ```swift
-/// let document = try TOMLDocument.parse(text, file: "board/rpi4b.toml")
-/// document["gpio.stop"]?.value   // .string("GPIO17")
-/// document["gpio.stop"]?.line    // 9
-/// ```
-///
 /// Supported: `#` comments; `[table]` and `[table.sub]` headers; `key = value` with bare keys
 /// (`A-Z a-z 0-9 _ -`); basic strings `"..."` with the escapes `\" \\ \b \t \n \f \r \uXXXX
 /// \UXXXXXXXX`; literal strings `'...'`; integers (decimal, `0x` hex, `0o` octal, `0b` binary,
@@ -18,14 +12,13 @@
 public struct TOMLDocument: Hashable, Sendable {
     /// The name the caller gave the text (its path), used in every message.
     public let file: String
-    /// Every `key = value`, in file order.
+    /// In file order.
     public let entries: [TOMLEntry]
-    /// Every `[table]` header, in file order.
+    /// In file order.
     public let tables: [TOMLTable]
     private let entryIndex: [String: Int]
     private let tableIndex: [String: Int]
 
-    /// The entry with the full dotted `key`, if the document has one.
     public subscript(key: String) -> TOMLEntry? {
         entryIndex[key].map { entries[$0] }
     }
@@ -41,9 +34,7 @@ public struct TOMLDocument: Hashable, Sendable {
         tableIndex[name] != nil || tables.contains { $0.name.hasPrefix(name + ".") }
     }
 
-    /// Parses `text`; `file` names it in errors.
-    /// - Throws: ``ConfigError`` for the first line that is not in the subset, with the key when
-    ///   the line has one.
+    /// Parses `text`; `file` names it in errors. Throws for the first line not in the subset.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> TOMLDocument {
         var builder = Builder(file: file)
         var lineNumber = 0

@@ -55,7 +55,6 @@ public struct TOMLEntry: Hashable, Sendable {
     /// The full dotted key: `display.pins.rs` for `rs = 0` under `[display.pins]`.
     public let key: String
     public let value: TOMLValue
-    /// The 1-based line of the key.
     public let line: Int
 
     public init(key: String, value: TOMLValue, line: Int) {
@@ -69,7 +68,6 @@ public struct TOMLEntry: Hashable, Sendable {
 public struct TOMLTable: Hashable, Sendable {
     /// The dotted name between the brackets, without spaces: `display.pins`.
     public let name: String
-    /// The 1-based line of the header.
     public let line: Int
 
     public init(name: String, line: Int) {
