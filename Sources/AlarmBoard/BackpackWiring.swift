@@ -12,7 +12,6 @@ public struct BackpackWiring: Hashable, Sendable {
     public var rw: Int
     /// Enable strobe.
     public var e: Int
-    /// The backlight transistor.
     public var backlight: Int
     /// The four data lines of the 4-bit interface, D4 to D7.
     public var d4: Int, d5: Int, d6: Int, d7: Int
@@ -37,7 +36,6 @@ public struct BackpackWiring: Hashable, Sendable {
     /// P0-P3 D4-D7, P4 E, P5 RW, P6 RS, P7 backlight (on when low).
     public static let alternate = BackpackWiring(rs: 6, rw: 5, e: 4, backlight: 7, d4: 0, d5: 1, d6: 2, d7: 3, backlightActiveLow: true)
 
-    /// The presets by the name a profile gives them.
     public static let presets: [(name: String, wiring: BackpackWiring)] = [("common", .common), ("alternate", .alternate)]
 
     /// The eight pins with their profile keys, in the order a `[display.pins]` table lists them.
@@ -51,14 +49,10 @@ extension BoardProfile {
     public struct Display: Hashable, Sendable {
         /// The N of `/dev/i2c-N`.
         public var bus: Int
-        /// The backpack's address, or ``DisplayAddress/auto`` to look for it.
         public var address: DisplayAddress
-        /// Columns and rows of the LCD.
         public var size: DisplaySize
-        /// Which PCF8574 bit drives which LCD pin.
         public var wiring: BackpackWiring
         /// Slower HD44780 timings for clone controllers that garble text at the datasheet's.
-        /// (Bytes always go out as SMBus "send byte", which a PCF8574 and `i2c-stub` both take.)
         public var compatibilityMode: Bool
 
         public init(bus: Int, address: DisplayAddress = .auto, size: DisplaySize = .sixteenByTwo, wiring: BackpackWiring = .common, compatibilityMode: Bool = false) {
@@ -69,7 +63,6 @@ extension BoardProfile {
             self.compatibilityMode = compatibilityMode
         }
 
-        /// `/dev/i2c-N`.
         public var devicePath: String { "/dev/i2c-\(bus)" }
     }
 
@@ -78,7 +71,6 @@ extension BoardProfile {
         /// The display backend looks for the backpack at the two factory addresses, 0x27
         /// (PCF8574T) then 0x3F (PCF8574AT) (see `board/README.md`).
         case auto
-        /// This address, with no probing.
         case fixed(UInt8)
 
         public var description: String {

@@ -1,6 +1,5 @@
 import Glibc
 
-/// The directory listing profiles need.
 enum BoardFiles {
     /// The entries of `directory` without `.` and `..`; empty if it cannot be opened.
     static func names(in directory: String) -> [String] {

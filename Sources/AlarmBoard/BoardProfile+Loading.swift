@@ -2,27 +2,19 @@ import Glibc
 import TOMLConfig
 
 extension BoardProfile {
-    /// Where installed profiles are: `/usr/share/alarmd/boards`. In a checkout they are in the
-    /// repository's `board/`.
     public static let installedDirectory = "/usr/share/alarmd/boards"
-
-    /// Where a checkout keeps its profiles, relative to the working directory.
+    /// Relative to the working directory.
     public static let checkoutDirectory = "board"
 
-    /// The directory named profiles are looked up in, for `directory` as configured (by default
-    /// ``installedDirectory``): `directory` itself, except that ``installedDirectory`` when it
-    /// does not exist (nothing installed: a checkout) means ``checkoutDirectory``. `alarmd` and
-    /// `alarmd selftest` both resolve names through this.
+    /// The directory named profiles are looked up in: `directory` itself, except that a missing
+    /// ``installedDirectory`` (nothing installed: a checkout) means ``checkoutDirectory``.
     public static func lookupDirectory(for directory: String = installedDirectory) -> String {
         directory == installedDirectory && access(directory, F_OK) != 0 ? checkoutDirectory : directory
     }
 
     /// Loads a profile by name (`rpi4b` reads `DIRECTORY/rpi4b.toml`) or by path (anything
-    /// containing `/` or ending in `.toml`, relative to the working directory).
-    ///
-    /// - Throws: ``ConfigError``: for an unknown name, one that lists the available names; for a
-    ///   file that cannot be read, one with the system's reason; otherwise the first problem in
-    ///   the file (see ``parse(_:file:defaultName:)``).
+    /// containing `/` or ending in `.toml`, relative to the working directory). The error for an
+    /// unknown name lists the available ones.
     public static func load(nameOrPath: String, directory: String) throws(ConfigError) -> Loaded {
         let path: String
         if isPath(nameOrPath) {
@@ -50,7 +42,6 @@ extension BoardProfile {
             .sorted()
     }
 
-    /// Whether ``load(nameOrPath:directory:)`` takes `nameOrPath` as a path rather than a name.
     public static func isPath(_ nameOrPath: String) -> Bool {
         nameOrPath.contains("/") || nameOrPath.hasSuffix(".toml")
     }

@@ -5,16 +5,13 @@ extension BoardProfile {
     /// A profile with the file it came from and the keys in it that were ignored.
     public struct Loaded: Hashable, Sendable {
         public var profile: BoardProfile
-        /// The path that was read.
         public var file: String
         /// Unknown keys and tables (typos, most likely); log them, they never stop the daemon.
         public var warnings: [ConfigWarning]
     }
 
-    /// Reads a profile from the text of a board file (the format is in `board/README.md`).
-    /// - Parameter defaultName: the name when the file has no `name` key, usually its file name.
-    /// - Throws: ``ConfigError`` for the first problem: a syntax error, a value of the wrong type
-    ///   or out of range, a required key or table that is missing, two keys naming one pin.
+    /// Reads a profile from the text of a board file (the format is in `board/README.md`);
+    /// `defaultName` names it when the file has no `name` key. Throws the first problem.
     public static func parse(_ text: String, file: String, defaultName: String) throws(ConfigError) -> Loaded {
         var reader = ConfigReader(try TOMLDocument.parse(text, file: file))
         let profile = try BoardProfile(reading: &reader, defaultName: defaultName)
@@ -211,7 +208,6 @@ extension ConfigType where Value == BoardProfile.DisplayAddress {
 }
 
 extension ConfigType where Value == DisplaySize {
-    /// `"16x2"` or `"20x4"`.
     static var displaySize: ConfigType<DisplaySize> {
         let sizes: [(String, DisplaySize)] = [("16x2", .sixteenByTwo), ("20x4", .twentyByFour)]
         let words = ConfigType<String>.word(sizes.map(\.0))

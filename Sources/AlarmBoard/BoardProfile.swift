@@ -3,12 +3,6 @@ import AlarmHardware
 /// Where a board's buttons, LED, LCD and sound are: the data of one `board/*.toml` file, so that
 /// no Swift file knows a pin number or an I2C address.
 ///
-/// ```swift
-/// let loaded = try BoardProfile.load(nameOrPath: "rpi4b", directory: BoardProfile.installedDirectory)
-/// for warning in loaded.warnings { logger.warning("Board profile key ignored", metadata: ["board.warning": "\(warning)"]) }
-/// let gpio = loaded.profile.gpio   // nil only for a simulated board
-/// ```
-///
 /// A profile describes wiring, not health: loading never touches hardware, so a profile that
 /// loads can still name a chip that is absent or a line that is taken. The backends report those
 /// as ``HardwareError``s when they open the devices.
@@ -39,15 +33,10 @@ public struct BoardProfile: Hashable, Sendable {
 extension BoardProfile {
     /// The two buttons and the LED, on one GPIO chip.
     public struct GPIO: Hashable, Sendable {
-        /// The chip all three lines are on.
         public var chip: GPIOChip
-        /// The STOP button's line.
         public var stop: GPIOLine
-        /// The SNOOZE button's line.
         public var snooze: GPIOLine
-        /// The indicator LED's line, an output.
         public var led: GPIOLine
-        /// The bias the buttons' lines are requested with.
         public var buttonBias: ButtonBias
         /// A pressed button reads low: wired to GND with a pull-up, the usual wiring.
         public var buttonsActiveLow: Bool
@@ -71,8 +60,6 @@ extension BoardProfile {
         }
     }
 
-    /// How to find the GPIO chip.
-    ///
     /// - Important: prefer the label. Chip numbers move between kernels: on a Raspberry Pi 5 the
     ///   header's chip (`pinctrl-rp1`) was `gpiochip4` before Raspberry Pi's kernel 6.6.45 and
     ///   `gpiochip0` after.
@@ -93,7 +80,6 @@ extension BoardProfile {
         }
     }
 
-    /// One line of the chip.
     public enum GPIOLine: Hashable, Sendable, CustomStringConvertible {
         /// The line's name, as `gpioinfo` prints it: `GPIO4` on Raspberry Pi OS.
         case name(String)
@@ -108,7 +94,6 @@ extension BoardProfile {
         }
     }
 
-    /// The bias a button's line is requested with.
     public enum ButtonBias: String, Hashable, Sendable, CaseIterable {
         /// The SoC's internal pull-up (about 50 kΩ on a Raspberry Pi): buttons to GND.
         case pullUp = "pull-up"
@@ -120,7 +105,6 @@ extension BoardProfile {
         case asIs = "as-is"
     }
 
-    /// The ALSA output for the alarm sound.
     public struct Sound: Hashable, Sendable {
         /// The ALSA PCM name: `default`, `plughw:CARD=Headphones,DEV=0`, `hw:Loopback,0,0`.
         public var device: String
