@@ -7,10 +7,9 @@ import Glibc
 /// clicks, and a click on every beep is harsh at 6 a.m. Gain is not applied here: the audio
 /// backend applies the crescendo to whatever it plays.
 public struct AlarmTone: Hashable, Sendable {
-    /// Samples per second.
     public var sampleRate: Int
     /// The beep's pitch in Hz. 2.5-3 kHz is where a small speaker is loudest and the ear most
-    /// sensitive; 880 Hz is gentler. Default 2,000 Hz.
+    /// sensitive; 880 Hz is gentler.
     public var frequency: Double
     public var beepsPerBurst: Int
     public var beep: Duration
@@ -36,7 +35,6 @@ public struct AlarmTone: Hashable, Sendable {
         self.peak = peak
     }
 
-    /// How long one loop lasts.
     public var loopDuration: Duration {
         beep * beepsPerBurst + gapBetweenBeeps * (beepsPerBurst - 1) + pauseAfterBurst
     }

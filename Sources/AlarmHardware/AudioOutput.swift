@@ -22,7 +22,6 @@ public struct GainRamp: Hashable, Sendable {
         self.duration = duration
     }
 
-    /// A constant gain.
     public static func constant(_ decibels: Double) -> GainRamp {
         GainRamp(from: decibels, to: decibels, over: .zero)
     }
@@ -35,7 +34,7 @@ public struct GainRamp: Hashable, Sendable {
         return start + (target - start) * fraction
     }
 
-    /// The linear amplitude factor for a gain in dB.
+    /// The linear amplitude factor.
     public static func amplitude(decibels: Double) -> Double {
         pow(10, decibels / 20)
     }

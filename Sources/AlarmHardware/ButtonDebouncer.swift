@@ -1,21 +1,15 @@
 /// Turns the raw, chattering edges of a mechanical button into clean presses and releases, from
 /// the edges' timestamps (no timers of its own).
 ///
-/// A contact bounces for a few milliseconds after it moves. An edge is accepted when it changes
-/// the debounced level and comes at least ``interval`` after the last accepted edge; edges inside
-/// that window are bounce and are dropped. The line may settle on the level of a dropped edge (a
-/// tap shorter than the window, say): then the debounced level would be stale, and a released
-/// button would look held. So a dropped edge asks for a confirmation: the backend reads the line's
-/// level once at ``confirmationDeadline(for:)`` and passes it to ``confirm(_:level:at:)``. Used by
-/// backends whose hardware cannot debounce (libgpiod 1).
-///
-/// ```swift
-/// if let event = debouncer.accept(raw) { continuation.yield(event) }
-/// if let due = debouncer.confirmationDeadline(for: .stop) { /* read the line at `due` */ }
-/// ```
+/// An edge is accepted when it changes the debounced level and comes at least ``interval`` after
+/// the last accepted edge; edges inside that window are bounce. The line may settle on the level
+/// of a dropped edge (a tap shorter than the window), which would leave a released button looking
+/// held, so a dropped edge asks the backend to read the line once at
+/// ``confirmationDeadline(for:)`` and pass it to ``confirm(_:level:at:)``. Used by backends whose
+/// hardware cannot debounce (libgpiod 1).
 public struct ButtonDebouncer: Sendable {
-    /// How long after an accepted edge further edges are taken as bounce. Default 30 ms: tactile
-    /// switches settle within 5-20 ms, and nobody presses twice within 30 ms.
+    /// How long after an accepted edge further edges are taken as bounce. Tactile switches settle
+    /// within 5-20 ms, and nobody presses twice within 30 ms.
     public let interval: Duration
     private var level: [Button: ButtonEvent.Edge] = [:]
     private var lastAccepted: [Button: Duration] = [:]

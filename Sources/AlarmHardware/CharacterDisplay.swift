@@ -19,7 +19,6 @@ public struct DisplayFrame: Hashable, Sendable, CustomStringConvertible {
     /// `rows` rows of `columns` codes each.
     public private(set) var codes: [[UInt8]]
 
-    /// A blank frame (spaces).
     public init(size: DisplaySize) {
         self.size = size
         codes = Array(repeating: Array(repeating: HD44780Text.space, count: size.columns), count: size.rows)
@@ -57,11 +56,10 @@ public struct Glyph: Hashable, Sendable {
 /// `AlarmSimulator`. A display that does not answer must leave the alarm working: callers log
 /// the error and carry on.
 public protocol CharacterDisplay: Sendable {
-    /// The display's size, from the board profile.
+    /// From the board profile.
     var size: DisplaySize { get }
     /// Shows `frame` (a backend may rewrite only the cells that changed).
     func show(_ frame: DisplayFrame) async throws
-    /// Turns the backlight on or off.
     func setBacklight(_ on: Bool) async throws
     /// Loads a custom glyph into `slot` (0...7); frames show it with the code `slot`.
     func define(_ glyph: Glyph, slot: Int) async throws

@@ -10,7 +10,6 @@ public final class EventFeed<Event: Sendable>: Sendable {
 
     public init() {}
 
-    /// A new stream of the events sent from now on.
     public func subscribe() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
         let key = nextKey.add(1, ordering: .relaxed).newValue

@@ -7,7 +7,6 @@
 ///   spelled out (`æ` → `ae`), typographic quotes and dashes made plain;
 /// - anything else is replaced *visibly*, with a full block (0xFF), never dropped silently.
 public enum HD44780Text {
-    /// The ROM code of a space.
     public static let space: UInt8 = 0x20
     /// What an unknown character becomes: a full block, so a person sees something is missing.
     public static let replacement: UInt8 = 0xFF

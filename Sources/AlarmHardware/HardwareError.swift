@@ -36,7 +36,6 @@ public struct HardwareError: Error, Hashable, Sendable, CustomStringConvertible 
 }
 
 extension HardwareError.Kind {
-    /// The kind in words, for people.
     public var phrase: String {
         switch self {
         case .deviceUnavailable: "not available"

@@ -2,7 +2,6 @@
 /// colours.
 public enum IndicatorPattern: Hashable, Sendable {
     case off
-    /// Steadily on.
     case steady(IndicatorColor)
     /// On for `on`, off for `off`, repeated.
     case blink(IndicatorColor, on: Duration, off: Duration)
@@ -32,7 +31,7 @@ public struct IndicatorColor: Hashable, Sendable {
 /// backend plays the pattern itself, timed by its own thread or timer, never by a busy loop, so
 /// the appliance does not wake up for each blink.
 public protocol Indicator: Sendable {
-    /// Whether the LED shows colours (RGB) or only light.
+    /// RGB, rather than only light.
     var hasColor: Bool { get }
     /// Replaces the pattern shown.
     /// - Throws: ``HardwareError`` if the LED cannot be driven; the previous pattern may remain.

@@ -100,7 +100,6 @@ public enum WAVError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Bounds-checked little-endian reading.
 private struct LittleEndianReader {
     private let bytes: [UInt8]
     private var offset = 0
