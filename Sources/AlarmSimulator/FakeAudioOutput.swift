@@ -3,15 +3,7 @@ import AlarmTime
 import Synchronization
 
 /// An audio output that remembers what it plays, with knobs for the failures a real one has.
-///
-/// ```swift
-/// var audio = fake.events().makeAsyncIterator()
-/// fake.failNextPlay(with: HardwareError(.busy, device: "hw:0"))
-/// ... // the appliance falls back
-/// fake.failWhilePlaying(with: HardwareError(.deviceUnavailable, device: "hw:0"))  // unplugged
-/// ```
 public final class FakeAudioOutput: AudioOutput, FakePart, Sendable {
-    /// Something that happened to the output.
     public enum Event: Hashable, Sendable {
         case started(SoundSource, gain: GainRamp, looping: Bool)
         case stopped
@@ -21,7 +13,6 @@ public final class FakeAudioOutput: AudioOutput, FakePart, Sendable {
         case failed(HardwareError)
     }
 
-    /// What is playing.
     public struct Playback: Hashable, Sendable {
         public var source: SoundSource
         public var gain: GainRamp
@@ -29,7 +20,6 @@ public final class FakeAudioOutput: AudioOutput, FakePart, Sendable {
         /// The monotonic time playback began, on the clock given at init (zero without one).
         public var startedAt: Duration
 
-        /// The gain playing at monotonic time `now`, along the ramp.
         public func decibels(at now: Duration) -> Double {
             gain.decibels(after: now - startedAt)
         }
@@ -60,16 +50,13 @@ public final class FakeAudioOutput: AudioOutput, FakePart, Sendable {
         self.clock = clock
     }
 
-    /// What is playing now, if anything.
     public var nowPlaying: Playback? { state.withLock { $0.nowPlaying } }
 
-    /// Every ``prepare(_:for:)`` so far, oldest first.
+    /// Oldest first.
     public var preparations: [Preparation] { state.withLock { $0.preparations } }
 
-    /// Everything that happens from now on.
     public func events() -> AsyncStream<Event> { feed.subscribe() }
 
-    /// Makes the next play fail with `error`.
     public func failNextPlay(with error: HardwareError) {
         state.withLock { $0.nextFailure = error }
     }

@@ -17,7 +17,6 @@ public final class FakeButtonInput: ButtonInput, FakePart, Sendable {
     private let feed = EventFeed<ButtonEvent>()
     private let unheard = Mutex<[ButtonEvent]>([])
 
-    /// Buttons whose events carry `clock.monotonicNow`.
     public init(clock: any WallClock) {
         self.clock = clock
     }
@@ -26,12 +25,10 @@ public final class FakeButtonInput: ButtonInput, FakePart, Sendable {
         feed.subscribe()
     }
 
-    /// The button goes down now.
     public func press(_ button: Button) {
         send(ButtonEvent(button, .pressed, at: clock.monotonicNow))
     }
 
-    /// The button comes up now.
     public func release(_ button: Button) {
         send(ButtonEvent(button, .released, at: clock.monotonicNow))
     }

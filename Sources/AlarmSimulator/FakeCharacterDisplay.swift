@@ -3,7 +3,6 @@ import Synchronization
 
 /// A character LCD that keeps its grid, backlight and glyphs, and can stop answering.
 public final class FakeCharacterDisplay: CharacterDisplay, Sendable {
-    /// Something that reached the display.
     public enum Event: Hashable, Sendable {
         case frame(DisplayFrame)
         case backlight(Bool)
@@ -26,14 +25,12 @@ public final class FakeCharacterDisplay: CharacterDisplay, Sendable {
         state = Mutex(State(frame: DisplayFrame(size: size)))
     }
 
-    /// The grid shown now.
     public var frame: DisplayFrame { state.withLock { $0.frame } }
     /// The rows as text (custom glyphs as ①...⑧).
     public var lines: [String] { frame.codes.map(HD44780Text.preview) }
     public var isBacklightOn: Bool { state.withLock { $0.backlight } }
     public var glyphs: [Int: Glyph] { state.withLock { $0.glyphs } }
 
-    /// Everything that reaches the display from now on.
     public func events() -> AsyncStream<Event> { feed.subscribe() }
 
     /// Makes every operation fail with `error` until called with `nil` (the display does not answer).

@@ -11,10 +11,8 @@ public final class FakeIndicator: Indicator, FakePart, Sendable {
         self.hasColor = hasColor
     }
 
-    /// What the LED shows now.
     public var pattern: IndicatorPattern { state.withLock { $0.pattern } }
 
-    /// Every pattern shown from now on.
     public func events() -> AsyncStream<IndicatorPattern> { feed.subscribe() }
 
     /// Makes the next ``show(_:)`` fail with `error`, leaving the pattern as it was.

@@ -2,11 +2,6 @@ import AlarmTime
 import Synchronization
 
 /// A time zone that changes only when a test changes it.
-///
-/// ```swift
-/// let zones = ManualTimeZoneProvider(try database.rules(named: "Europe/Berlin"))
-/// zones.set(try database.rules(named: "America/New_York"))  // subscribers hear of it
-/// ```
 public final class ManualTimeZoneProvider: TimeZoneProvider, Sendable {
     private struct State {
         var zone: TimeZoneRules
@@ -37,7 +32,6 @@ public final class ManualTimeZoneProvider: TimeZoneProvider, Sendable {
         return stream
     }
 
-    /// Changes the zone and tells every subscriber.
     public func set(_ zone: TimeZoneRules) {
         let subscribers = state.withLock { state in
             state.zone = zone

@@ -48,10 +48,8 @@ public final class ManualWallClock: WallClock, Sendable {
 
     public var monotonicNow: Duration { state.withLock { $0.monotonic } }
 
-    /// How many tasks are asleep on this clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    /// The earliest deadline anyone sleeps until.
     public var earliestSleeperDeadline: Date? { state.withLock { $0.sleepers.map(\.deadline).min() } }
 
     public func sleep(until deadline: Date) async throws -> WallClockWake {

@@ -3,20 +3,13 @@ import FoundationEssentials
 
 /// A wall clock for demos that runs `speed` times faster (or slower) than real time, from `start`.
 ///
-/// ```swift
-/// let clock = try ScaledWallClock(start: sixFiftyNine, speed: 60)   // a minute per second
-/// _ = try await clock.sleep(until: seven)                           // about one real second
-/// ```
-///
 /// Time is measured on the monotonic `ContinuousClock` (`CLOCK_BOOTTIME` on Linux), so a change
 /// of the host's clock does not move the virtual one, and a sleep never ends with
 /// ``WallClockWake/clockChanged``: nothing sets this clock.
 ///
-/// ``monotonicNow`` is scaled too, from zero when the clock is made. Everything the appliance
-/// measures must run at one rate: a button held for two virtual seconds takes 3.3 ms at speed 600,
-/// and must still read as a long press from its event timestamps; and the engine tells a clock jump
-/// from the difference between `now` and `monotonicNow`, so if they ran at different rates it
-/// would see a jump on every reading.
+/// ``monotonicNow`` is scaled too, from zero: a button held two virtual seconds must still read
+/// as a long press, and the engine would see a clock jump on every reading if `now` and
+/// `monotonicNow` ran at different rates.
 public struct ScaledWallClock: WallClock {
     /// The speed given was not a finite number greater than zero.
     public struct InvalidSpeed: Error, Hashable, Sendable, CustomStringConvertible {
@@ -27,16 +20,13 @@ public struct ScaledWallClock: WallClock {
         }
     }
 
-    /// The virtual time when the clock was made.
     public let start: Date
     /// Virtual seconds per real second.
     public let speed: Double
-    /// Real time elapsed since the clock was made.
     private let realElapsed: @Sendable () -> Duration
 
-    /// A clock that reads `start` now and runs `speed` times as fast as real time.
-    /// - Throws: ``InvalidSpeed`` unless `speed` is finite and greater than zero (it usually comes
-    ///   from a command-line argument: show the error's description to the person).
+    /// `speed` usually comes from a command-line argument: show ``InvalidSpeed``'s description
+    /// to the person.
     public init(start: Date, speed: Double) throws(InvalidSpeed) {
         let origin = ContinuousClock.now
         try self.init(start: start, speed: speed, realElapsed: { ContinuousClock.now - origin })
@@ -50,15 +40,12 @@ public struct ScaledWallClock: WallClock {
         self.realElapsed = realElapsed
     }
 
-    /// `start` plus the real time elapsed since the clock was made, times `speed`.
     public var now: Date { start.addingTimeInterval(virtualSecondsElapsed) }
 
-    /// The virtual time elapsed since the clock was made (real monotonic time times `speed`).
     public var monotonicNow: Duration { .seconds(virtualSecondsElapsed) }
 
-    /// Sleeps the real time it takes the virtual clock to reach `deadline`; returns at once if it
-    /// has passed. Always returns ``WallClockWake/deadlineReached``.
-    /// - Throws: `CancellationError` when the task is cancelled.
+    /// Sleeps the real time it takes the virtual clock to reach `deadline`. Always returns
+    /// ``WallClockWake/deadlineReached``.
     public func sleep(until deadline: Date) async throws -> WallClockWake {
         while true {
             try Task.checkCancellation()
