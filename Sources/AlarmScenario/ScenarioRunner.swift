@@ -6,7 +6,6 @@ import AlarmTime
 import FoundationEssentials
 import Logging
 
-/// How a scenario went.
 public struct ScenarioReport: Hashable, Sendable {
     public var passed = 0
     public var failed = 0
@@ -18,12 +17,6 @@ public struct ScenarioReport: Hashable, Sendable {
 
 /// Runs a ``ScenarioScript`` on a ``SimulatedDevice`` in virtual time, one line of output per
 /// step: the virtual local time, `ok` or `FAIL`, the step, and for a failure what was found.
-///
-/// ```swift
-/// let script = try ScenarioScript.parse(text, file: path)
-/// let report = await ScenarioRunner.run(script, storeDirectory: tmp, logger: logger) { print($0) }
-/// print(report.summary)
-/// ```
 public enum ScenarioRunner {
     public static func run(
         _ script: ScenarioScript,

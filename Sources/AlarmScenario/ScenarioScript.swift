@@ -78,13 +78,12 @@ public struct ScenarioScript: Hashable, Sendable {
         case alarm(name: String, state: Alarm.State?)
     }
 
-    /// An LED pattern's kind, whatever its colour and timing.
+    /// Whatever its colour and timing.
     public enum LEDShape: String, Hashable, Sendable, CaseIterable {
         case off, steady, blink, flashes, breathe
     }
 }
 
-/// A line the scenario parser cannot read: the file, the line and what is wrong.
 public struct ScenarioSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
     public var file: String
     public var line: Int

@@ -14,10 +14,10 @@ import Synchronization
 /// but with no thread timing involved. Scenario scripts and whole-morning tests run on it.
 ///
 /// ```swift
-/// let device = try await SimulatedDevice(start: sixFiftyEight, zone: berlin, storeDirectory: dir)
-/// let id = try await device.schedule(.alarm(at: 7, 0, title: "Wake up"))
+/// let device = try await SimulatedDevice(start: sixFiftyEight, zone: berlin, storeDirectory: dir, logger: logger)
+/// try await device.schedule(wakeUpAtSeven)      // an AlarmDefinition
 /// await device.advance(by: 120)                 // 07:00: ringing
-/// await device.press(.snooze)
+/// await device.tap(.snooze)
 /// ```
 public final class SimulatedDevice: Sendable {
     public let clock: ManualWallClock
@@ -104,7 +104,6 @@ public final class SimulatedDevice: Sendable {
         await appliance.refresh()
     }
 
-    /// Changes the device's time zone.
     public func setTimeZone(_ zone: TimeZoneRules) async {
         zones.set(zone)
         await runtime.timeZoneMayHaveChanged()
@@ -130,8 +129,7 @@ public final class SimulatedDevice: Sendable {
         await advance(by: 0.1)
     }
 
-    /// Holds `button` down for `seconds` of virtual time, lets go, and moves the finger away for
-    /// 100 ms.
+    /// Holds `button` for `seconds` of virtual time, lets go, and waits 100 ms as ``tap(_:)`` does.
     public func hold(_ button: Button, for seconds: TimeInterval) async {
         await press(button)
         await advance(by: seconds)
@@ -147,7 +145,6 @@ public final class SimulatedDevice: Sendable {
         await appliance.soundFailed(error)
     }
 
-    /// Every play fails with `error` until called with `nil`.
     public func setSoundUnavailable(_ error: HardwareError?) async {
         audio.setUnavailable(error)
         await appliance.refresh()
@@ -184,7 +181,6 @@ public final class SimulatedDevice: Sendable {
         await appliance.refresh()
     }
 
-    /// The person's alarms.
     public func alarms() async -> [Alarm] {
         await runtime.alarms(for: client)
     }
