@@ -7,7 +7,7 @@
 ///   `async throws` getter.
 ///
 /// ```swift
-/// let manager = runtime.manager(for: .owner)
+/// let manager = runtime.manager(for: .currentUser)
 /// let alarm = try await manager.schedule(
 ///     id: Alarm.ID(),
 ///     configuration: .alarm(

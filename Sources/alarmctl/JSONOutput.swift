@@ -6,19 +6,10 @@ import FoundationEssentials
 /// internal types. New fields may be added in version 1; none is removed or changes meaning.
 ///
 /// Every document is an object with `"version": 1`. Strings hold control characters, bidi
-/// marks and line separators as `\uXXXX` escapes (``TerminalText``), never raw. Instants are ISO 8601 in the local zone with
-/// its offset (`2026-11-22T07:00:00+01:00`); lengths are seconds (numbers). Fields with nothing
-/// to say are `null`, never missing.
-///
-/// - `list`: `{"version":1,"alarms":[ALARM...]}`
-/// - `show`, `schedule`, `timer`: `{"version":1,"alarm":ALARM}`
-/// - `history`: `{"version":1,"entries":[{"date","kind","id","owner","title"}...]}`, `kind` one of
-///   `rang`, `snoozed`, `stopped`, `missed`, `autoSilenced`
-/// - `watch`: one compact object per line, `{"version":1,"time","id","state","title"}`, `state`
-///   `gone` once the alarm no longer exists
-/// - `status`: the daemon's own report, unchanged
-///
-/// ALARM is ``AlarmJSON``.
+/// marks and line separators as `\uXXXX` escapes (``TerminalText``), never raw. Instants are ISO
+/// 8601 in the local zone with its offset (`2026-11-22T07:00:00+01:00`); lengths are seconds
+/// (numbers). Fields with nothing to say are `null`, never missing. Each command's `--help`
+/// gives its document's shape; an alarm is ``AlarmJSON``; `status` passes the daemon's report on.
 enum JSONOutput {
     static let version = 1
 
@@ -84,20 +75,9 @@ enum JSONOutput {
     }
 }
 
-/// One alarm in `--json` output, version 1.
-///
-/// | field | value |
-/// |---|---|
-/// | `id` | the full id, upper case |
-/// | `owner` | the owner's uid |
-/// | `state` | `scheduled`, `countdown`, `paused` or `alerting` |
-/// | `title` | the alert's title; `null` if the daemon does not report it |
-/// | `schedule` | `null` (a timer), `{"type":"fixed","at":INSTANT}` or `{"type":"relative","time":"07:00","repeat":["mon",...]}` (`[]`: once) |
-/// | `countdown` | `null` or `{"preAlert":SECONDS\|null,"postAlert":SECONDS\|null}` |
-/// | `nextAlert` | when it next alerts (a scheduled occurrence, a running countdown's end), or `null` |
-/// | `remaining` | whole seconds left of a running or paused countdown, or `null` |
-/// | `sound` | `default` or a file name; `null` if not reported |
-/// | `secondary` | `snooze`, `custom` or `none`; `null` if not reported |
+/// One alarm in `--json` output, version 1, with the fields `alarmctl show --help` lists. `id` is
+/// upper case; `schedule.repeat` is `[]` for once; `nextAlert` is a scheduled occurrence or a
+/// running countdown's end; `remaining` counts whole seconds of a running or paused countdown.
 struct AlarmJSON: Encodable {
     var id: String
     var owner: UInt32

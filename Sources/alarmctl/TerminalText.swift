@@ -2,12 +2,10 @@
 /// made safe to print on a terminal: one user's alarm title reaches an administrator's terminal
 /// through `alarmctl list --all`, and an escape sequence in it would run there.
 ///
-/// Every character that can control a terminal or reorder what is shown is printed as its code
-/// point in Swift's escape form, `\u{1B}`, at least two hex digits: the C0 controls U+0000–U+001F
-/// (newline and tab too, so a value stays on its line and in its column), DEL U+007F, the C1
-/// controls U+0080–U+009F, the bidirectional marks, embeddings, overrides and isolates (U+061C,
-/// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the line and paragraph separators U+2028,
-/// U+2029. Everything else, a backslash included, is printed as it is.
+/// Every character that can control a terminal or reorder what is shown (``isControlling(_:)``:
+/// C0 and C1 controls, DEL, bidi controls, line and paragraph separators) is printed as its code
+/// point in Swift's escape form, `\u{1B}`. Newline and tab are escaped too, so a value stays on its
+/// line and in its column. Everything else, a backslash included, is printed as it is.
 ///
 /// `--json` output stays JSON: `JSONEncoder` escapes the C0 controls, and ``jsonEscaped(_:)``
 /// the rest of these as `\uXXXX`, which a JSON reader reads back as the same characters.
