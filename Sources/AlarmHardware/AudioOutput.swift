@@ -40,15 +40,7 @@ public struct GainRamp: Hashable, Sendable {
     }
 }
 
-/// Plays alarm sounds.
-///
-/// Backends: `ALSAAudioOutput`, ``FakeAudioOutput`` in `AlarmSimulator`.
-///
-/// ```swift
-/// try await audio.play(.builtInTone, gain: GainRamp(from: -40, to: -6, over: .seconds(30)), looping: true)
-/// ...
-/// await audio.stop()
-/// ```
+/// Plays alarm sounds. Backends: `ALSAAudioOutput`, ``FakeAudioOutput`` in `AlarmSimulator`.
 public protocol AudioOutput: Sendable {
     /// Starts `source`, replacing anything playing, with `gain` applied from its start. Returns
     /// once playback has begun.

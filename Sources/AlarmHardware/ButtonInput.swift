@@ -30,10 +30,6 @@ public struct ButtonEvent: Hashable, Sendable {
 /// Raw edges stay inside the backend: it debounces (in the kernel on libgpiod 2, with
 /// ``ButtonDebouncer`` on libgpiod 1) and reports only clean presses and releases. Long presses
 /// are classified by the appliance from the timestamps.
-///
-/// ```swift
-/// for await event in buttons.events() where event.edge == .pressed { ... }
-/// ```
 public protocol ButtonInput: Sendable {
     /// A new stream of every button event from now on.
     /// - Important: a stream has one consumer; call again for another.

@@ -33,18 +33,17 @@ public struct HD44780Timing: Hashable, Sendable {
         self.coveredByBus = coveredByBus
     }
 
-    /// The HD44780U datasheet's figures with a margin: 50 ms, 5 ms, 150 µs, 41 µs, 2 ms. On any
-    /// PCF8574 bus only the reset sequence and Clear Display need an explicit wait.
+    /// The HD44780U datasheet's figures with a margin. On any PCF8574 bus only the reset sequence
+    /// and Clear Display need an explicit wait.
     public static let datasheet = HD44780Timing(
         powerOn: .milliseconds(50), firstReset: .milliseconds(5), secondReset: .microseconds(150),
         instruction: .microseconds(41), clear: .milliseconds(2), coveredByBus: .microseconds(45))
 
-    /// Four times ``datasheet`` (200 ms, 20 ms, 600 µs, 164 µs, 8 ms), for controllers slower
-    /// than the 270 kHz the datasheet assumes: the Arduino forum reports an HD44780A00 20x4 that
-    /// dropped characters until clear got 2.5 ms and instructions 140 µs ("LCD from Axman"), and
-    /// clones sold as HD44780-compatible carry no timing guarantee of their own. Every
+    /// Four times ``datasheet``, for controllers slower than the 270 kHz the datasheet assumes:
+    /// the Arduino forum reports an HD44780A00 20x4 that dropped characters until clear got 2.5 ms
+    /// and instructions 140 µs ("LCD from Axman"), and clones carry no timing guarantee. Every
     /// instruction then waits explicitly: a full 20x4 frame (82 instructions) waits 13.4 ms more,
-    /// plus the kernel's timer slack on each of those sleeps.
+    /// plus the kernel's timer slack on each sleep.
     public static let compatibility = HD44780Timing(
         powerOn: .milliseconds(200), firstReset: .milliseconds(20), secondReset: .microseconds(600),
         instruction: .microseconds(164), clear: .milliseconds(8), coveredByBus: .microseconds(45))

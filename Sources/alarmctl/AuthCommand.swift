@@ -3,7 +3,6 @@ import AlarmKit
 import AlarmProtocol
 import ArgumentParser
 
-/// `alarmctl auth`: whether you may set alarms, and (administrators) who else may.
 struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",

@@ -4,7 +4,6 @@ import AlarmTime
 import ArgumentParser
 import FoundationEssentials
 
-/// `alarmctl history`: what happened to alarms, oldest first.
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",

@@ -3,7 +3,6 @@ import AlarmTime
 import ArgumentParser
 import FoundationEssentials
 
-/// `alarmctl list`: the caller's alarms as a table, or everyone's for administrators.
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",

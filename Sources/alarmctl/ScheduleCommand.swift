@@ -3,7 +3,6 @@ import AlarmTime
 import ArgumentParser
 import FoundationEssentials
 
-/// `alarmctl schedule`: an alarm at a wall time (once or weekly) or at one instant.
 struct ScheduleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schedule",

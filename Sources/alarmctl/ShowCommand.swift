@@ -3,7 +3,6 @@ import AlarmTime
 import ArgumentParser
 import FoundationEssentials
 
-/// `alarmctl show ID`: everything about one of the caller's alarms.
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",

@@ -4,7 +4,6 @@ import AlarmTime
 import ArgumentParser
 import FoundationEssentials
 
-/// `alarmctl status`: the daemon, its clock, its alarms and each part of the board.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",

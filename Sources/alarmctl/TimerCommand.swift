@@ -2,7 +2,6 @@ import AlarmKit
 import ArgumentParser
 import FoundationEssentials
 
-/// `alarmctl timer DURATION`: a countdown that starts now and rings at its end.
 struct TimerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "timer",

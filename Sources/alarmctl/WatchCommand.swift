@@ -4,7 +4,6 @@ import ArgumentParser
 import FoundationEssentials
 import UnixSignals
 
-/// `alarmctl watch`: one line per change of the caller's alarms until Ctrl-C.
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
