@@ -76,9 +76,9 @@ public actor HD44780Display: CharacterDisplay {
     public var address: UInt8? { shadow == nil ? nil : chip }
 
     /// Shows `frame`, sending only the cells that differ from what the display holds (see
-    /// ``HD44780Layout``). A frame of another size shows its top-left part, padded with spaces.
+    /// `HD44780Layout`). A frame of another size shows its top-left part, padded with spaces.
     /// - Throws: ``HardwareError`` from the bus, or `.deviceUnavailable` when probing finds no
-    ///   backpack. The display is initialised again on the next call.
+    ///   backpack.
     public func show(_ frame: DisplayFrame) async throws(HardwareError) {
         try recovering { () throws(HardwareError) in
             try prepare()
