@@ -67,9 +67,8 @@ public actor AlarmRuntime {
     var clockOffset: TimeInterval
     var armedDeadline: Date?
     var sleepTask: Task<WallClockWake, any Error>?
-    /// A change in effect is not durable yet: a time-driven change whose save is pending, or any
-    /// change whose save failed and that stands anyway (an alert's start, a STOP at the bedside).
-    var hasUnsavedChanges = false
+    /// Whether the changes in effect are on disk, and the job that saves time-driven ones.
+    var durability = Durability.saved
     /// Why saves fail, while they do; logged once when it begins and once when it ends.
     var storageFault: StorageFault?
     /// While saves fail, when the store is next tried (the timer wakes for it).
@@ -78,8 +77,6 @@ public actor AlarmRuntime {
     /// Files found bad when the store was loaded, and whether a person at the device saw them.
     var storeProblemsAtStart: [String]
     var storeProblemsAcknowledged = false
-    /// The save of time-driven changes, run as a job of its own once they are published.
-    var timeDrivenSave: Task<Void, Never>?
     /// Alarms changed (or removed) since the last durable save: the next journal entry's.
     var unsavedAlarms: Set<AlarmKey> = []
     /// What rang, was snoozed, stopped, silenced or missed, newest last.
@@ -151,7 +148,7 @@ public actor AlarmRuntime {
                 // The next save may be a journal entry: it carries every alarm, as the snapshot would have.
                 unsavedAlarms = scheduler.changedIDs.union(scheduler.snapshot.alarms.map(\.key))
                 let fault = StorageFault(error, since: now)
-                hasUnsavedChanges = true
+                durability = .unsaved
                 storageFault = fault
                 storageRetryAt = now.addingTimeInterval(storageRetryInterval.timeInterval)
                 logger.error(Self.storageFaultMessage, metadata: ["store.error": "\(fault)"])
@@ -180,10 +177,10 @@ public actor AlarmRuntime {
         eventBroadcast.finishAll()
         snapshotBroadcast.finishAll()
         // Every change is durable already; a snapshot now lets the next start read one file.
-        if store.hasJournalEntries || hasUnsavedChanges {
+        if store.hasJournalEntries || durability.hasUnsavedChanges {
             do {
                 try writeSnapshot()
-            } catch where hasUnsavedChanges {
+            } catch where durability.hasUnsavedChanges {
                 // What the store could not take all along is lost with the process: after the
                 // restart an alert silenced meanwhile rings again if it is within auto-silence.
                 logger.error("Changes not written at shutdown: the store cannot be written", metadata: ["store.error": "\(error)"])
@@ -220,6 +217,7 @@ public actor AlarmRuntime {
     /// and the device is told so that it shows the fault.
     func saveState() throws {
         try trackingStorageHealth { try writeChanges() }
+        durability.markSaved()
     }
 
     /// Runs a write of the store: its failure starts (or continues) the storage fault, its
@@ -276,7 +274,7 @@ public actor AlarmRuntime {
     /// Whether the store can be written, and what was wrong with it at start.
     public var storageHealth: StorageHealth {
         StorageHealth(
-            fault: storageFault, hasUnsavedChanges: hasUnsavedChanges, problemsAtStart: storeProblemsAtStart,
+            fault: storageFault, hasUnsavedChanges: durability.hasUnsavedChanges, problemsAtStart: storeProblemsAtStart,
             problemsAcknowledged: storeProblemsAcknowledged)
     }
 
@@ -301,13 +299,13 @@ public actor AlarmRuntime {
             scheduler.clearChangedIDs()
             try store.save(Self.storedState(scheduler, authorizations: authorizations, savedAt: clock.now))
             unsavedAlarms.removeAll()
-            hasUnsavedChanges = false
         }
+        durability.markSaved()
     }
 
     /// Waits for the save of time-driven changes, if one is due (for tests).
     func settleStore() async {
-        await timeDrivenSave?.value
+        if case .saveQueued(let job, _) = durability { await job.value }
     }
 
     /// What the store keeps of the engine's state.
@@ -334,9 +332,14 @@ public actor AlarmRuntime {
         // at the engine may wait for a disk sync (tens of milliseconds on an SD card). A restart
         // before the save rings it again.
         publish(outcome)
-        if outcome.hasChanges { hasUnsavedChanges = true }
-        if hasUnsavedChanges || isStorageRetryDue, timeDrivenSave == nil {
-            timeDrivenSave = Task { self.saveTimeDrivenChanges() }
+        if outcome.hasChanges { durability.markUnsaved() }
+        switch durability {
+        case .saveQueued:
+            break
+        case .saved where !isStorageRetryDue:
+            break
+        case .saved, .unsaved:
+            durability = .saveQueued(Task { self.saveTimeDrivenChanges() }, unsaved: durability.hasUnsavedChanges)
         }
     }
 
@@ -346,14 +349,12 @@ public actor AlarmRuntime {
     /// While saves fail, a retry with nothing unsaved writes an empty entry: that is how the
     /// engine learns that storage works again.
     func saveTimeDrivenChanges() {
-        timeDrivenSave = nil
-        guard hasUnsavedChanges || isStorageRetryDue else { return }
-        do {
-            try saveState()
-            hasUnsavedChanges = false
-        } catch {
-            // The fault is logged once, when it begins; every failure moves the next retry on.
-        }
+        guard case .saveQueued(_, let unsaved) = durability else { return }
+        durability = unsaved ? .unsaved : .saved
+        guard unsaved || isStorageRetryDue else { return }
+        // A failure keeps the changes unsaved; the fault is logged once, when it begins, and every
+        // failure moves the next retry on.
+        try? saveState()
     }
 
     var isStorageRetryDue: Bool { storageRetryAt.map { clock.now >= $0 } ?? false }
@@ -365,9 +366,8 @@ public actor AlarmRuntime {
     func commitSilencing(_ outcome: SchedulerOutcome) {
         do {
             try saveState()
-            hasUnsavedChanges = false
         } catch {
-            hasUnsavedChanges = true
+            durability.markUnsaved()
             logger.warning("Alarm silenced, but not durable yet: the store cannot be written", metadata: [
                 "store.error": "\(error)",
             ])
@@ -379,7 +379,6 @@ public actor AlarmRuntime {
     func commitClientChange(_ outcome: SchedulerOutcome, undo checkpoint: AlarmScheduler.Checkpoint) throws {
         do {
             try saveState()
-            hasUnsavedChanges = false
         } catch {
             scheduler.rollBack(to: checkpoint)
             logger.error("Alarm change refused: the store could not be saved", metadata: ["store.error": "\(error)"])
@@ -450,5 +449,44 @@ public actor AlarmRuntime {
 
     static func offset(now: Date, monotonic: Duration) -> TimeInterval {
         now.timeIntervalSince1970 - monotonic.timeInterval
+    }
+}
+
+extension AlarmRuntime {
+    /// Whether the changes in effect are on disk, and the job that saves time-driven ones.
+    enum Durability {
+        /// Every change in effect is on disk.
+        case saved
+        /// A change in effect is not on disk: its save failed and it stands anyway (an alert's
+        /// start, a STOP at the bedside), or it happened with time and waits for its save. The
+        /// next save, retry or shutdown writes it.
+        case unsaved
+        /// A job of its own saves soon: the time-driven changes waiting for it (`unsaved`), or a
+        /// retry of a failing store.
+        case saveQueued(Task<Void, Never>, unsaved: Bool)
+
+        var hasUnsavedChanges: Bool {
+            switch self {
+            case .saved: false
+            case .unsaved: true
+            case .saveQueued(_, let unsaved): unsaved
+            }
+        }
+
+        /// A save wrote every change in effect; a queued job stays, with nothing of them to write.
+        mutating func markSaved() {
+            switch self {
+            case .saved, .unsaved: self = .saved
+            case .saveQueued(let job, _): self = .saveQueued(job, unsaved: false)
+            }
+        }
+
+        /// A change in effect is not on disk.
+        mutating func markUnsaved() {
+            switch self {
+            case .saved, .unsaved: self = .unsaved
+            case .saveQueued(let job, _): self = .saveQueued(job, unsaved: true)
+            }
+        }
     }
 }
