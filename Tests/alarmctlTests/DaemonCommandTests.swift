@@ -158,14 +158,8 @@ struct DaemonCommandTests {
     func anotherUserIsRefusedUntilGrantedAndSeesOnlyTheirOwnAlarms() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
-        chmod(daemon.directory.path, 0o711)
-        chmod(daemon.socket, 0o666)
-        func asNobody(_ arguments: [String]) async throws -> ChildProcess.Result {
-            try await ChildProcess.run(
-                "/usr/bin/setpriv",
-                ["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.product("alarmctl")] + arguments,
-                environment: ["ALARMD_SOCKET": daemon.socket, "TZ": "UTC"])
-        }
+        daemon.openToEveryone()
+        let asNobody = daemon.alarmctlAsNobody
         #expect(try await asNobody(["auth", "status"]).standardOutput == "notDetermined\n")
         _ = try await daemon.alarmctl(["auth", "revoke", "nobody"])
         let refused = try await asNobody(["timer", "5m"])
@@ -223,14 +217,8 @@ struct DaemonCommandTests {
     func statusGivesAUserOnlyTheirOwnAlarmFiguresAndAnAdministratorTheDevices() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }
-        chmod(daemon.directory.path, 0o711)
-        chmod(daemon.socket, 0o666)
-        func asNobody(_ arguments: [String]) async throws -> ChildProcess.Result {
-            try await ChildProcess.run(
-                "/usr/bin/setpriv",
-                ["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.product("alarmctl")] + arguments,
-                environment: ["ALARMD_SOCKET": daemon.socket, "TZ": "UTC"])
-        }
+        daemon.openToEveryone()
+        let asNobody = daemon.alarmctlAsNobody
         _ = try await daemon.alarmctl(["auth", "grant", "65534"])
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         // Root's: one ringing already (due a minute ago, within the grace period), and one due

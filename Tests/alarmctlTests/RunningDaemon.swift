@@ -116,6 +116,21 @@ final class RunningDaemon {
             environment: ["ALARMD_SOCKET": socket, "TZ": "UTC"].merging(environment) { _, given in given })
     }
 
+    /// Lets any user reach the socket (the directory searchable, the socket 0666), so that the
+    /// daemon's own checks are what refuses them.
+    func openToEveryone() {
+        chmod(directory.path, 0o711)
+        chmod(socket, 0o666)
+    }
+
+    /// Runs alarmctl as user nobody (65534, no groups) through setpriv, in UTC.
+    func alarmctlAsNobody(_ arguments: [String]) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", ChildProcess.product("alarmctl")] + arguments,
+            environment: ["ALARMD_SOCKET": socket, "TZ": "UTC"])
+    }
+
     /// Whether this alarmd answers `alarmRecords`, alarmctl's source of titles and countdown ends.
     func reportsRecords() async throws -> Bool {
         let client = ControlClient(path: socket)
