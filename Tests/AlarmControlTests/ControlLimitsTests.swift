@@ -112,8 +112,8 @@ struct ControlLimitsTests {
         let prompter = GatedPrompter()
         let rig = try ServerRig(authorizer: prompter, configure: { $0.idleTimeout = .seconds(5) })
         try await rig.serving {
-            let connection = try await rig.rawConnection(as: ControlServerTests.plainUser)
-            await connection.send(Sample.request(1, "requestAuthorization"))
+            let connection = try await rig.rawConnection(
+                as: ControlServerTests.plainUser, sending: Sample.request(1, "requestAuthorization"))
             await prompter.waitUntilAsked()
             // The server finishes the request after this, so its idle timer starts after it too;
             // when the client reads the answer says nothing of when the server sent it.
