@@ -111,8 +111,8 @@ struct ControlLimitsTests {
         let prompter = GatedPrompter()
         let rig = try ServerRig(authorizer: prompter, configure: { $0.idleTimeout = .seconds(5) })
         try await rig.serving {
-            let connection = try await rig.rawConnection(as: ControlServerTests.plainUser)
-            await connection.send(Sample.request(1, "requestAuthorization"))
+            let connection = try await rig.rawConnection(
+                as: ControlServerTests.plainUser, sending: Sample.request(1, "requestAuthorization"))
             await prompter.waitUntilAsked()
             // Longer than the timeout while the request waits: a pending request is not idleness.
             rig.advanceServerClock(by: 60)

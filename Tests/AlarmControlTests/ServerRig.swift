@@ -118,12 +118,20 @@ final class ServerRig: Sendable {
     }
 
     /// A raw connection for sending arbitrary bytes.
-    func rawConnection(as user: (uid: UInt32, gid: UInt32)? = nil) async throws -> RawConnection {
+    /// - Parameter firstLine: written on the connecting thread right after the connect, so that a
+    ///   short idle timeout cannot run out before it however long the test waits for a thread.
+    func rawConnection(as user: (uid: UInt32, gid: UInt32)? = nil, sending firstLine: [UInt8]? = nil) async throws -> RawConnection {
         let path = socketPath
         let opened = await ControlThread.run { () -> Result<Int32, ControlSocketError> in
             do throws(ControlSocketError) {
-                if let user { return .success(try UnixSocket.connect(to: path, uid: user.uid, gid: user.gid)) }
-                return .success(try UnixSocket.connect(to: path))
+                let fd: Int32
+                if let user {
+                    fd = try UnixSocket.connect(to: path, uid: user.uid, gid: user.gid)
+                } else {
+                    fd = try UnixSocket.connect(to: path)
+                }
+                if let firstLine { _ = firstLine.withUnsafeBytes { UnixSocket.send(fd, $0) } }
+                return .success(fd)
             } catch {
                 return .failure(error)
             }
