@@ -11,7 +11,7 @@ import Logging
 /// unwinds the main thread's stack: that reads the binary's `.eh_frame_hdr` and much of its
 /// `.eh_frame` and loads `libgcc_s` for the unwinder, about 0.7 MiB of an idle daemon's resident
 /// memory (BENCHMARKS.md, "The link order"). Nothing here runs on the main actor or the main
-/// dispatch queue; signals still reach their dispatch sources (SIGTERM, SIGINT).
+/// dispatch queue. Tasks run on ``ThreadPoolExecutor``, not libdispatch's pool.
 @main
 enum AlarmdEntry {
     static func main() {
@@ -20,6 +20,8 @@ enum AlarmdEntry {
         // idle, and glibc's per-thread cache serves most small allocations without the arena's
         // lock: one arena is 0.3–0.4 MiB less idle RSS (BENCHMARKS.md, the daemon).
         _ = alarmd_malloc_use_one_arena()
+        // Before any task: libdispatch's pool would wake the idle daemon every second.
+        ThreadPoolExecutor.installAsGlobalExecutor()
         Task.detached {
             await AlarmdCommand.main()
             exit(0)

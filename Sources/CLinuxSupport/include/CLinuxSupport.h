@@ -47,5 +47,6 @@ int alarmd_malloc_use_one_arena(void);
 #include "CLinuxSupportI2C.h"
 #include "CLinuxSupportSocket.h"
 #include "CLinuxSupportNotify.h"
+#include "CLinuxSupportSignals.h"
 
 #endif
