@@ -13,7 +13,8 @@ import Synchronization
 /// reads the engine's whole ``DeviceSnapshot`` and brings each part in line with it, so a lost
 /// event or a part that failed once can never leave the device showing the wrong thing. Between
 /// wake-ups it sleeps: once a minute for an idle clock, once a second for a countdown, plus
-/// scrolling titles and the backlight's timeout. No polling.
+/// scrolling titles and the backlight's timeout; with the display failed, only for its retries,
+/// which back off to one every five minutes. No polling.
 ///
 /// ```swift
 /// let appliance = Appliance(runtime: runtime, hardware: hardware, clock: clock,
@@ -61,13 +62,20 @@ public actor Appliance {
     var preparedAlert: (alarm: AlarmKey, at: Date)?
     /// When the sound device is next to be made ready for an alert (see ``prepareSoundIfDue(_:)``).
     var soundPreparationAt: Date?
+    /// The sound's health: a fault shows until the next sound that plays; retried at a fixed
+    /// interval while an alert has no sound.
+    var sound = PartHealth.working
+    /// The display's and the LED's: retried after a wait that doubles up to five minutes, so a
+    /// part that stays missing costs a few wake-ups an hour.
+    var display = PartHealth.working
+    var indicator = PartHealth.working
+
     /// Why the last attempt to play failed; cleared by the next sound that plays.
-    public private(set) var soundFault: HardwareError?
-    var soundRetryAt: Date?
-    public private(set) var displayFault: HardwareError?
-    var displayRetryAt: Date?
-    public private(set) var indicatorFault: HardwareError?
-    var indicatorRetryAt: Date?
+    public var soundFault: HardwareError? { sound.fault }
+    /// Why the display last failed; cleared once it answers.
+    public var displayFault: HardwareError? { display.fault }
+    /// Why the LED last failed; cleared once it shows a pattern.
+    public var indicatorFault: HardwareError? { indicator.fault }
 
     /// Clients waiting for the person's answer, oldest first.
     var prompts: [PendingPrompt] = []
@@ -198,11 +206,17 @@ public actor Appliance {
     }
 
     /// When the appliance next needs to wake by itself: the next change on the screen, the
-    /// backlight's timeout, a sound retry, a held button becoming a long press.
+    /// backlight's timeout, a part's retry, a held button becoming a long press. A failed display
+    /// has no screen to change: only its retry wakes the appliance for it, and the retry redraws.
     public var nextWake: Date? {
         let now = clock.now
-        var candidates = [nextScreenChange, soundRetryAt, displayRetryAt, indicatorRetryAt, prompts.first?.deadline]
-        candidates += [backlightUntil, nextAlarmShownUntil, soundPreparationAt].map { $0.flatMap { $0 > now ? $0 : nil } }
+        var candidates = [sound.retryAt, display.retryAt, indicator.retryAt, prompts.first?.deadline]
+        var timeouts = [soundPreparationAt]
+        if display.isWorking {
+            candidates.append(nextScreenChange)
+            timeouts += [backlightUntil, nextAlarmShownUntil]
+        }
+        candidates += timeouts.map { $0.flatMap { $0 > now ? $0 : nil } }
         var monotonicDeadlines = Button.allCases.compactMap { debouncer.confirmationDeadline(for: $0) }
         if let held = gestures.nextDeadline { monotonicDeadlines.append(held) }
         if let soonest = monotonicDeadlines.min() {
@@ -244,7 +258,7 @@ public actor Appliance {
     /// play. The next alert still tries to play, and a playback that works clears it.
     public func soundUnavailable(_ error: HardwareError) async {
         guard playing == nil else { return }
-        soundFault = error
+        sound.recordFault(error)
         await refresh()
     }
 
@@ -256,7 +270,7 @@ public actor Appliance {
             "error": "\(error)",
         ])
         playing = nil
-        soundFault = error
+        sound.recordFault(error)
         if case .file = failed.source { fileSoundFailed = failed.alarm }
         await refresh()
     }
@@ -267,13 +281,13 @@ public actor Appliance {
                 await hardware.audio.stop()
                 playing = nil
             }
-            soundRetryAt = nil
+            sound.cancelRetry()
             // The next alert tries its named sound again (a busy device may be free by then).
             fileSoundFailed = nil
             return
         }
         if playing?.alarm == presented.key { return }
-        if playing == nil, let retryAt = soundRetryAt, snapshot.now < retryAt { return }
+        if playing == nil, let retryAt = sound.retryAt, snapshot.now < retryAt { return }
         await startSound(for: presented, in: snapshot)
     }
 
@@ -334,11 +348,10 @@ public actor Appliance {
             do {
                 try await hardware.audio.play(source, gain: gain, looping: true)
                 playing = Playback(alarm: alarm.key, source: source)
-                if soundFault != nil || lastError != nil {
+                if !sound.isWorking || lastError != nil {
                     logger.notice("Alarm sound playing", metadata: ["alarm.id": "\(alarm.id)", "sound": "\(source)"])
                 }
-                soundFault = nil
-                soundRetryAt = nil
+                sound.recordSuccess()
                 return
             } catch {
                 let failure = error as? HardwareError ?? HardwareError(.io, device: "audio", errno: nil)
@@ -350,13 +363,14 @@ public actor Appliance {
             }
         }
         playing = nil
-        if soundFault == nil {
+        if sound.isWorking {
             logger.error("No sound for the alarm: alerting with the LED and display only; retrying", metadata: [
                 "alarm.id": "\(alarm.id)", "retry.seconds": "\(settings.soundRetryInterval)",
             ])
         }
-        soundFault = lastError
-        soundRetryAt = snapshot.now.addingTimeInterval(settings.soundRetryInterval / .seconds(1))
+        // During an alert the sound is retried at a fixed interval: the person is waiting for it.
+        let retry = RetryBackoff(first: settings.soundRetryInterval, limit: settings.soundRetryInterval)
+        sound.recordFailure(lastError ?? HardwareError(.io, device: "audio", errno: nil), at: snapshot.now, backoff: retry)
     }
 
     /// The crescendo, continued from when the first of the alerting alarms began: a second alarm
@@ -378,16 +392,13 @@ public actor Appliance {
         do {
             try await hardware.indicator.show(pattern)
             shownPattern = pattern
-            if indicatorFault != nil { logger.notice("LED works again") }
-            indicatorFault = nil
-            indicatorRetryAt = nil
+            if indicator.recordSuccess() { logger.notice("LED works again") }
         } catch {
-            if indicatorFault == nil {
+            let failure = error as? HardwareError ?? HardwareError(.io, device: "led", errno: nil)
+            if indicator.recordFailure(failure, at: snapshot.now, backoff: settings.displayRetryBackoff) {
                 logger.error("LED cannot be driven", metadata: ["error": "\(error)"])
             }
-            indicatorFault = error as? HardwareError ?? HardwareError(.io, device: "led", errno: nil)
             shownPattern = nil
-            indicatorRetryAt = snapshot.now.addingTimeInterval(settings.displayRetryInterval / .seconds(1))
         }
     }
 
@@ -397,7 +408,7 @@ public actor Appliance {
             if case .paused = countdown.phase { return .paused(tint: countdown.definition.tintColor) }
             return .countingDown(tint: countdown.definition.tintColor)
         }
-        if soundFault != nil || displayFault != nil || snapshot.storage.displayText != nil { return .hardwareFault }
+        if !sound.isWorking || !display.isWorking || snapshot.storage.displayText != nil { return .hardwareFault }
         if !snapshot.missedAlarms.isEmpty { return .missedAlarm }
         return .idle
     }
@@ -431,15 +442,12 @@ public actor Appliance {
                 try await hardware.display.setBacklight(backlight)
                 backlightOn = backlight
             }
-            if displayFault != nil { logger.notice("Display works again") }
-            displayFault = nil
-            displayRetryAt = nil
+            if display.recordSuccess() { logger.notice("Display works again") }
         } catch {
-            if displayFault == nil {
+            let failure = error as? HardwareError ?? HardwareError(.io, device: "display", errno: nil)
+            if display.recordFailure(failure, at: now, backoff: settings.displayRetryBackoff) {
                 logger.error("Display does not answer; alarms still ring", metadata: ["error": "\(error)"])
             }
-            displayFault = error as? HardwareError ?? HardwareError(.io, device: "display", errno: nil)
-            displayRetryAt = now.addingTimeInterval(settings.displayRetryInterval / .seconds(1))
             // Whatever the display holds now is unknown: redraw everything once it answers.
             glyphsLoaded = false
             shownFrame = nil

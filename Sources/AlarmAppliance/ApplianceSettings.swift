@@ -22,8 +22,11 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var soundPreparationLead: Duration = .seconds(2)
     /// How often playback is retried while an alert has no working sound.
     public var soundRetryInterval: Duration = .seconds(10)
-    /// How often a display that stopped answering is tried again.
+    /// How long after a display or LED stopped answering it is first tried again; the wait
+    /// doubles after each further failure, up to ``maximumRetryInterval``.
     public var displayRetryInterval: Duration = .seconds(10)
+    /// The longest wait between tries of a display or LED that stays missing.
+    public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
     /// Edges of a button sooner than this after its last accepted edge are contact chatter that
     /// got past the backend's debouncing, not a person: the appliance debounces once more.
     public var debounceInterval: Duration = .milliseconds(50)
@@ -44,6 +47,11 @@ public struct ApplianceSettings: Hashable, Sendable {
     }
 
     public init() {}
+
+    /// The retries of a display or LED that does not answer.
+    public var displayRetryBackoff: RetryBackoff {
+        RetryBackoff(first: displayRetryInterval, limit: maximumRetryInterval)
+    }
 
     /// The initial crescendo.
     public var gainRamp: GainRamp {

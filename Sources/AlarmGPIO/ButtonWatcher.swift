@@ -2,7 +2,8 @@ import AlarmHardware
 import Glibc
 
 /// The loop of a ``GPIODButtonInput``'s thread: request the lines, wait for edges, debounce,
-/// send; on a failure release everything, report it, and try again after the retry interval.
+/// send; on a failure release everything, report it, and try again when a chip node appears or
+/// after the backoff's wait.
 ///
 /// Made and used on that thread only, with the chip and line handles it owns.
 final class ButtonWatcher {
@@ -38,18 +39,25 @@ final class ButtonWatcher {
     }
 
     func run() {
+        var failures = 0
+        var appearance: ChipAppearanceWatch?
         while !lifecycle.isStopRequested {
             do throws(HardwareError) {
                 try acquire()
+                failures = 0
+                appearance = nil
                 lifecycle.report(.ready)
                 try watch()
             } catch {
-                // The deadline is fixed before the failure is reported: whoever reacts to the
-                // report (a test advancing its clock) cannot make the wait start later.
-                let retryAt = clock.now() + max(configuration.retryInterval, GPIOStatus.minimumRetryInterval)
+                failures += 1
+                // The deadline is fixed and the watch made before the failure is reported:
+                // whoever reacts to the report (a test advancing its clock or adding a chip)
+                // cannot make the wait start later or miss the chip.
+                let retryAt = clock.now() + configuration.backoff.delay(afterFailures: failures)
+                if appearance == nil { appearance = ChipAppearanceWatch(directory: configuration.deviceDirectory) }
                 releaseAll(reportingHeldButtons: true)
                 lifecycle.report(.failed(error))
-                waitForRetry(until: retryAt)
+                waitForRetry(until: retryAt, appearance: appearance)
             }
         }
         releaseAll(reportingHeldButtons: false)
@@ -97,11 +105,19 @@ final class ButtonWatcher {
         debouncer = nil
     }
 
-    private func waitForRetry(until deadline: Duration) {
-        do {
-            _ = try clock.wait(for: [lifecycle.wake.descriptor], until: deadline)
-        } catch {
-            GPIOThread.pause(GPIOStatus.minimumRetryInterval)  // poll itself failed (it does not): never spin
+    /// Sleeps until `deadline`, a stop, or a chip node appearing.
+    private func waitForRetry(until deadline: Duration, appearance: ChipAppearanceWatch?) {
+        let descriptors = [lifecycle.wake.descriptor] + (appearance.map { [$0.descriptor] } ?? [])
+        while !lifecycle.isStopRequested {
+            let readiness: [Int16]
+            do {
+                readiness = try clock.wait(for: descriptors, until: deadline)
+            } catch {
+                GPIOThread.pause(GPIOStatus.minimumRetryInterval)  // poll itself failed (it does not): never spin
+                return
+            }
+            guard readiness.count > 1, readiness[1] != 0, readiness[0] == 0 else { return }
+            if appearance?.chipChanged() == true { return }
         }
     }
 

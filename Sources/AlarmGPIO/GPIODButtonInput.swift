@@ -25,9 +25,11 @@ import Glibc
 ///
 /// A chip or line that is missing or busy does not fail the initialiser: ``status`` becomes
 /// ``GPIOStatus/failed(_:)`` with an error naming it (`"gpiochip0 line GPIO17 (stop)"`), and the
-/// thread tries again every ``Configuration/retryInterval``. A line that fails in use (the chip
-/// went away) is released and retried the same way; a button held at that moment is reported
-/// released, so no press is left hanging.
+/// thread tries again when a chip node appears or changes in ``Configuration/deviceDirectory``
+/// (inotify), and otherwise after ``Configuration/retryInterval``, doubling after each failure up
+/// to ``Configuration/maximumRetryInterval``. A line that fails in use (the chip went away) is
+/// released and retried the same way; a button held at that moment is reported released, so no
+/// press is left hanging.
 ///
 /// - Important: Active-low is the wiring's business: a button to ground on a pulled-up line is
 ///   active-low, and with the wrong setting every press arrives as a release.
@@ -45,9 +47,14 @@ public final class GPIODButtonInput: ButtonInput, Sendable {
         /// How long after an edge further edges are bounce. The kernel's debounce period on
         /// libgpiod 2, ``ButtonDebouncer/interval`` on libgpiod 1.
         public var debounce: Duration
-        /// How long to wait before trying again after a chip or line was missing, busy or failed;
-        /// at least ``GPIOStatus/minimumRetryInterval``.
+        /// How long to wait before trying again after a chip or line was missing, busy or failed
+        /// (at least ``GPIOStatus/minimumRetryInterval``); the wait doubles after each further
+        /// failure, up to ``maximumRetryInterval``.
         public var retryInterval: Duration
+        /// The longest wait between tries.
+        public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
+        /// Where chip nodes appear: a new or changed `gpiochip*` there starts a try at once.
+        public var deviceDirectory = "/dev"
         /// The consumer name the kernel shows for the lines (`gpioinfo`).
         public var consumer: String
 
@@ -64,6 +71,10 @@ public final class GPIODButtonInput: ButtonInput, Sendable {
             self.debounce = debounce
             self.retryInterval = retryInterval
             self.consumer = consumer
+        }
+
+        var backoff: RetryBackoff {
+            RetryBackoff(first: max(retryInterval, GPIOStatus.minimumRetryInterval), limit: maximumRetryInterval)
         }
 
         func line(for button: Button) -> GPIOLineSelector {

@@ -19,8 +19,10 @@ import Synchronization
 /// ``hasColor``.
 ///
 /// A chip or line that is missing or busy does not fail the initialiser: ``status`` reports it
-/// (`"gpiochip0 line GPIO22 (LED)"`) and the thread tries again every
-/// ``Configuration/retryInterval``, then shows the latest pattern.
+/// (`"gpiochip0 line GPIO22 (LED)"`) and the thread tries again when a chip node appears or
+/// changes in ``Configuration/deviceDirectory``, on the next ``show(_:)``, and otherwise after a
+/// wait that doubles from ``Configuration/retryInterval`` up to
+/// ``Configuration/maximumRetryInterval``; then it shows the latest pattern.
 public final class GPIODIndicator: Indicator, Sendable {
     /// Where the LED is and how it is wired, from the board profile.
     public struct Configuration: Hashable, Sendable {
@@ -30,8 +32,13 @@ public final class GPIODIndicator: Indicator, Sendable {
         /// Whether the LED lights when the line is low (wired from 3.3 V to the pin).
         public var activeLow: Bool
         /// How long to wait before trying again after the chip or line was missing, busy or
-        /// failed; at least ``GPIOStatus/minimumRetryInterval``.
+        /// failed (at least ``GPIOStatus/minimumRetryInterval``); the wait doubles after each
+        /// further failure, up to ``maximumRetryInterval``.
         public var retryInterval: Duration
+        /// The longest wait between tries.
+        public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
+        /// Where chip nodes appear: a new or changed `gpiochip*` there starts a try at once.
+        public var deviceDirectory = "/dev"
         /// The consumer name the kernel shows for the line (`gpioinfo`).
         public var consumer: String
 
@@ -44,6 +51,10 @@ public final class GPIODIndicator: Indicator, Sendable {
             self.activeLow = activeLow
             self.retryInterval = retryInterval
             self.consumer = consumer
+        }
+
+        var backoff: RetryBackoff {
+            RetryBackoff(first: max(retryInterval, GPIOStatus.minimumRetryInterval), limit: maximumRetryInterval)
         }
 
         /// How errors name the LED before its chip is open: `"gpiochip0 line GPIO22 (LED)"`.

@@ -8,7 +8,8 @@ public enum GPIOStatus: Hashable, Sendable {
     /// The lines are requested and working.
     case ready
     /// A chip or line is missing or busy, or failed while in use. The backend has let go of its
-    /// lines and tries again every retry interval.
+    /// lines and tries again when a chip node appears, or after a wait that grows with each
+    /// failure (``RetryBackoff``).
     case failed(HardwareError)
     /// ``GPIODButtonInput/close()`` or ``GPIODIndicator/close()`` released the lines for good.
     case closed

@@ -2,7 +2,7 @@ import AlarmHardware
 
 /// The loop of a ``GPIODIndicator``'s thread: take the latest pattern, set the level it calls
 /// for now, sleep until its next change or the next request; on a failure release the line,
-/// report it, and try again after the retry interval.
+/// report it, and try again when a chip node appears or after the backoff's wait.
 ///
 /// Made and used on that thread only, with the chip and line handles it owns.
 final class IndicatorPlayer {
@@ -21,6 +21,10 @@ final class IndicatorPlayer {
     private var failure: HardwareError?
     /// When to try for the line again while it is not held.
     private var retryAt: Duration?
+    /// Failures in a row, for the backoff.
+    private var failures = 0
+    /// Chip nodes appearing, watched while the line is not held.
+    private var appearance: ChipAppearanceWatch?
 
     init(
         configuration: GPIODIndicator.Configuration, access: any GPIOChipAccess, clock: any GPIOThreadClock,
@@ -44,7 +48,9 @@ final class IndicatorPlayer {
             if let request = mailbox.take() {
                 timeline = IndicatorTimeline(steps: request.pattern, start: now)
                 if line == nil {
-                    acquire(at: now)  // requested at the pattern's first level
+                    // Requested at the pattern's first level. Asked for, not a retry of its own:
+                    // it does not lengthen the backoff.
+                    acquire(at: now, retrying: false)
                 } else {
                     // Written even when the level is already on the line, so a line lost since
                     // (its chip removed) is noticed now and reported to whoever asked.
@@ -75,7 +81,7 @@ final class IndicatorPlayer {
     }
 
     /// Requests the line, driven to the level the pattern calls for now.
-    private func acquire(at now: Duration) {
+    private func acquire(at now: Duration, retrying: Bool = true) {
         do throws(HardwareError) {
             let chip: any GPIOChip
             do {
@@ -96,9 +102,11 @@ final class IndicatorPlayer {
             written = level
             failure = nil
             retryAt = nil
+            failures = 0
+            appearance = nil
             lifecycle.report(.ready)
         } catch {
-            fail(error, at: now)
+            fail(error, at: now, retrying: retrying)
         }
     }
 
@@ -115,8 +123,11 @@ final class IndicatorPlayer {
         }
     }
 
-    private func fail(_ error: HardwareError, at now: Duration) {
-        retryAt = now + max(configuration.retryInterval, GPIOStatus.minimumRetryInterval)
+    private func fail(_ error: HardwareError, at now: Duration, retrying: Bool = true) {
+        if retrying || failures == 0 { failures += 1 }
+        retryAt = now + configuration.backoff.delay(afterFailures: failures)
+        // Made before the failure is reported, so a chip added in reaction to it is seen.
+        if appearance == nil { appearance = ChipAppearanceWatch(directory: configuration.deviceDirectory) }
         line?.release()
         line = nil
         chip = nil
@@ -126,12 +137,15 @@ final class IndicatorPlayer {
     }
 
     /// Sleeps until the pattern's next change after `now` (or the next retry), a new request,
-    /// or a stop.
+    /// a stop, or a chip node appearing while the line is not held.
     private func wait(after now: Duration) {
         let deadline = line != nil ? timeline.nextChange(after: now) : retryAt
+        let watching = line == nil ? appearance : nil
+        let descriptors = [lifecycle.wake.descriptor] + (watching.map { [$0.descriptor] } ?? [])
         do {
-            let readiness = try clock.wait(for: [lifecycle.wake.descriptor], until: deadline)
+            let readiness = try clock.wait(for: descriptors, until: deadline)
             if readiness[0] != 0 { lifecycle.wake.drain() }
+            if readiness.count > 1, readiness[1] != 0, watching?.chipChanged() == true { retryAt = now }
         } catch {
             GPIOThread.pause(.milliseconds(100))  // poll itself failed (it does not): never spin
         }

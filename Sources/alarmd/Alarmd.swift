@@ -17,6 +17,13 @@ struct AlarmdCommand: AsyncParsableCommand {
         subcommands: [Alarmd.self, SelfTestCommand.self],
         defaultSubcommand: Alarmd.self
     )
+
+    static func main() async {
+        // Before any task runs on the global executor: libdispatch's pool, once used, wakes the
+        // process every second for as long as it lives (BENCHMARKS.md, idle wake-ups).
+        ThreadPoolExecutor.installAsGlobalExecutor()
+        await main(nil)
+    }
 }
 
 /// `alarmd [run]`: the appliance as the device's service, or `--simulate`d in a terminal.

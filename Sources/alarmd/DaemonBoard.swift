@@ -8,8 +8,9 @@ import AlarmTime
 import Logging
 
 /// The daemon's board: every part opened from the profile and kept even when it is missing at
-/// start (the GPIO backends retry every few seconds, the display and the sound on each use), so a
-/// part plugged in later starts working without a restart.
+/// start (the GPIO backends retry when a chip node appears in `/dev` and after a growing wait,
+/// the display after a growing wait, the sound on each use), so a part plugged in later starts
+/// working without a restart. Fakes stand in for every part only on the simulated board.
 struct DaemonBoard: Sendable {
     let hardware: ApplianceHardware
     let buttons: GPIODButtonInput?
@@ -73,8 +74,8 @@ struct DaemonBoard: Sendable {
             }
         }
         let hardware = ApplianceHardware(
-            buttons: buttons ?? FakeButtonInput(clock: clock) as any ButtonInput,
-            indicator: indicator ?? FakeIndicator() as any Indicator,
+            buttons: buttons ?? AbsentButtonInput() as any ButtonInput,
+            indicator: indicator ?? AbsentIndicator() as any Indicator,
             audio: audio, display: BoardParts.openDisplay(display))
         return DaemonBoard(
             hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer, soundProblemAtStart: problemAtStart)

@@ -65,3 +65,75 @@ import Testing
         #expect(try provider.currentZone().identifier == "America/St_Johns")
     }
 }
+
+/// ``LocaltimeWatch`` on a temporary directory standing in for `/etc`, its events read without
+/// blocking: the kernel queues them before `rename` returns, so nothing here waits.
+@Suite(.timeLimit(.minutes(1))) struct LocaltimeWatchTests {
+    let etc: TemporaryDirectory
+    var link: String { etc.path + "/localtime" }
+
+    init() throws {
+        etc = try TemporaryDirectory()
+        #expect(symlink("/usr/share/zoneinfo/Europe/Berlin", etc.path + "/localtime") == 0)
+    }
+
+    /// What `timedatectl set-timezone` does: a new symlink renamed over the old one.
+    func setZone(_ target: String) {
+        #expect(symlink(target, link + ".new") == 0)
+        #expect(rename(link + ".new", link) == 0)
+    }
+
+    @Test func otherFilesInTheDirectoryDoNotWakeIt() throws {
+        let watch = try #require(LocaltimeWatch(localtimePath: link))
+        let other = open(etc.path + "/resolv.conf", O_CREAT | O_WRONLY, 0o644)
+        #expect(write(other, "nameserver 192.0.2.1\n", 21) == 21)
+        close(other)
+        #expect(rename(etc.path + "/resolv.conf", etc.path + "/hosts") == 0)
+        #expect(symlink("/usr/share/zoneinfo/Asia/Tokyo", link + ".new") == 0)
+        #expect(!watch.inotify.hasEvents)
+    }
+
+    @Test func replacingTheLinkIsNoticedEveryTime() throws {
+        let watch = try #require(LocaltimeWatch(localtimePath: link))
+        setZone("/usr/share/zoneinfo/Asia/Tokyo")
+        #expect(watch.handleEvents())
+        // Re-armed on the new link: the next replacement is noticed too.
+        setZone("/usr/share/zoneinfo/America/New_York")
+        #expect(watch.inotify.hasEvents)
+        #expect(watch.handleEvents())
+        #expect(!watch.handleEvents())  // what is left is the old zone file's watch, dropped
+    }
+
+    @Test func aZoneFileReplacedUnderTheLinkIsNoticed() throws {
+        let zoneinfo = try TemporaryDirectory()
+        let zone = zoneinfo.path + "/Berlin"
+        try copy("/usr/share/zoneinfo/Europe/Berlin", to: zone)
+        setZone(zone)
+        let watch = try #require(LocaltimeWatch(localtimePath: link))
+        // A tzdata upgrade: the new file renamed over the old one.
+        try copy("/usr/share/zoneinfo/Europe/Paris", to: zone + ".dpkg-new")
+        #expect(rename(zone + ".dpkg-new", zone) == 0)
+        #expect(watch.handleEvents())
+    }
+
+    @Test func aLinkMadeWhereThereWasNoneIsNoticed() throws {
+        #expect(unlink(link) == 0)
+        let watch = try #require(LocaltimeWatch(localtimePath: link))
+        #expect(symlink("/usr/share/zoneinfo/Asia/Tokyo", etc.path + "/unrelated") == 0)
+        #expect(!watch.handleEvents())
+        setZone("/usr/share/zoneinfo/Asia/Tokyo")
+        #expect(watch.handleEvents())
+        #expect(!watch.handleEvents())  // the directory's watch, dropped
+        // Now on the link itself, not the directory.
+        #expect(symlink("/usr/share/zoneinfo/Asia/Tokyo", etc.path + "/another") == 0)
+        #expect(!watch.inotify.hasEvents)
+    }
+
+    private func copy(_ source: String, to destination: String) throws {
+        let bytes = try SystemFile.read(source).get()
+        let out = open(destination, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+        #expect(out >= 0)
+        _ = bytes.withUnsafeBytes { write(out, $0.baseAddress, $0.count) }
+        close(out)
+    }
+}

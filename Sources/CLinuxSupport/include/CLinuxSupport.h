@@ -43,5 +43,6 @@ int alarmd_clock_is_synchronized(void);
 #include "CLinuxSupportI2C.h"
 #include "CLinuxSupportSocket.h"
 #include "CLinuxSupportNotify.h"
+#include "CLinuxSupportSignals.h"
 
 #endif

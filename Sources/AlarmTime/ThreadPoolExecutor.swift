@@ -1,0 +1,150 @@
+import CLinuxSupport
+import Glibc
+
+/// Swift concurrency's global executor for the daemon: a few threads of its own that sleep on a
+/// condition variable until a job arrives or a timed job (`Task.sleep`) is due, and otherwise
+/// never wake.
+///
+/// ```swift
+/// ThreadPoolExecutor.installAsGlobalExecutor()   // first thing in `main`, before any task
+/// Task.detached { await service.run() }         // runs on its threads
+/// ```
+///
+/// Why not libdispatch's pool, the default on Linux: once any job has run on one of its global
+/// queues, libdispatch checks its pool from a timer that fires every second for the rest of the
+/// process's life (`_dispatch_workq_monitor_pools` in its `event/workqueue.c`, which reads each
+/// worker's `/proc/TID/stat`). That timer alone is 60 wake-ups a minute of an idle `alarmd`
+/// (`perf stat -e context-switches`, Benchmarks/idle-wakeups.sh); this executor wakes only for
+/// work.
+///
+/// Jobs run first in, first out, whatever their priority: the daemon has a few tasks, all of
+/// them short. Blocking calls stay on threads of their own (``DetachedThread``), as they must on
+/// any cooperative pool.
+///
+/// - Important: Nothing may use libdispatch's global queues in a process that wants the quiet
+///   (no `DispatchQueue.global()`, no `DispatchSource`): the first such job starts the timer.
+public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked: the pthread mutex and condition variable below guard `queue` and the flags;
+    // they are C handles Swift cannot see through.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var queue = JobQueue<UnownedJob>()
+    /// Whether a thread waits for ``JobQueue/nextDeadline`` (the others wait for a signal only,
+    /// so a timed job wakes one thread, not all of them).
+    private var timekeeping = false
+
+    /// The executor ``installAsGlobalExecutor()`` installs.
+    public static let shared = ThreadPoolExecutor(threads: max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+
+    /// Starts `threads` threads, which run jobs enqueued from now on until the process ends.
+    public init(threads: Int) {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        // Deadlines are on CLOCK_MONOTONIC, so setting the wall clock neither delays nor hurries them.
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+        for _ in 0..<max(threads, 1) {
+            DetachedThread.start { [self] in work() }
+        }
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        enqueue(UnownedJob(job))
+    }
+
+    /// Queues `job` to run as soon as a thread is free.
+    public func enqueue(_ job: UnownedJob) {
+        pthread_mutex_lock(mutex)
+        queue.append(job)
+        pthread_mutex_unlock(mutex)
+        pthread_cond_signal(condition)
+    }
+
+    /// Queues `job` to run once `CLOCK_MONOTONIC` reads `deadline` nanoseconds.
+    public func enqueue(_ job: UnownedJob, atMonotonic deadline: Int64) {
+        pthread_mutex_lock(mutex)
+        let earliest = queue.schedule(job, at: deadline)
+        pthread_mutex_unlock(mutex)
+        // The timekeeper may be waiting for a later deadline: every thread looks again, and one
+        // of them keeps time for the new one. Rare enough (a sleep's start) to wake them all.
+        if earliest { pthread_cond_broadcast(condition) } else { pthread_cond_signal(condition) }
+    }
+
+    private func work() {
+        pthread_mutex_lock(mutex)
+        while true {
+            if let job = queue.next(now: Self.monotonicNow()) {
+                pthread_mutex_unlock(mutex)
+                job.runSynchronously(on: asUnownedTaskExecutor())
+                pthread_mutex_lock(mutex)
+                continue
+            }
+            if let deadline = queue.nextDeadline, !timekeeping {
+                timekeeping = true
+                var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+                _ = pthread_cond_timedwait(condition, mutex, &until)
+                timekeeping = false
+            } else {
+                pthread_cond_wait(condition, mutex)
+            }
+        }
+    }
+
+    /// `CLOCK_MONOTONIC` in nanoseconds.
+    public static func monotonicNow() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}
+
+// MARK: - Installing
+
+extension ThreadPoolExecutor {
+    /// Makes ``shared`` the executor of every task and default actor that has no executor of its
+    /// own, and of `Task.sleep`, through the Swift runtime's `swift_task_enqueueGlobal*_hook`
+    /// variables (the ones SwiftNIO sets to run tasks on its event loops). Call it once, first in
+    /// `main`, before any task starts. Returns `false` (and changes nothing) if the runtime has
+    /// no such hooks.
+    @discardableResult
+    public static func installAsGlobalExecutor() -> Bool {
+        let process = dlopen(nil, RTLD_NOW)
+        guard let global = dlsym(process, "swift_task_enqueueGlobal_hook"),
+              let delay = dlsym(process, "swift_task_enqueueGlobalWithDelay_hook"),
+              let deadline = dlsym(process, "swift_task_enqueueGlobalWithDeadline_hook")
+        else { return false }
+        _ = shared
+        global.assumingMemoryBound(to: GlobalHook?.self).pointee = { job, _ in
+            ThreadPoolExecutor.shared.enqueue(job)
+        }
+        delay.assumingMemoryBound(to: DelayHook?.self).pointee = { nanoseconds, job, _ in
+            let now = ThreadPoolExecutor.monotonicNow()
+            ThreadPoolExecutor.shared.enqueue(job, atMonotonic: now.addingReportingOverflow(Int64(clamping: nanoseconds)).partialValue)
+        }
+        deadline.assumingMemoryBound(to: DeadlineHook?.self).pointee = { seconds, nanoseconds, _, _, clock, job, _ in
+            let target = seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ nanoseconds
+            ThreadPoolExecutor.shared.enqueue(job, atMonotonic: ThreadPoolExecutor.monotonicDeadline(target, clock: clock))
+        }
+        return true
+    }
+
+    /// `deadline` on the runtime's clock `clock` (1: `ContinuousClock`, `CLOCK_BOOTTIME` on
+    /// Linux; 2: `SuspendingClock`, `CLOCK_MONOTONIC`) as a `CLOCK_MONOTONIC` reading.
+    static func monotonicDeadline(_ deadline: Int64, clock: Int32) -> Int64 {
+        guard clock == 1 else { return deadline }
+        let monotonic = monotonicNow()
+        return monotonic &+ (deadline &- alarmd_boottime_nanoseconds())
+    }
+
+    // The hooks' types, as the runtime declares them (`SWIFT_CC(swift)` function pointers, which
+    // is what a `@convention(thin)` Swift function is); the last argument is the runtime's own
+    // implementation, unused here.
+    typealias GlobalOriginal = @convention(thin) (UnownedJob) -> Void
+    typealias GlobalHook = @convention(thin) (UnownedJob, GlobalOriginal) -> Void
+    typealias DelayOriginal = @convention(thin) (UInt64, UnownedJob) -> Void
+    typealias DelayHook = @convention(thin) (UInt64, UnownedJob, DelayOriginal) -> Void
+    typealias DeadlineOriginal = @convention(thin) (Int64, Int64, Int64, Int64, Int32, UnownedJob) -> Void
+    typealias DeadlineHook = @convention(thin) (Int64, Int64, Int64, Int64, Int32, UnownedJob, DeadlineOriginal) -> Void
+}
