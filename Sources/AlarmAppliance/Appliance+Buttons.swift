@@ -152,9 +152,9 @@ extension Appliance {
     /// Stops the sound at once, ahead of the engine's durable write; ``refresh()`` starts it again
     /// if the alarm turns out to be still alerting.
     private func silence() async {
-        guard playing != nil else { return }
+        guard soundState.source != nil else { return }
         await hardware.audio.stop()
-        playing = nil
+        soundState.soundStopped()
     }
 
     /// Performs a device action; a refusal (the alarm moved on meanwhile) is logged, not fatal.

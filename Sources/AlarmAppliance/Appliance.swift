@@ -54,14 +54,8 @@ public actor Appliance {
 
     var shownPattern: IndicatorPattern?
 
-    /// What plays now, for which alarm.
-    var playing: Playback?
-    /// The alarm whose named sound failed: it gets the built-in tone from now on.
-    var fileSoundFailed: AlarmKey?
-    /// The alert the sound device was last made ready for, and when it is due to begin.
-    var preparedAlert: (alarm: AlarmKey, at: Date)?
-    /// When the sound device is next to be made ready for an alert (see ``prepareSoundIfDue(_:)``).
-    var soundPreparationAt: Date?
+    /// What the sound output is doing, for which alarm.
+    var soundState = SoundState.silent
     /// The sound's health: a fault shows until the next sound that plays; retried at a fixed
     /// interval while an alert has no sound.
     var sound = PartHealth.working
@@ -87,11 +81,6 @@ public actor Appliance {
         var name: String
         var deadline: Date
         var answer: CheckedContinuation<AlarmManager.AuthorizationState, Never>
-    }
-
-    struct Playback: Hashable {
-        var alarm: AlarmKey
-        var source: SoundSource
     }
 
     public init(
@@ -196,7 +185,7 @@ public actor Appliance {
     public func shutdown() async {
         answerAllPrompts(.notDetermined)
         await hardware.audio.stop()
-        playing = nil
+        soundState = .silent
         try? await hardware.indicator.show(.off)
         try? await hardware.display.show(DisplayFrame(size: renderer.size))
         try? await hardware.display.setBacklight(false)
@@ -211,7 +200,7 @@ public actor Appliance {
     public var nextWake: Date? {
         let now = clock.now
         var candidates = [sound.retryAt, display.retryAt, indicator.retryAt, prompts.first?.deadline]
-        var timeouts = [soundPreparationAt]
+        var timeouts = [soundState.prepareAt]
         if display.isWorking {
             candidates.append(nextScreenChange)
             timeouts += [backlightUntil, nextAlarmShownUntil]
@@ -257,37 +246,34 @@ public actor Appliance {
     /// (LED pattern, "No sound" on the clock screen) rather than only when an alarm fails to
     /// play. The next alert still tries to play, and a playback that works clears it.
     public func soundUnavailable(_ error: HardwareError) async {
-        guard playing == nil else { return }
+        guard soundState.source == nil else { return }
         sound.recordFault(error)
         await refresh()
     }
 
     /// A failure that ended playback (the device went away mid-alert): fall back and retry.
     public func soundFailed(_ error: HardwareError) async {
-        guard let failed = playing else { return }
+        guard let alarm = soundState.playingAlarm, let source = soundState.source else { return }
         logger.error("Alarm sound failed while playing", metadata: [
-            "alarm.id": "\(failed.alarm.id)", "client": "\(failed.alarm.owner)", "sound": "\(failed.source)",
-            "error": "\(error)",
+            "alarm.id": "\(alarm.id)", "client": "\(alarm.owner)", "sound": "\(source)", "error": "\(error)",
         ])
-        playing = nil
+        soundState.soundStopped(namedSoundFailed: source.isFile)
         sound.recordFault(error)
-        if case .file = failed.source { fileSoundFailed = failed.alarm }
         await refresh()
     }
 
     private func updateSound(_ snapshot: DeviceSnapshot) async {
         guard let presented = snapshot.alerting.first else {
-            if playing != nil {
-                await hardware.audio.stop()
-                playing = nil
+            if case .alert(_, let source, _) = soundState {
+                if source != nil { await hardware.audio.stop() }
+                // The next alert tries its named sound again (a busy device may be free by then).
+                soundState = .silent
             }
             sound.cancelRetry()
-            // The next alert tries its named sound again (a busy device may be free by then).
-            fileSoundFailed = nil
             return
         }
-        if playing?.alarm == presented.key { return }
-        if playing == nil, let retryAt = sound.retryAt, snapshot.now < retryAt { return }
+        if soundState.playingAlarm == presented.key { return }
+        if soundState.source == nil, let retryAt = sound.retryAt, snapshot.now < retryAt { return }
         await startSound(for: presented, in: snapshot)
     }
 
@@ -295,7 +281,7 @@ public actor Appliance {
     /// failed for it), then the built-in tone.
     private func soundSources(for alarm: AlarmRecord) -> [SoundSource] {
         var sources: [SoundSource] = []
-        if case .named(let name) = alarm.definition.sound, fileSoundFailed != alarm.key {
+        if case .named(let name) = alarm.definition.sound, !soundState.namedSoundFailed(for: alarm.key) {
             sources.append(.file(settings.soundsDirectory + "/" + name))
         }
         sources.append(.builtInTone)
@@ -307,20 +293,20 @@ public actor Appliance {
     /// begins rather than after the device opened (tens of milliseconds on a slow board). Nothing
     /// is prepared while something plays. Schedules its own next wake-up.
     private func prepareSoundIfDue(_ snapshot: DeviceSnapshot) async {
-        soundPreparationAt = nil
+        guard case .quiet(let prepared, _) = soundState else { return }
+        soundState = .quiet(prepared: prepared, prepareAt: nil)
         let lead = settings.soundPreparationLead
-        guard lead > .zero, playing == nil, snapshot.alerting.isEmpty, let upcoming = Self.upcomingAlert(in: snapshot) else {
-            return
-        }
-        if let prepared = preparedAlert, prepared.alarm == upcoming.record.key, prepared.at == upcoming.at { return }
+        guard lead > .zero, snapshot.alerting.isEmpty, let upcoming = Self.upcomingAlert(in: snapshot) else { return }
+        let alert = SoundState.PreparedAlert(alarm: upcoming.record.key, at: upcoming.at)
+        if prepared == alert { return }
         let from = upcoming.at.addingTimeInterval(-(lead / .seconds(1)))
         guard snapshot.now >= from else {
-            soundPreparationAt = from
+            soundState = .quiet(prepared: prepared, prepareAt: from)
             return
         }
         let left = upcoming.at.timeIntervalSince(snapshot.now)
         guard left > 0 else { return }
-        preparedAlert = (upcoming.record.key, upcoming.at)
+        soundState = .quiet(prepared: alert, prepareAt: nil)
         // Held past the instant, for an engine that wakes a little late; released unused after that.
         await hardware.audio.prepare(soundSources(for: upcoming.record)[0], for: .seconds(left) + lead)
     }
@@ -344,10 +330,11 @@ public actor Appliance {
         let sources = soundSources(for: alarm)
         let gain = gainRamp(in: snapshot)
         var lastError: HardwareError?
+        var namedSoundFailed = soundState.namedSoundFailed(for: alarm.key)
         for source in sources {
             do {
                 try await hardware.audio.play(source, gain: gain, looping: true)
-                playing = Playback(alarm: alarm.key, source: source)
+                soundState = .alert(alarm: alarm.key, source: source, namedSoundFailed: namedSoundFailed)
                 if !sound.isWorking || lastError != nil {
                     logger.notice("Alarm sound playing", metadata: ["alarm.id": "\(alarm.id)", "sound": "\(source)"])
                 }
@@ -356,13 +343,13 @@ public actor Appliance {
             } catch {
                 let failure = error as? HardwareError ?? HardwareError(.io, device: "audio", errno: nil)
                 lastError = failure
-                if case .file = source { fileSoundFailed = alarm.key }
+                if source.isFile { namedSoundFailed = true }
                 logger.warning("Alarm sound could not play", metadata: [
                     "alarm.id": "\(alarm.id)", "sound": "\(source)", "error": "\(failure)",
                 ])
             }
         }
-        playing = nil
+        soundState = .alert(alarm: alarm.key, source: nil, namedSoundFailed: namedSoundFailed)
         if sound.isWorking {
             logger.error("No sound for the alarm: alerting with the LED and display only; retrying", metadata: [
                 "alarm.id": "\(alarm.id)", "retry.seconds": "\(settings.soundRetryInterval)",
