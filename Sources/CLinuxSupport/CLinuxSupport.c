@@ -10,18 +10,22 @@
 #include <time.h>
 #include <unistd.h>
 
-int alarmd_realtime_timer_create(int64_t sec, int64_t nsec) {
-    int timer = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
-    if (timer < 0) return -errno;
+int alarmd_realtime_timer_set(int timer, int64_t sec, int64_t nsec) {
     struct itimerspec spec = {0};
     spec.it_value.tv_sec = (time_t)sec;
     spec.it_value.tv_nsec = (long)nsec;
     // An it_value of zero would disarm the timer: a deadline at the epoch is already past anyway.
     if (spec.it_value.tv_sec <= 0 && spec.it_value.tv_nsec <= 0) spec.it_value.tv_nsec = 1;
-    if (timerfd_settime(timer, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL) < 0) {
-        int saved = errno;
+    return timerfd_settime(timer, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL) < 0 ? -errno : 0;
+}
+
+int alarmd_realtime_timer_create(int64_t sec, int64_t nsec) {
+    int timer = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (timer < 0) return -errno;
+    int result = alarmd_realtime_timer_set(timer, sec, nsec);
+    if (result < 0) {
         close(timer);
-        return -saved;
+        return result;
     }
     return timer;
 }

@@ -42,6 +42,18 @@ import Testing
         let armed = try SystemWallClock().arm(until: Date().addingTimeInterval(-1))
         #expect(try await armed.wait() == .deadlineReached)
     }
+
+    /// Sleeps share one timer: a later sleep armed first does not hold up an earlier one, and
+    /// ending the earlier one leaves the later one waiting.
+    @Test func sleepsOnOneTimerEndInDeadlineOrder() async throws {
+        let clock = SystemWallClock()
+        let late = try clock.arm(until: Date().addingTimeInterval(86_400))
+        let lateSleeper = Task { try await late.wait() }
+        let soon = try clock.arm(until: Date().addingTimeInterval(0.05))
+        #expect(try await soon.wait() == .deadlineReached)
+        lateSleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await lateSleeper.value }
+    }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct SystemTimeZoneProviderTests {

@@ -17,6 +17,10 @@ enum alarmd_wait_result {
 /// Returns the descriptor, or -errno.
 int alarmd_realtime_timer_create(int64_t sec, int64_t nsec);
 
+/// Re-arms a timer from alarmd_realtime_timer_create for the absolute instant sec.nsec, with
+/// TFD_TIMER_CANCEL_ON_SET. Returns 0 or -errno.
+int alarmd_realtime_timer_set(int timer_fd, int64_t sec, int64_t nsec);
+
 /// Blocks the calling thread until the timer from alarmd_realtime_timer_create expires, the wall
 /// clock is set, or cancel_fd is readable, whichever comes first. Does not close either
 /// descriptor. Returns an alarmd_wait_result, or -errno.
