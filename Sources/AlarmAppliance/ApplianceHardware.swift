@@ -4,11 +4,6 @@ import AlarmKit
 import Logging
 
 /// The parts of the board the appliance drives.
-///
-/// ```swift
-/// let hardware = ApplianceHardware(buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(),
-///                                  audio: FakeAudioOutput(), display: FakeCharacterDisplay())
-/// ```
 public struct ApplianceHardware: Sendable {
     public var buttons: any ButtonInput
     public var indicator: any Indicator

@@ -2,12 +2,6 @@ import AlarmHardware
 
 /// How the appliance behaves: the knobs a person or a packager sets (the daemon reads them from
 /// its configuration file). Engine policies (grace, auto-silence) live in `EnginePolicy`.
-///
-/// ```swift
-/// var settings = ApplianceSettings()
-/// settings.volume = -10
-/// settings.soundsDirectory = "/usr/share/alarmd/sounds"
-/// ```
 public struct ApplianceSettings: Hashable, Sendable {
     /// The alarm volume the crescendo reaches, in dB of full scale (0 is full scale).
     public var volume: Double = -6
@@ -25,14 +19,12 @@ public struct ApplianceSettings: Hashable, Sendable {
     /// How long after a display or LED stopped answering it is first tried again; the wait
     /// doubles after each further failure, up to ``maximumRetryInterval``.
     public var displayRetryInterval: Duration = .seconds(10)
-    /// The longest wait between tries of a display or LED that stays missing.
     public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
     /// Edges of a button sooner than this after its last accepted edge are contact chatter that
     /// got past the backend's debouncing, not a person: the appliance debounces once more.
     public var debounceInterval: Duration = .milliseconds(50)
     /// How long a button must be held for a long press (STOP held cancels a timer).
     public var longPressDuration: Duration = .seconds(2)
-    /// How long the backlight stays on after a press.
     public var backlightDuration: Duration = .seconds(10)
     /// How long an idle press shows the next alarm's details.
     public var nextAlarmDisplayDuration: Duration = .seconds(5)
@@ -48,7 +40,6 @@ public struct ApplianceSettings: Hashable, Sendable {
 
     public init() {}
 
-    /// The retries of a display or LED that does not answer.
     public var displayRetryBackoff: RetryBackoff {
         RetryBackoff(first: displayRetryInterval, limit: maximumRetryInterval)
     }

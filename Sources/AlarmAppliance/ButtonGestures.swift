@@ -14,17 +14,10 @@ public enum ButtonGesture: Hashable, Sendable {
 /// held, ``nextDeadline`` says when it becomes a long press, and the appliance calls
 /// ``deadlineReached(at:)`` then (one wake-up, no polling). A long press is reported once, when
 /// the time is reached; its release reports nothing more. Each press yields exactly one gesture.
-///
-/// ```swift
-/// var gestures = ButtonGestures()
-/// for gesture in gestures.handle(event) { act(on: gesture) }
-/// if let due = gestures.nextDeadline { /* sleep until due, then gestures.deadlineReached(at: due) */ }
-/// ```
 public struct ButtonGestures: Sendable {
-    /// How long a button must be held to make a long press. Default 2 s, as the issue asks for
-    /// STOP's cancel gesture: long enough that a sleepy fumble is not one.
+    /// How long a button must be held to make a long press: long enough for STOP's cancel
+    /// gesture that a sleepy fumble is not one.
     public let longPressDuration: Duration
-    /// Buttons held now, with when they went down.
     private var pressedAt: [Button: Duration] = [:]
     /// Held buttons whose long press was already reported: their release reports nothing.
     private var longPressReported: Set<Button> = []

@@ -1,9 +1,7 @@
 import AlarmHardware
 
-/// The custom glyphs the appliance loads into the display's CGRAM, and the slots it uses.
-///
-/// Drawn on the HD44780's 5x8 cell (the bottom row is where the cursor would be, so it stays
-/// empty).
+/// The custom glyphs the appliance loads into the display's CGRAM, and the slots it uses. Drawn
+/// on the HD44780's 5x8 cell; the bottom row is where the cursor would be, so it stays empty.
 public enum DisplayIcon: Int, CaseIterable, Sendable {
     case bell = 0
     case snooze = 1
@@ -34,8 +32,8 @@ public enum DisplayIcon: Int, CaseIterable, Sendable {
     }
 
     /// The icon for a button's SF Symbols name, if the display has one: `alarm*` and `bell*` show
-    /// the bell, `zzz` and `moon*` snooze, `pause*` pause, `play*` and `repeat` play; anything
-    /// else (`stop.circle`) shows the text alone.
+    /// the bell, `zzz*` and `moon*` snooze, `pause*` pause, `play*`, `repeat*` and
+    /// `arrow.clockwise*` play; anything else (`stop.circle`) shows the text alone.
     public init?(systemImageName name: String) {
         switch name {
         case _ where name.hasPrefix("alarm") || name.hasPrefix("bell"): self = .bell

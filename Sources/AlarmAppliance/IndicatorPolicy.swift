@@ -6,7 +6,7 @@ public enum IndicatorState: Hashable, Sendable {
     case alerting(tint: Color)
     case countingDown(tint: Color)
     case paused(tint: Color)
-    /// A part of the board does not work (no sound, no display).
+    /// No sound, no display, or no LED.
     case hardwareFault
     /// Alarms were missed and nobody has pressed a button since.
     case missedAlarm

@@ -6,10 +6,6 @@ import AlarmHardware
 ///
 /// Pure: the window depends only on how long the text has been shown, and the result says when it
 /// next changes, so the appliance wakes for each step and never polls.
-///
-/// ```swift
-/// let (codes, nextChange) = Marquee.window(title, width: 10, elapsed: 3.2)
-/// ```
 public enum Marquee {
     /// Seconds the start and the end of the text stay still.
     public static let hold = 1.5

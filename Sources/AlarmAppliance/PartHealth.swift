@@ -4,26 +4,17 @@ import FoundationEssentials
 /// Whether a part of the board (the sound, the display, the LED) works, and if not, why and when
 /// the appliance tries it again. Every change of a part's health goes through the four
 /// transitions below.
-///
-/// ```swift
-/// var display = PartHealth.working
-/// display.recordFailure(error, at: now, backoff: backoff)   // .failed(error, retryAt: now + 10 s, failures: 1)
-/// display.recordFailure(error, at: later, backoff: backoff) // retried 20 s after `later`
-/// display.recordSuccess()                                   // .working
-/// ```
 enum PartHealth: Hashable, Sendable {
     case working
     /// Failed `failures` times in a row, last with `error`; tried again at `retryAt` (`nil`: when
     /// next needed, as the sound is when the next alert begins).
     case failed(HardwareError, retryAt: Date?, failures: Int)
 
-    /// Why the part failed; `nil` while it works.
     var fault: HardwareError? {
         if case .failed(let error, _, _) = self { return error }
         return nil
     }
 
-    /// When the appliance wakes to try the part again.
     var retryAt: Date? {
         if case .failed(_, let retryAt, _) = self { return retryAt }
         return nil

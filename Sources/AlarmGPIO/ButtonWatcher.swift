@@ -123,7 +123,6 @@ final class ButtonWatcher {
 
     // MARK: - Watching
 
-    /// Waits for edges and confirmation deadlines until a stop is requested.
     private func watch() throws(HardwareError) {
         let descriptors = lines.map(\.line.eventDescriptor) + [lifecycle.wake.descriptor]
         while !lifecycle.isStopRequested {

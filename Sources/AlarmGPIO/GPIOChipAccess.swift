@@ -2,12 +2,6 @@
 /// over the `CGPIOShim` functions), so tests replace it with an in-memory fake and exercise the
 /// backends' threads, retries, debouncing and timing with no GPIO chip.
 ///
-/// ```swift
-/// let chip = try access.openChip("gpiochip0")
-/// let stop = try chip.requestInput(offset: try chip.lineOffset(named: "GPIO17"), settings: settings, consumer: "alarmd")
-/// // poll stop.eventDescriptor, then stop.readEvents()
-/// ```
-///
 /// Errors are the C library's errno values (``GPIOErrno``); the backends turn them into
 /// `HardwareError`s naming the chip and line. Handles are not `Sendable`: each is used on the
 /// thread that opened it.
@@ -23,7 +17,7 @@ protocol GPIOChipAccess: Sendable {
 
 /// An open GPIO chip; closed when released. Lines requested from it keep it open.
 protocol GPIOChip: AnyObject {
-    /// The kernel's name for the chip, e.g. `gpiochip0`.
+    /// The kernel's name, e.g. `gpiochip0`.
     var name: String { get }
     var label: String { get }
     var lineCount: Int { get }
@@ -46,7 +40,7 @@ protocol GPIOInputLine: AnyObject {
     var eventDescriptor: Int32 { get }
     /// Every pending edge, oldest first, without blocking; empty if none.
     func readEvents() throws(GPIOErrno) -> [GPIOEdge]
-    /// The logical value now: `true` when active.
+    /// `true` when active.
     func value() throws(GPIOErrno) -> Bool
     func release()
 }
@@ -58,7 +52,6 @@ protocol GPIOOutputLine: AnyObject {
     func release()
 }
 
-/// How an input line is requested.
 struct GPIOInputSettings: Hashable, Sendable {
     var bias: GPIOBias
     var activeLow: Bool

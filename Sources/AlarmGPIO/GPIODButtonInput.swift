@@ -4,32 +4,17 @@ import Glibc
 
 /// The device's buttons on GPIO lines, through libgpiod: the ``ButtonInput`` of a real board.
 ///
-/// ```swift
-/// let buttons = try GPIODButtonInput(configuration: .init(
-///     chip: "gpiochip0", stop: .name("GPIO17"), snooze: .name("GPIO27")))
-/// for await event in buttons.events() { ... }
-/// ...
-/// await buttons.close()
-/// ```
-///
-/// A thread of its own requests both lines as inputs with both-edge events (bias and active-low
-/// as configured) and `poll`s their descriptors, so nothing blocks Swift's cooperative pool.
-/// Edges are debounced by the kernel on libgpiod 2 (the lines' debounce period) and by
-/// ``ButtonDebouncer`` on libgpiod 1, which has no kernel debounce; there the thread also wakes
-/// at the debouncer's confirmation deadline to read a line back after dropped edges.
-///
-/// Timestamps are the kernel's, moved from `CLOCK_MONOTONIC` (the only clock libgpiod 1 reports;
-/// libgpiod 2 could also give `CLOCK_REALTIME` or a hardware engine's, but not `CLOCK_BOOTTIME`)
-/// to `CLOCK_BOOTTIME`, the clock of `SystemWallClock.monotonicNow`, by adding the difference of
-/// the two clocks read when the edge is read. They differ by the time spent suspended.
+/// A thread of its own `poll`s both lines' edge events, so nothing blocks Swift's cooperative
+/// pool. Edges are debounced by the kernel on libgpiod 2 and by ``ButtonDebouncer`` on libgpiod 1,
+/// which has none. Timestamps move from `CLOCK_MONOTONIC` (the only clock libgpiod 1 reports;
+/// libgpiod 2 has no `CLOCK_BOOTTIME` either) to `CLOCK_BOOTTIME`, the clock of
+/// `SystemWallClock.monotonicNow`; the two differ by the time spent suspended.
 ///
 /// A chip or line that is missing or busy does not fail the initialiser: ``status`` becomes
-/// ``GPIOStatus/failed(_:)`` with an error naming it (`"gpiochip0 line GPIO17 (stop)"`), and the
-/// thread tries again when a chip node appears or changes in ``Configuration/deviceDirectory``
-/// (inotify), and otherwise after ``Configuration/retryInterval``, doubling after each failure up
-/// to ``Configuration/maximumRetryInterval``. A line that fails in use (the chip went away) is
-/// released and retried the same way; a button held at that moment is reported released, so no
-/// press is left hanging.
+/// ``GPIOStatus/failed(_:)`` naming it (`"gpiochip0 line GPIO17 (stop)"`), and the thread tries
+/// again when a chip node appears in ``Configuration/deviceDirectory`` or after the backoff. A
+/// line that fails in use is retried the same way, and a button held then is reported released,
+/// so no press is left hanging.
 ///
 /// - Important: Active-low is the wiring's business: a button to ground on a pulled-up line is
 ///   active-low, and with the wrong setting every press arrives as a release.
@@ -47,15 +32,13 @@ public final class GPIODButtonInput: ButtonInput, Sendable {
         /// How long after an edge further edges are bounce. The kernel's debounce period on
         /// libgpiod 2, ``ButtonDebouncer/interval`` on libgpiod 1.
         public var debounce: Duration
-        /// How long to wait before trying again after a chip or line was missing, busy or failed
-        /// (at least ``GPIOStatus/minimumRetryInterval``); the wait doubles after each further
-        /// failure, up to ``maximumRetryInterval``.
+        /// The first wait before a retry (at least ``GPIOStatus/minimumRetryInterval``), doubling
+        /// after each further failure up to ``maximumRetryInterval``.
         public var retryInterval: Duration
-        /// The longest wait between tries.
         public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
-        /// Where chip nodes appear: a new or changed `gpiochip*` there starts a try at once.
+        /// A new or changed `gpiochip*` here starts a try at once.
         public var deviceDirectory = "/dev"
-        /// The consumer name the kernel shows for the lines (`gpioinfo`).
+        /// The consumer name `gpioinfo` shows for the lines.
         public var consumer: String
 
         public init(
@@ -127,12 +110,11 @@ public final class GPIODButtonInput: ButtonInput, Sendable {
     /// Whether the lines are requested, missing or busy (being retried), or released.
     public var status: GPIOStatus { lifecycle.status }
 
-    /// A new stream of every change of ``status`` from now on.
     public func statusUpdates() -> AsyncStream<GPIOStatus> {
         lifecycle.statusUpdates()
     }
 
-    /// Releases both lines and ends the thread; returns once they are released. Harmless twice.
+    /// Returns once both lines are released. Harmless twice.
     public func close() async {
         await lifecycle.stop()
     }

@@ -5,41 +5,29 @@ import Synchronization
 
 /// The indicator LED on a GPIO output line, through libgpiod: the ``Indicator`` of a real board.
 ///
-/// ```swift
-/// let led = try GPIODIndicator(configuration: .init(chip: "gpiochip0", line: .name("GPIO22")))
-/// try await led.show(.blink(.white, on: .milliseconds(500), off: .milliseconds(500)))
-/// ...
-/// await led.close()   // dark, and the line released
-/// ```
-///
-/// A thread of its own drives the line and times the pattern: it sets the level at each step and
-/// sleeps until the next one, towards absolute `CLOCK_MONOTONIC` deadlines counted from the
-/// pattern's start (no drift, and no busy loop), or until the next ``show(_:)``. A plain LED
-/// cannot dim, so `breathe` is a slow blink and colours only light it (black is off); see
-/// ``hasColor``.
+/// A thread of its own times the pattern towards absolute `CLOCK_MONOTONIC` deadlines counted
+/// from the pattern's start (no drift, no busy loop). A plain LED cannot dim, so `breathe` is a
+/// slow blink and any colour but black lights it.
 ///
 /// A chip or line that is missing or busy does not fail the initialiser: ``status`` reports it
-/// (`"gpiochip0 line GPIO22 (LED)"`) and the thread tries again when a chip node appears or
-/// changes in ``Configuration/deviceDirectory``, on the next ``show(_:)``, and otherwise after a
-/// wait that doubles from ``Configuration/retryInterval`` up to
-/// ``Configuration/maximumRetryInterval``; then it shows the latest pattern.
+/// (`"gpiochip0 line GPIO22 (LED)"`) and the thread tries again when a chip node appears in
+/// ``Configuration/deviceDirectory``, on the next ``show(_:)``, or after the backoff; then it
+/// shows the latest pattern.
 public final class GPIODIndicator: Indicator, Sendable {
     /// Where the LED is and how it is wired, from the board profile.
     public struct Configuration: Hashable, Sendable {
-        /// The chip: a path (`/dev/gpiochip0`), number, name (`gpiochip0`) or label.
+        /// As in ``GPIODButtonInput/Configuration/chip``.
         public var chip: String
         public var line: GPIOLineSelector
         /// Whether the LED lights when the line is low (wired from 3.3 V to the pin).
         public var activeLow: Bool
-        /// How long to wait before trying again after the chip or line was missing, busy or
-        /// failed (at least ``GPIOStatus/minimumRetryInterval``); the wait doubles after each
-        /// further failure, up to ``maximumRetryInterval``.
+        /// The first wait before a retry (at least ``GPIOStatus/minimumRetryInterval``), doubling
+        /// after each further failure up to ``maximumRetryInterval``.
         public var retryInterval: Duration
-        /// The longest wait between tries.
         public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
-        /// Where chip nodes appear: a new or changed `gpiochip*` there starts a try at once.
+        /// A new or changed `gpiochip*` here starts a try at once.
         public var deviceDirectory = "/dev"
-        /// The consumer name the kernel shows for the line (`gpioinfo`).
+        /// The consumer name `gpioinfo` shows for the line.
         public var consumer: String
 
         public init(
@@ -118,13 +106,11 @@ public final class GPIODIndicator: Indicator, Sendable {
     /// Whether the line is requested, missing or busy (being retried), or released.
     public var status: GPIOStatus { lifecycle.status }
 
-    /// A new stream of every change of ``status`` from now on.
     public func statusUpdates() -> AsyncStream<GPIOStatus> {
         lifecycle.statusUpdates()
     }
 
-    /// Turns the LED off, releases the line and ends the thread; returns once it is released.
-    /// Harmless twice.
+    /// Turns the LED off and releases the line; returns once it is released. Harmless twice.
     public func close() async {
         await lifecycle.stop()
     }

@@ -5,7 +5,6 @@ import AlarmHardware
 public enum GPIOStatus: Hashable, Sendable {
     /// Not yet tried to request the lines.
     case starting
-    /// The lines are requested and working.
     case ready
     /// A chip or line is missing or busy, or failed while in use. The backend has let go of its
     /// lines and tries again when a chip node appears, or after a wait that grows with each

@@ -14,14 +14,12 @@ final class IndicatorPlayer {
 
     private var chip: (any GPIOChip)?
     private var line: (any GPIOOutputLine)?
-    /// The level last written to the line.
     private var written: Bool?
     private var timeline: IndicatorTimeline
     /// Why the line is not held; `nil` while it is.
     private var failure: HardwareError?
     /// When to try for the line again while it is not held.
     private var retryAt: Duration?
-    /// Failures in a row, for the backoff.
     private var failures = 0
     /// Chip nodes appearing, watched while the line is not held.
     private var appearance: ChipAppearanceWatch?

@@ -10,17 +10,14 @@ struct ByteReader {
         self.position = position
     }
 
-    /// Bytes left to read.
     var remaining: Int { max(0, bytes.count - position) }
 
-    /// Reads one byte.
     mutating func uint8() -> UInt8? {
         guard remaining >= 1 else { return nil }
         defer { position += 1 }
         return bytes[position]
     }
 
-    /// Reads a big-endian unsigned 32-bit value.
     mutating func uint32() -> UInt32? {
         guard remaining >= 4 else { return nil }
         var value: UInt32 = 0
@@ -43,7 +40,6 @@ struct ByteReader {
         return Int64(bitPattern: value)
     }
 
-    /// Reads `count` bytes.
     mutating func bytes(_ count: Int) -> ArraySlice<UInt8>? {
         guard count >= 0, remaining >= count else { return nil }
         defer { position += count }

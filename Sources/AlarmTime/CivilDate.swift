@@ -7,9 +7,9 @@ import FoundationEssentials
 public struct CivilDate: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, LosslessStringConvertible {
     /// The calendar year; 0 is 1 BC, negative years continue backwards.
     public let year: Int
-    /// The month, 1 (January) through 12 (December).
+    /// 1 (January) through 12 (December).
     public let month: Int
-    /// The day of the month, starting at 1.
+    /// The day of the month, from 1.
     public let day: Int
 
     /// The years a `CivilDate` can represent; wide enough for any instant a `Date` can hold.
@@ -46,12 +46,11 @@ public struct CivilDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         self.year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     }
 
-    /// The number of days from 1970-01-01 to this date (negative before it).
+    /// Negative before 1970-01-01.
     public var daysSinceEpoch: Int {
         CivilDate.days(year: year, month: month, day: day)
     }
 
-    /// The day of the week this date falls on.
     public var weekday: Locale.Weekday {
         CivilDate.weekday(daysSinceEpoch: daysSinceEpoch)
     }
@@ -63,7 +62,6 @@ public struct CivilDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         return CivilDate(daysSinceEpoch: sum)
     }
 
-    /// True when `year` has a February 29.
     public static func isLeapYear(_ year: Int) -> Bool {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
@@ -98,7 +96,6 @@ public struct CivilDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
     /// Weekdays indexed from Sunday = 0, the numbering POSIX TZ rules use.
     static let weekdays: [Locale.Weekday] = [.sunday, .monday, .tuesday, .wednesday, .thursday, .friday, .saturday]
 
-    /// Orders dates chronologically.
     public static func < (lhs: CivilDate, rhs: CivilDate) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
@@ -118,7 +115,6 @@ public struct CivilDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         self.init(year: negative ? -rawYear : rawYear, month: month, day: day)
     }
 
-    /// Decodes from the `YYYY-MM-DD` string form, rejecting invalid dates.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
@@ -128,7 +124,6 @@ public struct CivilDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         self = date
     }
 
-    /// Encodes as the `YYYY-MM-DD` string form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

@@ -10,7 +10,6 @@ public struct CivilTime: Hashable, Comparable, Sendable, Codable, CustomStringCo
     /// The second, 0...59.
     public let second: Int
 
-    /// 00:00:00, the first second of a day.
     public static let midnight = CivilTime(secondsSinceMidnight: 0)
 
     /// Creates a time of day, or returns nil when a component is out of range.
@@ -34,7 +33,6 @@ public struct CivilTime: Hashable, Comparable, Sendable, Codable, CustomStringCo
         hour * 3_600 + minute * 60 + second
     }
 
-    /// Orders times within a day.
     public static func < (lhs: CivilTime, rhs: CivilTime) -> Bool {
         lhs.secondsSinceMidnight < rhs.secondsSinceMidnight
     }
@@ -58,7 +56,6 @@ public struct CivilTime: Hashable, Comparable, Sendable, Codable, CustomStringCo
         self.init(hour: hour, minute: minute, second: second)
     }
 
-    /// Decodes from `HH:MM` or `HH:MM:SS`, rejecting out-of-range values.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
@@ -68,7 +65,6 @@ public struct CivilTime: Hashable, Comparable, Sendable, Codable, CustomStringCo
         self = time
     }
 
-    /// Encodes as `HH:MM:SS`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

@@ -2,18 +2,14 @@
 ///
 /// Whether it names zero, one or two instants depends on a zone: see ``TimeZoneRules/resolve(_:)``.
 public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// The calendar day.
     public var date: CivilDate
-    /// The time of day.
     public var time: CivilTime
 
-    /// Combines a day and a time of day.
     public init(date: CivilDate, time: CivilTime) {
         self.date = date
         self.time = time
     }
 
-    /// Orders readings chronologically as wall-clock values.
     public static func < (lhs: LocalDateTime, rhs: LocalDateTime) -> Bool {
         (lhs.date, lhs.time) < (rhs.date, rhs.time)
     }

@@ -81,7 +81,7 @@ struct POSIXTimeZone: Sendable, Hashable {
         let start: Rule
         let end: Rule
         if scanner.isAtEnd {
-            // POSIX leaves the default implementation-defined; glibc and the brief use the US rules.
+            // POSIX leaves the default implementation-defined; glibc uses the US rules.
             start = Rule(day: .monthWeekDay(month: 3, week: 2, weekday: 0), time: 7_200)
             end = Rule(day: .monthWeekDay(month: 11, week: 1, weekday: 0), time: 7_200)
         } else {

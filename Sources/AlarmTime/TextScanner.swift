@@ -20,17 +20,14 @@ struct TextScanner {
         return index < bytes.count ? bytes[index] : nil
     }
 
-    /// The bytes not yet consumed.
     var remainder: ArraySlice<UInt8> { bytes[min(position, bytes.count)...] }
 
-    /// Consumes `scalar` if it is next.
     mutating func consume(_ scalar: Unicode.Scalar) -> Bool {
         guard let next = peek(), UInt32(next) == scalar.value else { return false }
         position += 1
         return true
     }
 
-    /// Consumes and returns the next byte.
     mutating func next() -> UInt8? {
         guard let byte = peek() else { return nil }
         position += 1

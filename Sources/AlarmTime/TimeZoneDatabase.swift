@@ -8,7 +8,6 @@ public struct TimeZoneDatabase: Sendable {
     /// The directory holding TZif files, named by zone ("Europe/Berlin" is `root + "/Europe/Berlin"`).
     public let root: String
 
-    /// Uses the database under `root`.
     public init(root: String = "/usr/share/zoneinfo") {
         self.root = root
     }

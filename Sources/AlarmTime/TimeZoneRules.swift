@@ -21,12 +21,10 @@ public struct TimeZoneRules: Sendable, Hashable {
     /// Where `rule` takes over: `Int.max` without a rule, `Int.min` if it applies throughout.
     let ruleStart: Int
 
-    /// Coordinated Universal Time: offset zero, no transitions.
     public static let utc = TimeZoneRules(identifier: "UTC", table: [], initialOffset: 0, rule: nil, ruleStart: .max)
 
-    /// Loads rules from the bytes of a TZif file of version 1 to 4.
-    ///
-    /// - Throws: `.malformedTZif` (with `identifier` as its source) when any part of the data is invalid.
+    /// Loads rules from the bytes of a TZif file of version 1 to 4; `.malformedTZif` names
+    /// `identifier` as its source.
     public init(tzif bytes: [UInt8], identifier: String) throws(TimeZoneError) {
         let data: TZif
         do {
@@ -51,7 +49,6 @@ public struct TimeZoneRules: Sendable, Hashable {
     ///
     /// Accepts the RFC 8536 extensions (rule times from -167 to 167 hours, `<...>` names, DST all year).
     /// A DST name without rules gets the US rules "M3.2.0,M11.1.0", as in glibc.
-    /// - Throws: `.malformedPOSIXTZ` naming the string and what was expected.
     public init(posix: String) throws(TimeZoneError) {
         let rule = try POSIXTimeZone(parsing: posix)
         self.init(identifier: posix, table: [], initialOffset: rule.standardOffset, rule: rule, ruleStart: .min)

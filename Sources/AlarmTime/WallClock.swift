@@ -15,7 +15,6 @@ import FoundationEssentials
 /// }
 /// ```
 public protocol WallClock: Sendable {
-    /// The current wall-clock time.
     var now: Date { get }
     /// A monotonic time that keeps counting through suspend; the difference between two readings
     /// of `now` and of this tells how far the wall clock jumped in between.

@@ -20,7 +20,7 @@ struct AlarmdCommand: AsyncParsableCommand {
 
     static func main() async {
         // Before any task runs on the global executor: libdispatch's pool, once used, wakes the
-        // process every second for as long as it lives (BENCHMARKS.md, idle wake-ups).
+        // process every second for as long as it lives (see ThreadPoolExecutor).
         ThreadPoolExecutor.installAsGlobalExecutor()
         await main(nil)
     }

@@ -15,7 +15,6 @@ struct DaemonBoard: Sendable {
     let hardware: ApplianceHardware
     let buttons: GPIODButtonInput?
     let indicator: GPIODIndicator?
-    /// The hardware volume control, when the profile names one.
     let mixer: ALSAMixerVolume?
     /// Why the sound device did not open when the daemon started (`nil`: it did, or the board is
     /// simulated); the appliance shows it until a playback works.

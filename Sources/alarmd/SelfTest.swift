@@ -17,7 +17,6 @@ struct SelfTestParts: Sendable {
     var mixer: Result<ClosedRange<Double>, HardwareError>?
 }
 
-/// One part of the board.
 enum BoardPart: String, CaseIterable, Sendable, Comparable {
     case led, display, sound, buttons
 
@@ -33,7 +32,6 @@ protocol SelfTestPerson: Sendable {
     func confirm(_ question: String) async -> Bool?
 }
 
-/// The outcome of one part's check.
 struct PartResult: Sendable {
     var part: BoardPart
     var passed: Bool
@@ -52,7 +50,6 @@ struct SelfTestRun {
     let only: Set<BoardPart>
     let person: (any SelfTestPerson)?
     let say: @Sendable (String) -> Void
-    /// How long to wait for each button press.
     var buttonTimeout: Duration = .seconds(20)
     /// How long the LED blinks and the tone plays.
     var showFor: Duration = .seconds(2)

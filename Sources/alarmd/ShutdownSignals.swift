@@ -3,25 +3,14 @@ import CLinuxSupport
 import Glibc
 
 /// SIGTERM and SIGINT, delivered to `body` from a thread of alarmd's own that sleeps on an
-/// eventfd until one arrives. That thread unblocks them, so they arrive even when the process
-/// inherited them blocked.
+/// eventfd; it unblocks them, so they arrive even when the process inherited them blocked.
 ///
-/// swift-service-lifecycle's own signal handling uses libdispatch signal sources, and the first
-/// job on a libdispatch queue starts libdispatch's worker pool with its once-a-second timer (see
-/// ``ThreadPoolExecutor``): the daemon gives the service group no signals and triggers its
-/// graceful shutdown from here instead.
-///
-/// ```swift
-/// try ShutdownSignals.watch([SIGTERM, SIGINT]) { signal in
-///     Task { await group.triggerGracefulShutdown() }
-/// }
-/// ```
+/// swift-service-lifecycle's signal handling uses libdispatch signal sources, whose first job
+/// starts libdispatch's worker pool with its once-a-second timer (see ``ThreadPoolExecutor``), so
+/// the daemon triggers the group's graceful shutdown from here instead.
 enum ShutdownSignals {
     /// Calls `body` with the signal's number each time one of `signals` arrives, for the rest of
     /// the process's life. Once per process.
-    ///
-    /// - Throws: ``ShutdownSignals/SetupError`` when the handler, the eventfd or the thread cannot
-    ///   be had.
     static func watch(_ signals: [Int32], _ body: @escaping @Sendable (Int32) -> Void) throws {
         let descriptor = signals.withUnsafeBufferPointer {
             alarmd_signals_to_eventfd($0.baseAddress, Int32($0.count))
@@ -41,7 +30,6 @@ enum ShutdownSignals {
         guard created == 0 else { throw SetupError(operation: "pthread_create", errno: created) }
     }
 
-    /// A system call the watch needs failed.
     struct SetupError: Error, CustomStringConvertible {
         var operation: String
         var errno: Int32
