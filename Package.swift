@@ -22,11 +22,16 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // Linux interfaces Swift's Glibc module leaves out (timerfd, CLOCK_BOOTTIME helpers).
+        // Linux interfaces Swift's Glibc module leaves out (timerfd, eventfd, CLOCK_BOOTTIME,
+        // termios, sockets, signals), in C.
         .target(name: "CLinuxSupport"),
+        // Swift over them: threads of our own, the task executor that replaces libdispatch's pool,
+        // inotify, the shared realtime timer, eventfd signals, whole writes.
+        .target(name: "LinuxSupport", dependencies: ["CLinuxSupport"]),
+        // Civil time, time zones from the tz database, and the wall clock; no C.
         .target(
             name: "AlarmTime",
-            dependencies: ["CLinuxSupport"]
+            dependencies: ["LinuxSupport"]
         ),
         .target(name: "AlarmKit"),
         // The hardware abstraction layer: small protocols and their values; no alarms, no backends.
@@ -68,7 +73,7 @@ let package = Package(
         // The ALSA backend of `AudioOutput`: a writer thread per playback, gain ramp in software.
         .target(
             name: "AlarmALSA",
-            dependencies: ["AlarmHardware", "AlarmTime", "CALSA", "CALSAShim", "CLinuxSupport"]
+            dependencies: ["AlarmHardware", "AlarmTime", "CALSA", "CALSAShim", "CLinuxSupport", "LinuxSupport"]
         ),
         // libgpiod, v1 (Debian/Raspberry Pi OS bookworm) or v2 (trixie): whichever pkg-config finds.
         .systemLibrary(
@@ -81,7 +86,7 @@ let package = Package(
         // The libgpiod backends of `ButtonInput` and `Indicator`.
         .target(
             name: "AlarmGPIO",
-            dependencies: ["AlarmHardware", "AlarmTime", "CGPIOShim", "CLinuxSupport"]
+            dependencies: ["AlarmHardware", "AlarmTime", "CGPIOShim", "CLinuxSupport", "LinuxSupport"]
         ),
         // The HD44780 character LCD behind a PCF8574 I2C backpack: the `CharacterDisplay` backend.
         .target(
@@ -101,7 +106,7 @@ let package = Package(
         .target(
             name: "AlarmControl",
             dependencies: [
-                "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport",
+                "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -129,7 +134,7 @@ let package = Package(
             dependencies: [
                 "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO",
                 "AlarmHardware", "AlarmKit", "AlarmLCD", "AlarmScenario",
-                "AlarmSimulator", "AlarmTime", "SimulatorConsole", "TOMLConfig",
+                "AlarmSimulator", "AlarmTime", "CLinuxSupport", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -138,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmControl", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport",
+                "AlarmControl", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -181,6 +186,7 @@ let package = Package(
             path: "Tests/Integration/Probe/alarm-vm-probe"
         ),
         .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
+        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKit"]),
         .testTarget(
             name: "AlarmEngineTests",

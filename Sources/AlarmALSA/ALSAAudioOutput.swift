@@ -1,6 +1,7 @@
 import AlarmHardware
 import AlarmTime
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// Plays alarm sounds through ALSA: the ``AudioOutput`` of a real board.

@@ -1,6 +1,7 @@
 import AlarmProtocol
 import AlarmTime
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// Our own pthreads for blocking socket work (``DetachedThread``), reporting a failure to start

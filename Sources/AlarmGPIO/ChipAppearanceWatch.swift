@@ -1,5 +1,6 @@
 import AlarmTime
 import Glibc
+import LinuxSupport
 
 /// Watches the device directory (`/dev`) for GPIO chip nodes appearing or changing, so a backend
 /// waiting for a missing chip tries again when one shows up rather than by polling: udev creates

@@ -1,6 +1,7 @@
 import AlarmHardware
 import AlarmTime
 import Glibc
+import LinuxSupport
 
 /// The device's buttons on GPIO lines, through libgpiod: the ``ButtonInput`` of a real board.
 ///

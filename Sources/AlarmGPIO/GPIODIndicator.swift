@@ -1,6 +1,7 @@
 import AlarmHardware
 import AlarmTime
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// The indicator LED on a GPIO output line, through libgpiod: the ``Indicator`` of a real board.

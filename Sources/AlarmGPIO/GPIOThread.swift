@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSupport
 
 /// What the GPIO threads (started with `DetachedThread`) share.
 enum GPIOThread {

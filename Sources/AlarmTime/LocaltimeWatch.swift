@@ -1,5 +1,5 @@
-import CLinuxSupport
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// inotify watches on what a change of the device's zone touches, and nothing else in `/etc`:
@@ -18,7 +18,7 @@ import Synchronization
 /// Owns the inotify descriptor and an eventfd that stops ``run(_:)``.
 final class LocaltimeWatch: Sendable {
     let inotify: Inotify
-    private let stopDescriptor: Int32
+    private let stopSignal: EventSignal
     private let localtimePath: String
     private let watches = WatchSet()
 
@@ -26,22 +26,16 @@ final class LocaltimeWatch: Sendable {
 
     /// Adds the watches; `nil` if inotify or the eventfd cannot be had.
     init?(localtimePath: String) {
-        guard let inotify = Inotify() else { return nil }
-        let stopDescriptor = alarmd_eventfd_create()
-        guard stopDescriptor >= 0 else { return nil }
+        guard let inotify = Inotify(), let stopSignal = EventSignal() else { return nil }
         self.inotify = inotify
-        self.stopDescriptor = stopDescriptor
+        self.stopSignal = stopSignal
         self.localtimePath = localtimePath
         arm()
     }
 
-    deinit {
-        close(stopDescriptor)
-    }
-
     /// Makes ``run(_:)`` return.
     func stop() {
-        _ = alarmd_eventfd_signal(stopDescriptor)
+        stopSignal.signal()
     }
 
     /// Blocks, calling `changed` after each batch of events that may have changed the zone (the
@@ -51,7 +45,7 @@ final class LocaltimeWatch: Sendable {
         while true {
             var descriptors = [
                 pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stopSignal.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             if poll(&descriptors, 2, -1) < 0 {
                 if errno == EINTR { continue }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 
 /// The device's zone as libc picks it (``TimeZoneDatabase/systemZone(environment:localtimePath:)``),
 /// with changes noticed through inotify (``LocaltimeWatch``): `timedatectl set-timezone`
@@ -33,7 +34,7 @@ public struct SystemTimeZoneProvider: TimeZoneProvider {
         }
         continuation.onTermination = { _ in watch.stop() }
         Task {
-            await BlockingCall.run {
+            await DetachedThread.run {
                 watch.run { continuation.yield(()) }
             }
             continuation.finish()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import LinuxSupport
 
 /// `alarmctl`: the command-line client of alarmd.
 ///
@@ -67,17 +68,4 @@ func writeToStandardError(_ text: String) {
 /// Unbuffered, for lines a reader waits for (`watch`).
 func writeToStandardOutput(_ text: String) {
     writeAll(text, to: 1)
-}
-
-func writeAll(_ text: String, to descriptor: Int32) {
-    let bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-        if written <= 0 {
-            if written < 0 && errno == EINTR { continue }
-            return
-        }
-        offset += written
-    }
 }

@@ -1,9 +1,9 @@
 import AlarmHardware
 import AlarmTime
 import ArgumentParser
-import CLinuxSupport
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import Logging
 
 /// `alarmd`: the alarm clock appliance. `alarmd --simulate` runs it on the simulated board;
@@ -139,18 +139,4 @@ struct Alarmd: AsyncParsableCommand {
 /// Writes to file descriptor 2 (the C `stderr` global is not usable from Swift 6).
 func writeToStandardError(_ text: String) {
     writeAll(text, to: 2)
-}
-
-/// Writes all of `text` to `descriptor`, across short writes and interruptions.
-func writeAll(_ text: String, to descriptor: Int32) {
-    let bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-        if written <= 0 {
-            if written < 0 && errno == EINTR { continue }
-            return
-        }
-        offset += written
-    }
 }

@@ -2,6 +2,7 @@ import AlarmBoard
 import AlarmScenario
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import Logging
 import TOMLConfig
 

@@ -3,6 +3,7 @@ import AlarmHardware
 import AlarmTime
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 
 /// The parts a self-test checks, opened from a board profile. A part that could not even be
 /// opened carries the error instead.

@@ -2,6 +2,7 @@ import AlarmBoard
 import AlarmTime
 import ArgumentParser
 import Glibc
+import LinuxSupport
 import Logging
 
 /// `alarmd selftest`: checks a board's LED, display, sound and buttons, with a person or without.

@@ -1,6 +1,7 @@
 import AlarmTime
 import CLinuxSupport
 import Glibc
+import LinuxSupport
 
 /// SIGTERM and SIGINT, delivered to `body` from a thread of alarmd's own that sleeps on an
 /// eventfd; it unblocks them, so they arrive even when the process inherited them blocked.

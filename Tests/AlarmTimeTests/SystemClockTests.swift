@@ -35,12 +35,12 @@ import Testing
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         #expect(clock_settime(CLOCK_REALTIME, &now) == 0, "clock_settime: errno \(errno)")
-        #expect(try await armed.wait() == .clockChanged)
+        #expect(try await SystemWallClock.wait(for: armed) == .clockChanged)
     }
 
     @Test func anArmedTimerForThePastReportsItsDeadline() async throws {
         let armed = try SystemWallClock().arm(until: Date().addingTimeInterval(-1))
-        #expect(try await armed.wait() == .deadlineReached)
+        #expect(try await SystemWallClock.wait(for: armed) == .deadlineReached)
     }
 
     /// Sleeps share one timer: a later sleep armed first does not hold up an earlier one, and
@@ -48,9 +48,9 @@ import Testing
     @Test func sleepsOnOneTimerEndInDeadlineOrder() async throws {
         let clock = SystemWallClock()
         let late = try clock.arm(until: Date().addingTimeInterval(86_400))
-        let lateSleeper = Task { try await late.wait() }
+        let lateSleeper = Task { try await SystemWallClock.wait(for: late) }
         let soon = try clock.arm(until: Date().addingTimeInterval(0.05))
-        #expect(try await soon.wait() == .deadlineReached)
+        #expect(try await SystemWallClock.wait(for: soon) == .deadlineReached)
         lateSleeper.cancel()
         await #expect(throws: CancellationError.self) { try await lateSleeper.value }
     }

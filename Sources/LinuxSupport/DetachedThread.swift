@@ -49,11 +49,3 @@ public enum DetachedThread {
         return nil
     }
 }
-
-/// Runs a blocking call on a thread of its own (``DetachedThread``); for the timerfd and inotify
-/// waits of this module.
-enum BlockingCall {
-    static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
-        await DetachedThread.run(body)
-    }
-}

@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import AlarmTime
+@testable import LinuxSupport
 
 @Suite(.timeLimit(.minutes(1))) struct JobQueueTests {
     @Test func readyJobsRunFirstInFirstOut() {
@@ -51,7 +51,7 @@ import Testing
         #expect(ThreadPoolExecutor.monotonicDeadline(5, clock: 2) == 5)
         // "Boot time now" on the continuous clock is "now" on the monotonic one, give or take
         // the moments between the readings.
-        let boot = SystemWallClock().monotonicNow.components
+        let boot = SystemClocks.bootTime.components
         let bootNanoseconds = boot.seconds * 1_000_000_000 + boot.attoseconds / 1_000_000_000
         let converted = ThreadPoolExecutor.monotonicDeadline(bootNanoseconds, clock: 1)
         #expect(abs(converted - ThreadPoolExecutor.monotonicNow()) < 1_000_000_000)

@@ -1,0 +1,166 @@
+import CLinuxSupport
+import Glibc
+import Synchronization
+
+/// The process's sleeps on the wall clock: one timerfd armed for the earliest deadline, and one
+/// thread that waits on it and ends the sleeps that are due (or all of them when the clock is
+/// set). Arming an earlier deadline re-arms the timerfd from the sleeper's own thread, so an idle
+/// process wakes once per deadline and never to register a sleep.
+public final class RealtimeTimer: Sendable {
+    public static let shared = RealtimeTimer()
+
+    /// Why a sleep ended.
+    public enum Wake: Hashable, Sendable {
+        case deadline
+        /// `CLOCK_REALTIME` was set before the deadline.
+        case clockSet
+    }
+
+    /// A system call the timer needs failed.
+    public struct Failure: Error, Hashable, Sendable {
+        public let operation: String
+        public let errno: Int32
+    }
+
+    /// One sleep: registered when armed, so that a clock set from then on ends it.
+    public final class Sleep: Sendable {
+        /// Seconds since 1970, as `CLOCK_REALTIME` counts them.
+        let deadline: Double
+        private let timer: RealtimeTimer
+        private let outcome = Mutex(Outcome.pending)
+
+        private enum Outcome {
+            case pending
+            case waiting(CheckedContinuation<Wake, any Error>)
+            case ended(Result<Wake, any Error>)
+        }
+
+        fileprivate init(deadline: Double, timer: RealtimeTimer) {
+            self.deadline = deadline
+            self.timer = timer
+        }
+
+        /// Suspends until the deadline, a clock set, or task cancellation. Call once.
+        public func wait() async throws -> Wake {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let ended = outcome.withLock { outcome -> Result<Wake, any Error>? in
+                        if case .ended(let result) = outcome { return result }
+                        outcome = .waiting(continuation)
+                        return nil
+                    }
+                    if let ended { continuation.resume(with: ended) }
+                }
+            } onCancel: {
+                timer.remove(self)
+                end(.failure(CancellationError()))
+            }
+        }
+
+        /// Ends the sleep; only the first end counts.
+        fileprivate func end(_ result: Result<Wake, any Error>) {
+            let continuation = outcome.withLock { outcome -> CheckedContinuation<Wake, any Error>? in
+                switch outcome {
+                case .pending:
+                    outcome = .ended(result)
+                    return nil
+                case .waiting(let continuation):
+                    outcome = .ended(result)
+                    return continuation
+                case .ended:
+                    return nil
+                }
+            }
+            continuation?.resume(with: result)
+        }
+    }
+
+    private struct State {
+        var sleeps: [ObjectIdentifier: Sleep] = [:]
+        /// The deadline the timerfd is armed for, while a sleep waits for it.
+        var armedFor: Double?
+        var threadStarted = false
+    }
+
+    private let state = Mutex(State())
+    /// The timerfd, or why there is none.
+    private let timer: Result<Int32, Failure>
+
+    private init() {
+        // Armed far ahead until the first sleep: 2200, clear of where kernel timers saturate.
+        let descriptor = alarmd_realtime_timer_create(7_258_118_400, 0)
+        timer = descriptor >= 0 ? .success(descriptor) : .failure(Failure(operation: "timerfd", errno: -descriptor))
+    }
+
+    /// Registers a sleep until `deadline` (seconds since 1970): from now on a clock set ends it.
+    public func arm(until deadline: Double) throws(Failure) -> Sleep {
+        let descriptor: Int32
+        switch timer {
+        case .success(let value): descriptor = value
+        case .failure(let failure): throw failure
+        }
+        let sleep = Sleep(deadline: deadline, timer: self)
+        if deadline <= Self.now {
+            sleep.end(.success(.deadline))
+            return sleep
+        }
+        try state.withLock { state throws(Failure) in
+            if !state.threadStarted {
+                let created = DetachedThread.start { [self] in run(descriptor) }
+                guard created == 0 else { throw Failure(operation: "pthread_create", errno: created) }
+                state.threadStarted = true
+            }
+            state.sleeps[ObjectIdentifier(sleep)] = sleep
+            if state.armedFor.map({ deadline < $0 }) ?? true {
+                try Self.set(descriptor, to: deadline)
+                state.armedFor = deadline
+            }
+        }
+        return sleep
+    }
+
+    fileprivate func remove(_ sleep: Sleep) {
+        // The timerfd stays armed: at worst it wakes its thread once for nothing.
+        state.withLock { _ = $0.sleeps.removeValue(forKey: ObjectIdentifier(sleep)) }
+    }
+
+    /// The timer thread: waits, ends what is due, re-arms for the earliest sleep left.
+    private func run(_ descriptor: Int32) {
+        while true {
+            let result = alarmd_realtime_timer_wait(descriptor, -1)
+            let now = Self.now
+            let outcome: Result<Wake, any Error>
+            switch result {
+            case Int32(ALARMD_WAIT_DEADLINE.rawValue): outcome = .success(.deadline)
+            case Int32(ALARMD_WAIT_CLOCK_SET.rawValue): outcome = .success(.clockSet)
+            default: outcome = .failure(Failure(operation: "timerfd", errno: -result))
+            }
+            let ended = state.withLock { state -> [Sleep] in
+                let ending = state.sleeps.values.filter { result != Int32(ALARMD_WAIT_DEADLINE.rawValue) || $0.deadline <= now }
+                for sleep in ending { state.sleeps[ObjectIdentifier(sleep)] = nil }
+                state.armedFor = state.sleeps.values.map(\.deadline).min()
+                if let next = state.armedFor, (try? Self.set(descriptor, to: next)) == nil {
+                    // Not armed: those sleeps end now with the error rather than never.
+                    for sleep in state.sleeps.values { sleep.end(.failure(Failure(operation: "timerfd_settime", errno: errno))) }
+                    state.sleeps = [:]
+                    state.armedFor = nil
+                }
+                return ending
+            }
+            for sleep in ended { sleep.end(outcome) }
+        }
+    }
+
+    private static var now: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private static func set(_ descriptor: Int32, to target: Double) throws(Failure) {
+        let seconds = target.rounded(.down)
+        let nanoseconds = min(max((target - seconds) * 1e9, 0), 999_999_999)
+        let result = alarmd_realtime_timer_set(descriptor, Int64(seconds), Int64(nanoseconds))
+        if result < 0 { throw Failure(operation: "timerfd_settime", errno: -result) }
+    }
+}

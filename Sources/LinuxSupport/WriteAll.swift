@@ -1,0 +1,16 @@
+import Glibc
+
+/// Writes all of `text` to `descriptor` at once, unbuffered, across short writes and interruptions;
+/// gives up silently on any other error (a closed terminal or pipe).
+public func writeAll(_ text: String, to descriptor: Int32) {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written <= 0 {
+            if written < 0 && errno == EINTR { continue }
+            return
+        }
+        offset += written
+    }
+}
