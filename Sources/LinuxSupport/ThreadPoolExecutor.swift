@@ -19,7 +19,10 @@ import Glibc
 ///
 /// Jobs run first in, first out, whatever their priority: the daemon has a few tasks, all of
 /// them short. Blocking calls stay on threads of their own (``DetachedThread``), as they must on
-/// any cooperative pool.
+/// any cooperative pool. A job queued by a worker (an actor hop, a resumed continuation) wakes no
+/// other thread: the worker takes it once its own job ends, and wakes a second thread only if
+/// more jobs are waiting when it starts one. So the idle daemon's minute costs one thread's
+/// wake-up, not a ping-pong between two.
 ///
 /// - Important: Nothing may use libdispatch's global queues in a process that wants the quiet
 ///   (no `DispatchQueue.global()`, no `DispatchSource`): the first such job starts the timer.
@@ -59,7 +62,7 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         pthread_mutex_lock(mutex)
         queue.append(job)
         pthread_mutex_unlock(mutex)
-        pthread_cond_signal(condition)
+        if !Self.isWorkerThread { pthread_cond_signal(condition) }
     }
 
     /// Queues `job` to run once `CLOCK_MONOTONIC` reads `deadline` nanoseconds.
@@ -73,10 +76,14 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func work() {
+        pthread_setspecific(Self.workerKey, UnsafeRawPointer(bitPattern: 1))
         pthread_mutex_lock(mutex)
         while true {
-            if let job = queue.next(now: Self.monotonicNow()) {
+            let now = Self.monotonicNow()
+            if let job = queue.next(now: now) {
+                let backlog = queue.hasJob(now: now)
                 pthread_mutex_unlock(mutex)
+                if backlog { pthread_cond_signal(condition) }
                 job.runSynchronously(on: asUnownedTaskExecutor())
                 pthread_mutex_lock(mutex)
                 continue
@@ -91,6 +98,15 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
             }
         }
     }
+
+    /// Marks the pool's threads (any non-nil value).
+    private static let workerKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static var isWorkerThread: Bool { pthread_getspecific(workerKey) != nil }
 
     /// `CLOCK_MONOTONIC` in nanoseconds.
     public static func monotonicNow() -> Int64 {
