@@ -9,17 +9,9 @@ extension AlarmRuntime {
     }
 
     /// The client's whole list as it is when the subscription takes effect, then after every
-    /// change. If nobody followed the client's alarms, the list is built on the runtime's actor
-    /// first, so a change made meanwhile is already in it (and not sent again).
+    /// change.
     public nonisolated func alarmUpdates(for client: ClientID) -> AsyncStream<[Alarm]> {
-        alarmLists.subscribe(client) {
-            Task { await self.sendAlarmListToNewSubscribers(of: client) }
-        }
-    }
-
-    /// The first list of those who subscribed while nobody followed the client's alarms.
-    func sendAlarmListToNewSubscribers(of client: ClientID) {
-        alarmLists.fill(client) { scheduler.alarms(of: client) }
+        alarmLists.subscribe(client)
     }
 
     /// Schedules an alarm for `client`, asking for authorization first if it is not determined.

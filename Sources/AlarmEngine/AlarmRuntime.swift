@@ -53,8 +53,7 @@ public actor AlarmRuntime {
     let authorizer: any AuthorizationPrompter
     let logger: Logger
 
-    /// Each client's list, built only while someone follows it (``alarmUpdates(for:)``).
-    let alarmLists = OnDemandBroadcaster<ClientID, [Alarm]>()
+    let alarmLists = Broadcaster<ClientID, [Alarm]>(replaysLatest: true, initialValue: [])
     let authorizationStates = Broadcaster<ClientID, AlarmManager.AuthorizationState>(
         replaysLatest: true, initialValue: .notDetermined)
     let eventBroadcast = Broadcaster<Int, SchedulerEvent>(replaysLatest: false)
@@ -160,6 +159,9 @@ public actor AlarmRuntime {
         self.clockOffset = Self.offset(now: now, monotonic: clock.monotonicNow)
         for (client, state) in authorizations {
             authorizationStates.publish(state, for: client)
+        }
+        for owner in Set(scheduler.records.values.map(\.owner)) {
+            alarmLists.publish(scheduler.alarms(of: owner), for: owner)
         }
     }
 
@@ -401,7 +403,7 @@ public actor AlarmRuntime {
             eventBroadcast.publish(event, for: 0)
         }
         for owner in outcome.changedOwners {
-            alarmLists.publish(for: owner) { scheduler.alarms(of: owner) }
+            alarmLists.publish(scheduler.alarms(of: owner), for: owner)
         }
         log(outcome.events)
         recordHistory(outcome.events)
