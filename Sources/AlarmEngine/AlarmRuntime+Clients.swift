@@ -20,9 +20,9 @@ extension AlarmRuntime {
         let authorization = try await requestAuthorization(for: client)
         guard authorization == .authorized else { throw AlarmOperationError.notAuthorized(authorization) }
         catchUp()
-        let checkpoint = scheduler.checkpoint(for: AlarmKey(owner: client, id: id))
+        let before = scheduler
         let (alarm, outcome) = try scheduler.schedule(id: id, owner: client, definition: definition, now: clock.now)
-        try commitClientChange(outcome, undo: checkpoint)
+        try commitClientChange(outcome, undo: before)
         return alarm
     }
 
@@ -33,13 +33,13 @@ extension AlarmRuntime {
         catchUp()
         let key = AlarmKey(owner: client, id: id)
         let wasAlerting = scheduler.record(for: key)?.phase.isAlerting ?? false
-        let checkpoint = scheduler.checkpoint(for: key)
+        let before = scheduler
         let outcome = try scheduler.perform(action, id: id, owner: client, now: clock.now)
         let stillAlerting = scheduler.record(for: key)?.phase.isAlerting ?? false
         if wasAlerting && !stillAlerting {
             commitSilencing(outcome)
         } else {
-            try commitClientChange(outcome, undo: checkpoint)
+            try commitClientChange(outcome, undo: before)
         }
     }
 

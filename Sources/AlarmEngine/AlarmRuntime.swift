@@ -377,12 +377,13 @@ public actor AlarmRuntime {
         publish(outcome)
     }
 
-    /// Makes a client's change durable, or undoes it and refuses it.
-    func commitClientChange(_ outcome: SchedulerOutcome, undo checkpoint: AlarmScheduler.Checkpoint) throws {
+    /// Makes a client's change durable, or refuses it and returns to `before`, the scheduler as it
+    /// was just before the change.
+    func commitClientChange(_ outcome: SchedulerOutcome, undo before: AlarmScheduler) throws {
         do {
             try saveState()
         } catch {
-            scheduler.rollBack(to: checkpoint)
+            scheduler.rollBack(to: before)
             logger.error("Alarm change refused: the store could not be saved", metadata: ["store.error": "\(error)"])
             throw AlarmOperationError.storageFailure("\(error)")
         }

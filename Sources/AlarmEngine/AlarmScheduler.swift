@@ -26,9 +26,8 @@ public struct AlarmScheduler: Sendable {
 
     /// Every alarm, by owner and id: each client's ids are its own.
     var records: [AlarmKey: AlarmRecord] = [:]
-    private var alarmsByOwner: [ClientID: Set<Alarm.ID>] = [:]
-    private(set) var alertingKeys: Set<AlarmKey> = []
-    var deadlines = DeadlineIndex()
+    /// When ``evaluate(now:)`` next has work for each alarm; alarms without any are absent.
+    var deadlines: [AlarmKey: Date] = [:]
     private var highestSequenceNumber: UInt64 = 0
     /// Alarms stored or removed since the last ``clearChangedIDs()``: the runtime re-encodes only
     /// these for the store.
@@ -57,7 +56,16 @@ public struct AlarmScheduler: Sendable {
     // MARK: - Reading
 
     /// The earliest instant at which ``evaluate(now:)`` has something to do.
-    public var nextDeadline: Date? { deadlines.earliest?.deadline }
+    public var nextDeadline: Date? { deadlines.values.min() }
+
+    /// The alarm to settle first: the earliest deadline and, of equal ones, the alarm scheduled
+    /// first, so that alarms due together act in the same order on every run.
+    var earliestDeadline: (key: AlarmKey, deadline: Date)? {
+        deadlines.min { lhs, rhs in
+            if lhs.value != rhs.value { return lhs.value < rhs.value }
+            return (records[lhs.key]?.sequenceNumber ?? 0) < (records[rhs.key]?.sequenceNumber ?? 0)
+        }.map { ($0.key, $0.value) }
+    }
 
     /// How many alarms exist, all clients together.
     public var alarmCount: Int { records.count }
@@ -67,33 +75,13 @@ public struct AlarmScheduler: Sendable {
 
     /// A client's alarms, oldest first.
     public func alarms(of owner: ClientID) -> [Alarm] {
-        guard let ids = alarmsByOwner[owner] else { return [] }
-        return inCreationOrder(ids.map { AlarmKey(owner: owner, id: $0) }).compactMap { records[$0]?.alarm }
-    }
-
-    /// The keys of a client's alarms, in no particular order.
-    func keys(of owner: ClientID) -> [AlarmKey] {
-        (alarmsByOwner[owner] ?? []).map { AlarmKey(owner: owner, id: $0) }
-    }
-
-    /// `keys` of stored alarms, oldest first. Only sequence numbers and keys are sorted, and
-    /// records are read in place: sorting or binding the records themselves copied kilobyte-sized
-    /// values with all their references, a third of the daemon's CPU for a `schedule` with a few
-    /// hundred alarms.
-    private func inCreationOrder(_ keys: some Collection<AlarmKey>) -> [AlarmKey] {
-        var order: [(sequenceNumber: UInt64, key: AlarmKey)] = []
-        order.reserveCapacity(keys.count)
-        for key in keys {
-            if let sequenceNumber = records[key]?.sequenceNumber { order.append((sequenceNumber, key)) }
-        }
-        order.sort { $0.sequenceNumber < $1.sequenceNumber }
-        return order.map(\.key)
+        records.values.filter { $0.owner == owner }.sorted(by: Self.creationOrder).map(\.alarm)
     }
 
     /// The alerting alarms, the one to present first at the front: the newest alert first, and
     /// of alerts due at the same instant the alarm scheduled last, so the order is reproducible.
     public var alertingOrder: [AlarmKey] {
-        alertingKeys.compactMap { records[$0] }.sorted { lhs, rhs in
+        records.values.filter(\.phase.isAlerting).sorted { lhs, rhs in
             guard case .alerting(let left) = lhs.phase, case .alerting(let right) = rhs.phase else { return false }
             if left.since != right.since { return left.since > right.since }
             if left.dueDate != right.dueDate { return left.dueDate > right.dueDate }
@@ -125,7 +113,7 @@ public struct AlarmScheduler: Sendable {
 
     /// Everything needed to rebuild the scheduler, in a stable order.
     public var snapshot: SchedulerSnapshot {
-        SchedulerSnapshot(alarms: inCreationOrder(records.keys).compactMap { records[$0] }, missedAlarms: missedAlarms)
+        SchedulerSnapshot(alarms: records.values.sorted(by: Self.creationOrder), missedAlarms: missedAlarms)
     }
 
     static func creationOrder(_ lhs: AlarmRecord, _ rhs: AlarmRecord) -> Bool {
@@ -142,7 +130,7 @@ public struct AlarmScheduler: Sendable {
         changedIDs.removeAll(keepingCapacity: true)
     }
 
-    /// Inserts or replaces a record and updates every index. The only writer of `records`.
+    /// Inserts or replaces a record and its deadline. The only writer of `records`.
     /// `writtenNow` is false only for records loaded from the store, whose dates are not new.
     mutating func store(_ record: AlarmRecord, writtenNow: Bool = true) {
         var record = record
@@ -153,31 +141,27 @@ public struct AlarmScheduler: Sendable {
         records[key] = record
         changedIDs.insert(key)
         highestSequenceNumber = max(highestSequenceNumber, record.sequenceNumber)
-        alarmsByOwner[key.owner, default: []].insert(key.id)
-        if case .alerting = record.phase {
-            alertingKeys.insert(key)
-        } else {
-            alertingKeys.remove(key)
-        }
-        deadlines.set(deadline(of: record), for: key)
+        deadlines[key] = deadline(of: record)
     }
 
-    /// Deletes a record from every index.
+    /// Deletes a record and its deadline.
     mutating func remove(_ key: AlarmKey) {
         guard records.removeValue(forKey: key) != nil else { return }
         changedIDs.insert(key)
-        alarmsByOwner[key.owner]?.remove(key.id)
-        if alarmsByOwner[key.owner]?.isEmpty == true { alarmsByOwner[key.owner] = nil }
-        alertingKeys.remove(key)
-        deadlines.set(nil, for: key)
+        deadlines[key] = nil
     }
 
     /// Recomputes every deadline, after the zone, the trust in the clock or the clock itself changed.
     mutating func reindexAll() {
-        deadlines.removeAll()
-        for record in records.values {
-            deadlines.set(deadline(of: record), for: record.key)
-        }
+        deadlines = records.compactMapValues { deadline(of: $0) }
+    }
+
+    /// Undoes a change that could not be made durable, back to `earlier` (a copy taken just before
+    /// it). Sequence numbers stay used: the refused alarm may have reached the disk all the same.
+    mutating func rollBack(to earlier: AlarmScheduler) {
+        let highest = highestSequenceNumber
+        self = earlier
+        highestSequenceNumber = highest
     }
 
     /// When ``evaluate(now:)`` next has work for this alarm.
