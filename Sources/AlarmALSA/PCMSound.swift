@@ -1,6 +1,5 @@
 import AlarmHardware
 import Glibc
-import Synchronization
 
 /// A sound ready to play: interleaved signed 16-bit frames at a rate.
 struct PCMSound: Sendable {
@@ -10,27 +9,15 @@ struct PCMSound: Sendable {
 
     var frameCount: Int { samples.count / channels }
 
-    /// The built-in tone, generated at `sampleRate` so it is never resampled. Generated once per
-    /// rate and kept: an alert should start with the device, not with 62,400 sines (milliseconds
-    /// on a slow CPU).
+    /// The built-in tone, generated at `sampleRate` so it is never resampled.
     static func builtInTone(sampleRate: Int) -> PCMSound {
-        let samples = generatedTones.withLock { tones in
-            if let tone = tones[sampleRate] { return tone }
-            let tone = AlarmTone(sampleRate: sampleRate).loop()
-            tones[sampleRate] = tone
-            return tone
-        }
-        return PCMSound(samples: samples, channels: 1, sampleRate: sampleRate)
+        PCMSound(samples: AlarmTone(sampleRate: sampleRate).loop(), channels: 1, sampleRate: sampleRate)
     }
-
-    private static let generatedTones = Mutex<[Int: [Int16]]>([:])
 
     /// An alarm sound is seconds long; a file far larger is refused rather than read into memory.
     static let maximumFileSize = 64 << 20
 
-    /// Reads and decodes the WAV file at `path`. The last file decoded is kept with its bytes: a
-    /// file read again with the same bytes is not decoded again (an alarm's sound at every alert
-    /// and snooze), and a file that changed in any way is.
+    /// Reads and decodes the WAV file at `path`.
     /// - Throws: ``HardwareError`` `.io` with `device` set to `path`: with the `errno` when the
     ///   file cannot be read (`ENOENT`, `EACCES`, `EISDIR`, `EFBIG` above ``maximumFileSize``);
     ///   without one when it is not a WAV file this reader plays (`why` says what is wrong).
@@ -43,7 +30,6 @@ struct PCMSound: Sendable {
             why("\(path): cannot be read (errno \(code))")
             throw HardwareError(.io, device: path, errno: code)
         }
-        if let decoded = lastDecoded.withLock({ $0 }), decoded.bytes == bytes { return decoded.sound }
         let wav: WAVFile
         do {
             wav = try WAVFile(bytes: bytes)
@@ -55,13 +41,8 @@ struct PCMSound: Sendable {
             why("\(path): the file holds no samples")
             throw HardwareError(.io, device: path)
         }
-        let sound = PCMSound(samples: wav.samples, channels: wav.channels, sampleRate: wav.sampleRate)
-        lastDecoded.withLock { $0 = (bytes, sound) }
-        return sound
+        return PCMSound(samples: wav.samples, channels: wav.channels, sampleRate: wav.sampleRate)
     }
-
-    /// The last file decoded: its bytes and its sound.
-    private static let lastDecoded = Mutex<(bytes: [UInt8], sound: PCMSound)?>(nil)
 
     private struct Errno: Error { var code: Int32 }
 

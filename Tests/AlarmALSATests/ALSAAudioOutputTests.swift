@@ -108,8 +108,7 @@ struct ALSAAudioOutputTests {
         #expect(abs(Signal.frequency(samples, in: 0..<12_000, sampleRate: 48_000) - 1_000) < 10)
     }
 
-    /// The last file decoded is kept, but only for the same bytes: a sound replaced in place, even
-    /// by one of the same size at once, is heard as it is now.
+    /// A sound replaced in place, even by one of the same size at once, is heard as it is now.
     @Test func aFileRewrittenInPlaceIsPlayedAsItIsNow() async throws {
         let rig = try FilePluginRig()
         for frequency in [1_000.0, 440, 1_000] {
