@@ -1,5 +1,5 @@
 import AlarmHardware
-import Glibc
+import AlarmTime
 
 /// A sound ready to play: interleaved signed 16-bit frames at a rate.
 struct PCMSound: Sendable {
@@ -23,7 +23,7 @@ struct PCMSound: Sendable {
     ///   without one when it is not a WAV file this reader plays (`why` says what is wrong).
     static func file(_ path: String, why: (String) -> Void) throws(HardwareError) -> PCMSound {
         let bytes: [UInt8]
-        switch readWholeFile(path) {
+        switch SystemFile.read(path, maximumSize: maximumFileSize) {
         case .success(let contents): bytes = contents
         case .failure(let failure):
             let code = failure.code
@@ -42,35 +42,5 @@ struct PCMSound: Sendable {
             throw HardwareError(.io, device: path)
         }
         return PCMSound(samples: wav.samples, channels: wav.channels, sampleRate: wav.sampleRate)
-    }
-
-    private struct Errno: Error { var code: Int32 }
-
-    private static func readWholeFile(_ path: String) -> Result<[UInt8], Errno> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(Errno(code: errno)) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .failure(Errno(code: errno)) }
-        if status.st_mode & S_IFMT == S_IFDIR { return .failure(Errno(code: EISDIR)) }
-        guard status.st_size <= maximumFileSize else { return .failure(Errno(code: EFBIG)) }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
-        var length = 0
-        while true {
-            if length == bytes.count {  // the file grew while being read
-                guard bytes.count <= maximumFileSize else { return .failure(Errno(code: EFBIG)) }
-                bytes.append(contentsOf: repeatElement(0, count: bytes.count))
-            }
-            // SAFETY: reads at most the free tail of the buffer.
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + length, $0.count - length) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(Errno(code: errno))
-            }
-            if count == 0 { break }
-            length += count
-        }
-        bytes.removeSubrange(length...)
-        return .success(bytes)
     }
 }
