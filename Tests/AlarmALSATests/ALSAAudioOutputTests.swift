@@ -235,6 +235,20 @@ struct ALSAAudioOutputTests {
         #expect(rig.recordedBytes == 0)
     }
 
+    @Test func aDirectoryOrAnOversizedFileIsRefusedWithItsErrno() async throws {
+        let rig = try FilePluginRig()
+        let huge = rig.directory.path + "/huge.wav"
+        try TestFiles.write([], to: huge)
+        #expect(truncate(huge, off_t(PCMSound.maximumFileSize + 1)) == 0)  // sparse: nothing is written
+        for (path, code) in [(rig.directory.path, EISDIR), (huge, EFBIG)] {
+            let error = await #expect(throws: HardwareError.self) {
+                try await rig.output.play(.file(path), gain: .constant(0), looping: false)
+            }
+            #expect(error == HardwareError(.io, device: path, errno: code))
+        }
+        #expect(rig.recordedBytes == 0)
+    }
+
     @Test func malformedWAVFileThrowsNamingItWithTheReasonInDiagnostics() async throws {
         let rig = try FilePluginRig()
         let path = rig.directory.path + "/text.wav"
