@@ -3,7 +3,6 @@ import AlarmTime
 import FoundationEssentials
 
 extension AlarmRuntime {
-    /// A client's alarms.
     public func alarms(for client: ClientID) -> [Alarm] {
         scheduler.alarms(of: client)
     }
@@ -96,7 +95,6 @@ extension AlarmRuntime {
 
     // MARK: - Authorization
 
-    /// A client's authorization.
     public func authorizationState(for client: ClientID) -> AlarmManager.AuthorizationState {
         authorizations[client] ?? .notDetermined
     }

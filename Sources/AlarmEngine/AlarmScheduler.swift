@@ -7,13 +7,7 @@ import FoundationEssentials
 /// A value type with no clock, no I/O and no logging. Every input carries `now`; every call returns
 /// what happened as a ``SchedulerOutcome``, which the runtime logs, persists and publishes. Calling
 /// ``evaluate(now:)`` early, late or twice is harmless: it only does what is due at `now`, once.
-///
-/// ```swift
-/// var scheduler = AlarmScheduler(policy: .default, timeZone: berlin, clockTrusted: true)
-/// let (alarm, _) = try scheduler.schedule(id: id, owner: owner, definition: wakeUp, now: now)
-/// let deadline = scheduler.nextDeadline          // arm one timer for this
-/// let outcome = scheduler.evaluate(now: deadline!) // .alertStarted when it is reached
-/// ```
+/// Its caller arms one timer for ``nextDeadline``.
 public struct AlarmScheduler: Sendable {
     public internal(set) var policy: EnginePolicy
     /// The zone relative alarms are resolved in.
@@ -29,8 +23,7 @@ public struct AlarmScheduler: Sendable {
     /// When ``evaluate(now:)`` next has work for each alarm; alarms without any are absent.
     var deadlines: [AlarmKey: Date] = [:]
     private var highestSequenceNumber: UInt64 = 0
-    /// Alarms stored or removed since the last ``clearChangedIDs()``: the runtime re-encodes only
-    /// these for the store.
+    /// Alarms stored or removed since the last ``clearChangedIDs()``: the next journal entry's.
     public private(set) var changedIDs: Set<AlarmKey> = []
 
     /// Restores the scheduler from a snapshot, without evaluating anything: call
@@ -70,7 +63,6 @@ public struct AlarmScheduler: Sendable {
     /// How many alarms exist, all clients together.
     public var alarmCount: Int { records.count }
 
-    /// One alarm's full record.
     public func record(for key: AlarmKey) -> AlarmRecord? { records[key] }
 
     /// A client's alarms, oldest first.
@@ -111,7 +103,7 @@ public struct AlarmScheduler: Sendable {
         }
     }
 
-    /// Everything needed to rebuild the scheduler, in a stable order.
+    /// Everything needed to rebuild the scheduler, oldest first.
     public var snapshot: SchedulerSnapshot {
         SchedulerSnapshot(alarms: records.values.sorted(by: Self.creationOrder), missedAlarms: missedAlarms)
     }
@@ -125,7 +117,7 @@ public struct AlarmScheduler: Sendable {
 
     // MARK: - Storage and indexes
 
-    /// Forgets which alarms changed, once the runtime has encoded them.
+    /// Forgets which alarms changed, once the runtime has taken them for a save.
     public mutating func clearChangedIDs() {
         changedIDs.removeAll(keepingCapacity: true)
     }
