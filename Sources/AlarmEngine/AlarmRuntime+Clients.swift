@@ -19,9 +19,9 @@ extension AlarmRuntime {
         let authorization = try await requestAuthorization(for: client)
         guard authorization == .authorized else { throw AlarmOperationError.notAuthorized(authorization) }
         catchUp()
-        let before = scheduler
+        let checkpoint = scheduler.checkpoint(for: AlarmKey(owner: client, id: id))
         let (alarm, outcome) = try scheduler.schedule(id: id, owner: client, definition: definition, now: clock.now)
-        try commitClientChange(outcome, undo: before)
+        try commitClientChange(outcome, undo: checkpoint)
         return alarm
     }
 
@@ -32,13 +32,13 @@ extension AlarmRuntime {
         catchUp()
         let key = AlarmKey(owner: client, id: id)
         let wasAlerting = scheduler.record(for: key)?.phase.isAlerting ?? false
-        let before = scheduler
+        let checkpoint = scheduler.checkpoint(for: key)
         let outcome = try scheduler.perform(action, id: id, owner: client, now: clock.now)
         let stillAlerting = scheduler.record(for: key)?.phase.isAlerting ?? false
         if wasAlerting && !stillAlerting {
             commitSilencing(outcome)
         } else {
-            try commitClientChange(outcome, undo: before)
+            try commitClientChange(outcome, undo: checkpoint)
         }
     }
 

@@ -365,13 +365,12 @@ public actor AlarmRuntime {
         publish(outcome)
     }
 
-    /// Makes a client's change durable, or refuses it and returns to `before`, the scheduler as it
-    /// was just before the change.
-    func commitClientChange(_ outcome: SchedulerOutcome, undo before: AlarmScheduler) throws {
+    /// Makes a client's change durable, or undoes it and refuses it.
+    func commitClientChange(_ outcome: SchedulerOutcome, undo checkpoint: AlarmScheduler.Checkpoint) throws {
         do {
             try saveState()
         } catch {
-            scheduler.rollBack(to: before)
+            scheduler.rollBack(to: checkpoint)
             logger.error("Alarm change refused: the store could not be saved", metadata: ["store.error": "\(error)"])
             throw AlarmOperationError.storageFailure("\(error)")
         }

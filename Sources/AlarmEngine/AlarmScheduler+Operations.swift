@@ -66,11 +66,11 @@ extension AlarmScheduler {
         // Catching the alarm up to `now` comes first, so the action sees its real state; if the
         // action is then refused, the catch-up is undone too (its events would be lost with the
         // throw), and the next evaluate(now:) applies it with its events.
-        let before = self
+        let checkpoint = checkpoint(for: key)
         do {
             return try performCaughtUp(action, key: key, now: now)
         } catch {
-            self = before
+            rollBack(to: checkpoint)
             throw error
         }
     }
@@ -125,5 +125,32 @@ extension AlarmScheduler {
         store(record)
         settle(key, now: now, into: &outcome)
         return outcome
+    }
+
+    // MARK: - Undo, for changes that could not be made durable
+
+    /// What ``rollBack(to:)`` needs to undo one operation on an alarm: a copy of the whole
+    /// scheduler would cost a copy of every record per operation.
+    public struct Checkpoint: Sendable {
+        fileprivate let key: AlarmKey
+        fileprivate let record: AlarmRecord?
+        fileprivate let missedAlarms: [MissedAlarm]
+    }
+
+    /// Captures one alarm before an operation on it.
+    public func checkpoint(for key: AlarmKey) -> Checkpoint {
+        Checkpoint(key: key, record: records[key], missedAlarms: missedAlarms)
+    }
+
+    /// Undoes an operation whose result could not be stored, so a refused change leaves no trace.
+    ///
+    /// - Important: only valid right after the operation, with nothing else in between.
+    public mutating func rollBack(to checkpoint: Checkpoint) {
+        if let record = checkpoint.record {
+            store(record)
+        } else {
+            remove(checkpoint.key)
+        }
+        missedAlarms = checkpoint.missedAlarms
     }
 }

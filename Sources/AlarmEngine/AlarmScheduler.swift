@@ -65,18 +65,25 @@ public struct AlarmScheduler: Sendable {
 
     public func record(for key: AlarmKey) -> AlarmRecord? { records[key] }
 
-    /// A client's alarms, oldest first.
+    /// A client's alarms, oldest first. Keys are sorted and records read in place: iterating or
+    /// sorting the records copies each one with its references, milliseconds at 1,000 alarms.
     public func alarms(of owner: ClientID) -> [Alarm] {
-        records.values.filter { $0.owner == owner }.sorted(by: Self.creationOrder).map(\.alarm)
+        records.keys.filter { $0.owner == owner }
+            .map { (key: $0, sequenceNumber: records[$0]?.sequenceNumber ?? 0) }
+            .sorted { $0.sequenceNumber < $1.sequenceNumber }
+            .compactMap { records[$0.key]?.alarm }
     }
 
     /// The alerting alarms, the one to present first at the front: the newest alert first, and
     /// of alerts due at the same instant the alarm scheduled last, so the order is reproducible.
     public var alertingOrder: [AlarmKey] {
-        records.values.filter(\.phase.isAlerting).sorted { lhs, rhs in
-            guard case .alerting(let left) = lhs.phase, case .alerting(let right) = rhs.phase else { return false }
-            if left.since != right.since { return left.since > right.since }
-            if left.dueDate != right.dueDate { return left.dueDate > right.dueDate }
+        let alerting = records.keys.compactMap { key -> (key: AlarmKey, phase: AlertingPhase, sequenceNumber: UInt64)? in
+            guard let record = records[key], case .alerting(let phase) = record.phase else { return nil }
+            return (key, phase, record.sequenceNumber)
+        }
+        return alerting.sorted { lhs, rhs in
+            if lhs.phase.since != rhs.phase.since { return lhs.phase.since > rhs.phase.since }
+            if lhs.phase.dueDate != rhs.phase.dueDate { return lhs.phase.dueDate > rhs.phase.dueDate }
             return lhs.sequenceNumber > rhs.sequenceNumber
         }.map(\.key)
     }
@@ -146,14 +153,6 @@ public struct AlarmScheduler: Sendable {
     /// Recomputes every deadline, after the zone, the trust in the clock or the clock itself changed.
     mutating func reindexAll() {
         deadlines = records.compactMapValues { deadline(of: $0) }
-    }
-
-    /// Undoes a change that could not be made durable, back to `earlier` (a copy taken just before
-    /// it). Sequence numbers stay used: the refused alarm may have reached the disk all the same.
-    mutating func rollBack(to earlier: AlarmScheduler) {
-        let highest = highestSequenceNumber
-        self = earlier
-        highestSequenceNumber = highest
     }
 
     /// When ``evaluate(now:)`` next has work for this alarm.

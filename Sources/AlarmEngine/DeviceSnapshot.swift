@@ -97,9 +97,9 @@ extension AlarmScheduler {
     public func summary(of owner: ClientID?) -> AlarmSummary {
         guard let owner else {
             return AlarmSummary(
-                alarmCount: records.count, alertingCount: records.values.count(where: \.phase.isAlerting), nextAlarm: nextAlarm(among: records.values))
+                alarmCount: records.count, alertingCount: alertingOrder.count, nextAlarm: nextAlarm(among: records.values))
         }
-        let owned = records.values.filter { $0.owner == owner }
+        let owned = records.keys.filter { $0.owner == owner }.compactMap { records[$0] }
         let alerting = owned.count(where: \.phase.isAlerting)
         return AlarmSummary(alarmCount: owned.count, alertingCount: alerting, nextAlarm: nextAlarm(among: owned))
     }
