@@ -6,13 +6,6 @@ import Synchronization
 
 /// Plays alarm sounds through ALSA: the ``AudioOutput`` of a real board.
 ///
-/// ```swift
-/// let audio = ALSAAudioOutput(device: "default", diagnostics: { logger.debug("\($0)") })
-/// try await audio.play(.builtInTone, gain: GainRamp(from: -40, to: -6, over: .seconds(30)), looping: true)
-/// ...
-/// await audio.stop()
-/// ```
-///
 /// Each playback gets a pthread of its own that opens the device, writes a period at a time and
 /// closes it; nothing blocks Swift's cooperative pool. Sound is written as signed 16-bit at the
 /// sound's own rate and channel count (the built-in tone at 48 kHz mono); `default` and
@@ -48,15 +41,12 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
     private let fault: WriteFault?
     private let counters = WriterCounters()
 
-    /// What the writer threads have done since this output was made, for measurements.
+    /// What the writer threads have done since this output was made, for tests and measurements:
+    /// device opens, successful `snd_pcm_writei` calls and their frames, and sleeps (one wake-up each).
     public struct Statistics: Hashable, Sendable {
-        /// Times the device was opened for a playback or a preparation.
         public var opens: Int
-        /// Successful `snd_pcm_writei` calls, and the frames they wrote.
         public var writes: Int
         public var frames: Int
-        /// Times a writer thread slept (waiting for room in the buffer, for its pacing, or for a
-        /// stop): one wake-up each.
         public var waits: Int
     }
 
@@ -66,17 +56,10 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
             frames: counters.frames.load(ordering: .relaxed), waits: counters.waits.load(ordering: .relaxed))
     }
 
-    /// An output on `device`.
-    ///
-    /// - Parameters:
-    ///   - device: The ALSA PCM name.
-    ///   - configuration: ALSA configuration text (`pcm.alarm { type plug ... }`), loaded over the
-    ///     system's configuration for this output only, with no process-wide environment: a board
-    ///     profile's device definitions, or a test's `file` plugin. `nil` uses the system's alone.
-    ///   - timing: Period and buffer sizes to ask for.
-    ///   - diagnostics: Receives one line per thing worth a log entry: ALSA's own messages (which
-    ///     otherwise go to stderr), why a file was refused, underruns recovered, faults. It is
-    ///     called on the playback's writer thread and must not block.
+    /// An output on `device`. `configuration` (a board profile's device definitions, a test's
+    /// `file` plugin) applies to this output only, not the process. `diagnostics` gets one line
+    /// per thing worth logging (ALSA's own messages, a refused file, a recovered underrun, a
+    /// fault) on the writer thread, and must not block.
     public convenience init(
         device: String = "default", configuration: String? = nil, timing: Timing = .standard,
         diagnostics: @escaping @Sendable (String) -> Void = { _ in }
@@ -124,11 +107,10 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
         try await session.started()
     }
 
-    /// Opens the device for `source` ahead of a `play` of it: the sound is loaded and the device
-    /// opened and configured now, so the play that comes within `duration` writes its first
-    /// period at once. Unclaimed, the device is closed after `duration`. Does nothing while
-    /// something plays or while this is already prepared; a failure here is left for that play
-    /// to meet and report.
+    /// Loads `source` and opens the device for it now, so that a `play` of it within `duration`
+    /// writes its first period at once; unclaimed, the device closes after `duration`. Does
+    /// nothing while something plays or this is already prepared; a failure is left for the play
+    /// to report.
     public func prepare(_ source: SoundSource, for duration: Duration) async {
         if let current = current.withLock({ $0 }), !current.isFinished {
             // Playing, or prepared for this sound already: left alone. Prepared for another: replaced.
@@ -138,8 +120,6 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
         await start(session, source: source, hold: duration)
     }
 
-    /// Makes `session` the current playback once the previous one has closed the device, and
-    /// starts its writer thread.
     private func start(_ session: PlaybackSession, source: SoundSource, hold: Duration) async {
         let previous = current.withLock { current in
             defer { current = session }
@@ -162,9 +142,8 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
         }
     }
 
-    /// Whether the device opens now for 48 kHz mono playback: `nil` if it does, else why not.
-    /// Opens and closes it at once (non-blocking, so a busy device answers `.busy` at once); the
-    /// simulator uses it to decide between sound and a silent board.
+    /// Whether the device opens now for 48 kHz mono playback (`nil`), else why not. Opens and
+    /// closes it at once, non-blocking, so a busy device answers `.busy` at once.
     public func probe() -> HardwareError? {
         do {
             let pcm = try PCMDevice.open(

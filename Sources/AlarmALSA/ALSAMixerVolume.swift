@@ -5,11 +5,6 @@ import Glibc
 /// The sound card's own volume control, for a board whose profile names one (`sound.mixer`):
 /// the alarm volume is then set in hardware once, and the software crescendo plays below it.
 ///
-/// ```swift
-/// let volume = ALSAMixerVolume(card: "default", control: "PCM")
-/// try volume.set(decibels: -6)          // the nearest step the card has
-/// ```
-///
 /// Each call opens the mixer, acts and closes it: volume changes are rare, and a card that went
 /// away and came back needs no stale handle put right.
 public struct ALSAMixerVolume: Hashable, Sendable {

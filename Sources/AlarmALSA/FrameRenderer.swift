@@ -4,8 +4,8 @@ import AlarmHardware
 /// applies the gain ramp.
 ///
 /// The ramp is measured in frames written, not in wall time, so a crescendo lasts as long in the
-/// sound as it says, however the writer was scheduled. The gain steps once a millisecond; a
-/// 30 dB crescendo over 30 s moves 0.001 dB a step, far below what an ear hears as a step.
+/// sound as it says, however the writer was scheduled. The gain steps once a millisecond, far
+/// finer than an ear hears.
 struct FrameRenderer {
     let sound: PCMSound
     let deviceChannels: Int

@@ -1,6 +1,5 @@
 import AlarmHardware
-import Glibc
-import Synchronization
+import AlarmTime
 
 /// A sound ready to play: interleaved signed 16-bit frames at a rate.
 struct PCMSound: Sendable {
@@ -10,40 +9,27 @@ struct PCMSound: Sendable {
 
     var frameCount: Int { samples.count / channels }
 
-    /// The built-in tone, generated at `sampleRate` so it is never resampled. Generated once per
-    /// rate and kept: an alert should start with the device, not with 62,400 sines (milliseconds
-    /// on a slow CPU).
+    /// The built-in tone, generated at `sampleRate` so it is never resampled.
     static func builtInTone(sampleRate: Int) -> PCMSound {
-        let samples = generatedTones.withLock { tones in
-            if let tone = tones[sampleRate] { return tone }
-            let tone = AlarmTone(sampleRate: sampleRate).loop()
-            tones[sampleRate] = tone
-            return tone
-        }
-        return PCMSound(samples: samples, channels: 1, sampleRate: sampleRate)
+        PCMSound(samples: AlarmTone(sampleRate: sampleRate).loop(), channels: 1, sampleRate: sampleRate)
     }
-
-    private static let generatedTones = Mutex<[Int: [Int16]]>([:])
 
     /// An alarm sound is seconds long; a file far larger is refused rather than read into memory.
     static let maximumFileSize = 64 << 20
 
-    /// Reads and decodes the WAV file at `path`. The last file decoded is kept with its bytes: a
-    /// file read again with the same bytes is not decoded again (an alarm's sound at every alert
-    /// and snooze), and a file that changed in any way is.
+    /// Reads and decodes the WAV file at `path`.
     /// - Throws: ``HardwareError`` `.io` with `device` set to `path`: with the `errno` when the
     ///   file cannot be read (`ENOENT`, `EACCES`, `EISDIR`, `EFBIG` above ``maximumFileSize``);
     ///   without one when it is not a WAV file this reader plays (`why` says what is wrong).
     static func file(_ path: String, why: (String) -> Void) throws(HardwareError) -> PCMSound {
         let bytes: [UInt8]
-        switch readWholeFile(path) {
+        switch SystemFile.read(path, maximumSize: maximumFileSize) {
         case .success(let contents): bytes = contents
         case .failure(let failure):
             let code = failure.code
             why("\(path): cannot be read (errno \(code))")
             throw HardwareError(.io, device: path, errno: code)
         }
-        if let decoded = lastDecoded.withLock({ $0 }), decoded.bytes == bytes { return decoded.sound }
         let wav: WAVFile
         do {
             wav = try WAVFile(bytes: bytes)
@@ -55,41 +41,6 @@ struct PCMSound: Sendable {
             why("\(path): the file holds no samples")
             throw HardwareError(.io, device: path)
         }
-        let sound = PCMSound(samples: wav.samples, channels: wav.channels, sampleRate: wav.sampleRate)
-        lastDecoded.withLock { $0 = (bytes, sound) }
-        return sound
-    }
-
-    /// The last file decoded: its bytes and its sound.
-    private static let lastDecoded = Mutex<(bytes: [UInt8], sound: PCMSound)?>(nil)
-
-    private struct Errno: Error { var code: Int32 }
-
-    private static func readWholeFile(_ path: String) -> Result<[UInt8], Errno> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(Errno(code: errno)) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .failure(Errno(code: errno)) }
-        if status.st_mode & S_IFMT == S_IFDIR { return .failure(Errno(code: EISDIR)) }
-        guard status.st_size <= maximumFileSize else { return .failure(Errno(code: EFBIG)) }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
-        var length = 0
-        while true {
-            if length == bytes.count {  // the file grew while being read
-                guard bytes.count <= maximumFileSize else { return .failure(Errno(code: EFBIG)) }
-                bytes.append(contentsOf: repeatElement(0, count: bytes.count))
-            }
-            // SAFETY: reads at most the free tail of the buffer.
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + length, $0.count - length) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(Errno(code: errno))
-            }
-            if count == 0 { break }
-            length += count
-        }
-        bytes.removeSubrange(length...)
-        return .success(bytes)
+        return PCMSound(samples: wav.samples, channels: wav.channels, sampleRate: wav.sampleRate)
     }
 }

@@ -132,11 +132,9 @@ struct WriteLoop {
     /// When the first frame was written, on CLOCK_MONOTONIC.
     private var pacingStart: Double?
 
-    /// How much faster than real time the writer may run. Some devices take data as fast as it
-    /// comes (ALSA's `null` and `file` plugins; a second of sound in under a millisecond): there
-    /// the writer keeps itself at most a buffer ahead of the clock, so a looping alarm does not
-    /// write gigabytes. A real card paces the writer itself; the 1% slack keeps this limit from
-    /// ever holding back a card whose crystal runs a little faster than the system clock.
+    /// How much faster than real time the writer may run, on devices that take data as fast as it
+    /// comes (ALSA's `null` and `file` plugins), so a looping alarm does not write gigabytes. The
+    /// slack keeps it from holding back a card whose crystal runs a little fast.
     private static let pacingSlack = 1.01
 
     init(

@@ -22,7 +22,6 @@ import Synchronization
 ///   the client reconnects with backoff (0.1 s doubling to 5 s by default) and subscribes again,
 ///   and each stream yields the fresh value. They end only with ``close()``.
 public final class ControlClient: Sendable {
-    /// How to open a connection.
     public struct Connector: Sendable {
         /// The socket's path, for messages.
         public var path: String
@@ -119,8 +118,7 @@ public final class ControlClient: Sendable {
         try await request(operation, parameters, as: JSONValue.self)
     }
 
-    /// Any operation, with its result decoded straight from the response line as `type`: one
-    /// parse, where decoding ``JSONValue`` and then the type parses twice and builds a tree.
+    /// Any operation, with its result decoded straight from the response line as `type`.
     ///
     /// - Throws: as ``request(_:parameters:)``, and a ``ControlError`` (`malformed`) naming the
     ///   field if the result is not a `type`.
@@ -130,7 +128,6 @@ public final class ControlClient: Sendable {
         try await request(operation, parameters, as: type)
     }
 
-    /// One request with typed parameters and result.
     func request<Parameters: Encodable, Result: Decodable>(
         _ operation: String, _ parameters: Parameters, as type: Result.Type
     ) async throws -> Result {
@@ -167,7 +164,6 @@ public final class ControlClient: Sendable {
 
     // MARK: - The AlarmKit operations
 
-    /// The caller's alarms.
     public func alarms() async throws -> [Alarm] {
         try await request(ControlOperationName.alarms, NoParameters(), as: [Alarm].self)
     }

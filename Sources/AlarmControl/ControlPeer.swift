@@ -7,7 +7,6 @@ import Glibc
 public struct ControlPeer: Hashable, Sendable, CustomStringConvertible {
     /// The effective uid of the connecting process: the client whose alarms it sees and changes.
     public var uid: UInt32
-    /// Its effective gid.
     public var gid: UInt32
     /// Its process id at connect time (for logs only: pids are reused).
     public var pid: Int32

@@ -31,7 +31,6 @@ import Synchronization
 /// - Bad input gets an error reply and changes nothing; a line too large gets one and the
 ///   connection is closed. Nothing a client sends can stop the server.
 public final class ControlServer: Sendable {
-    /// Where and how to listen, and the limits.
     public struct Configuration: Sendable {
         /// The socket's path. Its directory must exist (systemd's `RuntimeDirectory=`); a stale
         /// socket there is replaced, anything else is left alone and refused.
@@ -39,16 +38,15 @@ public final class ControlServer: Sendable {
         /// The socket file's group (mode 0660); `nil` keeps the daemon's group.
         public var socketGroupID: UInt32?
         public var administrators: ControlAdministrators
-        /// Connections at once; one more gets a `busy` error line and is closed. Default 64.
+        /// Connections at once; one more gets a `busy` error line and is closed.
         public var maximumClients = 64
-        /// A connection with no request pending and no subscription is closed after this long
-        /// without a request. Default 300 s.
+        /// A connection with no request pending and no subscription is closed after this long idle.
         public var idleTimeout: Duration = .seconds(300)
-        /// Unwritten bytes per connection; a client that lets more pile up is disconnected. Default 1 MiB.
+        /// Unwritten bytes per connection; a client that lets more pile up is disconnected.
         public var outputLimit = 1 << 20
-        /// Unanswered requests per connection; more get `busy`. Default 32.
+        /// Unanswered requests per connection; more get `busy`.
         public var maximumPendingRequests = 32
-        /// Subscriptions per connection; more get `busy`. Default 16.
+        /// Subscriptions per connection; more get `busy`.
         public var maximumSubscriptions = 16
         /// Reported by `hello`.
         public var serverName = "alarmd"
@@ -101,12 +99,8 @@ public final class ControlServer: Sendable {
     private let state = Mutex(State())
     let stopRequested = Atomic<Bool>(false)
 
-    /// A server for `runtime`; nothing happens until ``start()`` or ``run()``.
-    ///
-    /// - Parameters:
-    ///   - handlers: extra operations by name; a name of the protocol's own is ignored.
-    ///   - clock: whose `monotonicNow` times idle connections (tests pass a manual one and
-    ///     ``wake()`` the server after moving it).
+    /// A server for `runtime`; nothing happens until ``start()`` or ``run()``. A handler named
+    /// like one of the protocol's own operations is ignored; `clock` times idle connections.
     public init(
         configuration: Configuration, runtime: AlarmRuntime, handlers: [String: Handler] = [:], logger: Logger,
         clock: any WallClock = SystemWallClock()
@@ -253,7 +247,6 @@ public final class ControlServer: Sendable {
 
 /// One request, for a handler the daemon registered.
 public struct ControlCall: Sendable {
-    /// Who asked.
     public var peer: ControlPeer
     /// The request; decode its parameters with ``ControlRequest/parameters(_:)``.
     public var request: ControlRequest

@@ -8,9 +8,8 @@ import Synchronization
 /// forwards its subscriptions' updates.
 ///
 /// A request that must wait for a person (`requestAuthorization`, or the `schedule` of a client
-/// whose authorization is not determined) is parked: the prompt is awaited by a task of its
-/// own, so the connection's other requests go on meanwhile; a parked `schedule` rejoins the queue
-/// once the decision is in.
+/// whose authorization is not determined) is parked on a task of its own, so the connection's
+/// other requests go on; a parked `schedule` rejoins the queue once the decision is in.
 final class ControlSession: Sendable {
     enum Input: Sendable {
         case request(ControlRequest)

@@ -137,7 +137,6 @@ final class ServerLoop {
             switch transfer {
             case .done(0):
                 client.peerDone = true
-                client.connection.markPeerDone()
                 return
             case .done(let count):
                 guard !client.connection.isClosing else { continue }
@@ -208,14 +207,13 @@ final class ServerLoop {
     /// Milliseconds until the next idle deadline or the end of an accept pause; -1 for none.
     private func pollTimeout(acceptPaused: Bool) -> Int32 {
         var earliest = acceptPaused ? acceptPausedUntil : nil
-        let now = server.clock.monotonicNow
         for client in clients.values {
-            if let deadline = client.connection.wakeDeadline(after: configuration.idleTimeout, now: now) {
+            if let deadline = client.connection.idleDeadline(after: configuration.idleTimeout) {
                 earliest = min(earliest ?? deadline, deadline)
             }
         }
         guard let earliest else { return -1 }
-        let remaining = earliest - now
+        let remaining = earliest - server.clock.monotonicNow
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components
         // Rounded up, so the loop does not wake a hair early and poll again with 0.

@@ -78,11 +78,7 @@ enum UnixSocket {
 /// An eventfd that wakes a `poll()` loop from any thread.
 final class Waker: Sendable {
     /// Open for the waker's whole life and closed when the last holder lets go: closing it while
-    /// another thread may still signal could hand its number to a file opened meanwhile. No lock:
-    /// signal and drain are one syscall each, and a lock held across them was contended between
-    /// the session tasks (signalling) and the loop (draining) on every request; Swift's `Mutex`
-    /// on Linux is a priority-inheritance futex whose contended path spun in the kernel (a fifth
-    /// of the daemon's CPU in `perf` during the round-trip benchmark).
+    /// another thread may still signal could hand its number to a file opened meanwhile.
     let fd: Int32
 
     init() throws(ControlSocketError) {

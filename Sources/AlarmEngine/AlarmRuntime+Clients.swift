@@ -3,23 +3,14 @@ import AlarmTime
 import FoundationEssentials
 
 extension AlarmRuntime {
-    /// A client's alarms.
     public func alarms(for client: ClientID) -> [Alarm] {
         scheduler.alarms(of: client)
     }
 
     /// The client's whole list as it is when the subscription takes effect, then after every
-    /// change. If nobody followed the client's alarms, the list is built on the runtime's actor
-    /// first, so a change made meanwhile is already in it (and not sent again).
+    /// change.
     public nonisolated func alarmUpdates(for client: ClientID) -> AsyncStream<[Alarm]> {
-        alarmLists.subscribe(client) {
-            Task { await self.sendAlarmListToNewSubscribers(of: client) }
-        }
-    }
-
-    /// The first list of those who subscribed while nobody followed the client's alarms.
-    func sendAlarmListToNewSubscribers(of client: ClientID) {
-        alarmLists.fill(client) { scheduler.alarms(of: client) }
+        alarmLists.subscribe(client)
     }
 
     /// Schedules an alarm for `client`, asking for authorization first if it is not determined.
@@ -104,7 +95,6 @@ extension AlarmRuntime {
 
     // MARK: - Authorization
 
-    /// A client's authorization.
     public func authorizationState(for client: ClientID) -> AlarmManager.AuthorizationState {
         authorizations[client] ?? .notDetermined
     }

@@ -53,8 +53,7 @@ public actor AlarmRuntime {
     let authorizer: any AuthorizationPrompter
     let logger: Logger
 
-    /// Each client's list, built only while someone follows it (``alarmUpdates(for:)``).
-    let alarmLists = OnDemandBroadcaster<ClientID, [Alarm]>()
+    let alarmLists = Broadcaster<ClientID, [Alarm]>(replaysLatest: true, initialValue: [])
     let authorizationStates = Broadcaster<ClientID, AlarmManager.AuthorizationState>(
         replaysLatest: true, initialValue: .notDetermined)
     let eventBroadcast = Broadcaster<Int, SchedulerEvent>(replaysLatest: false)
@@ -67,7 +66,6 @@ public actor AlarmRuntime {
     var clockOffset: TimeInterval
     var armedDeadline: Date?
     var sleepTask: Task<WallClockWake, any Error>?
-    /// Whether the changes in effect are on disk, and the job that saves time-driven ones.
     var durability = Durability.saved
     /// Why saves fail, while they do; logged once when it begins and once when it ends.
     var storageFault: StorageFault?
@@ -86,11 +84,9 @@ public actor AlarmRuntime {
 
     /// Loads the store and resumes every alarm in wall time: countdowns count as if the process
     /// had never stopped, paused ones stay paused, alerts resume within auto-silence, and missed
-    /// ones follow the grace policy.
-    ///
-    /// A state directory or a file in it that cannot be used never stops the engine: bad files are
-    /// set aside and logged, the engine starts with what can be read, and a store that cannot be
-    /// written shows as a fault (see ``storageHealth``).
+    /// ones follow the grace policy. A bad state directory or file never stops the engine: bad
+    /// files are set aside and logged, and a store that cannot be written shows as a fault (see
+    /// ``storageHealth``).
     ///
     /// - Throws: ``EngineConfigurationError`` for a bad policy.
     public init(
@@ -161,6 +157,9 @@ public actor AlarmRuntime {
         for (client, state) in authorizations {
             authorizationStates.publish(state, for: client)
         }
+        for owner in Set(scheduler.records.values.map(\.owner)) {
+            alarmLists.publish(scheduler.alarms(of: owner), for: owner)
+        }
     }
 
     /// Runs the timer and the time-zone watch until the task is cancelled.
@@ -212,16 +211,13 @@ public actor AlarmRuntime {
 
     /// Makes every change since the last save durable: one journal entry with the changed alarms
     /// (and, when the journal is full, a snapshot of everything).
-    ///
-    /// A failure starts (or continues) a storage fault, a success ends it: each is logged once,
-    /// and the device is told so that it shows the fault.
     func saveState() throws {
         try trackingStorageHealth { try writeChanges() }
         durability.markSaved()
     }
 
-    /// Runs a write of the store: its failure starts (or continues) the storage fault, its
-    /// success ends it.
+    /// Runs a write of the store: its failure starts (or continues) the storage fault, logged and
+    /// shown once, and its success ends it.
     private func trackingStorageHealth(_ write: () throws -> Void) throws {
         do {
             try write()
@@ -291,8 +287,7 @@ public actor AlarmRuntime {
         snapshotBroadcast.publish(currentDeviceSnapshot(), for: 0)
     }
 
-    /// Writes a snapshot of the whole state now and empties the journal (at a clean shutdown, so
-    /// the next start reads one file).
+    /// Writes a snapshot of the whole state now and empties the journal.
     public func writeSnapshot() throws {
         try trackingStorageHealth {
             unsavedAlarms.formUnion(scheduler.changedIDs)
@@ -308,14 +303,12 @@ public actor AlarmRuntime {
         if case .saveQueued(let job, _) = durability { await job.value }
     }
 
-    /// What the store keeps of the engine's state.
     static func storedState(
         _ scheduler: AlarmScheduler, authorizations: [ClientID: AlarmManager.AuthorizationState], savedAt: Date
     ) -> StoredState {
         StoredState(scheduler: scheduler.snapshot, authorizations: records(of: authorizations), savedAt: savedAt)
     }
 
-    /// Authorizations as the store keeps them, in a stable order.
     static func records(of authorizations: [ClientID: AlarmManager.AuthorizationState]) -> [AuthorizationRecord] {
         authorizations.map { AuthorizationRecord(client: $0.key, state: $0.value) }.sorted { $0.client < $1.client }
     }
@@ -344,16 +337,13 @@ public actor AlarmRuntime {
     }
 
     /// Saves after a change that happened with time (an alert, a miss): it has happened whether or
-    /// not it can be saved, so a failure only keeps the storage fault, and the store is tried
-    /// again at the retry interval. Nothing to do when a client's change has saved it meanwhile.
+    /// not it can be saved, so a failure only keeps the storage fault until the next retry.
     /// While saves fail, a retry with nothing unsaved writes an empty entry: that is how the
     /// engine learns that storage works again.
     func saveTimeDrivenChanges() {
         guard case .saveQueued(_, let unsaved) = durability else { return }
         durability = unsaved ? .unsaved : .saved
         guard unsaved || isStorageRetryDue else { return }
-        // A failure keeps the changes unsaved; the fault is logged once, when it begins, and every
-        // failure moves the next retry on.
         try? saveState()
     }
 
@@ -390,9 +380,9 @@ public actor AlarmRuntime {
     /// Sends changed lists and events to subscribers, logs the events, records the history and
     /// re-arms the timer.
     func publish(_ outcome: SchedulerOutcome) {
-        // The device first: the appliance starts the sound on it; lists, logs and history can wait.
-        // Only with events, as before: every look of the appliance at the engine publishes an
-        // outcome, and a snapshot for an empty one would have it look again, and again.
+        // The device first: the appliance starts the sound on it. Only with events: every look of
+        // the appliance at the engine publishes an outcome, and a snapshot for an empty one would
+        // have it look again, and again.
         if outcome.hasChanges || !outcome.events.isEmpty { revision += 1 }
         if !outcome.events.isEmpty {
             snapshotBroadcast.publish(currentDeviceSnapshot(), for: 0)
@@ -401,7 +391,7 @@ public actor AlarmRuntime {
             eventBroadcast.publish(event, for: 0)
         }
         for owner in outcome.changedOwners {
-            alarmLists.publish(for: owner) { scheduler.alarms(of: owner) }
+            alarmLists.publish(scheduler.alarms(of: owner), for: owner)
         }
         log(outcome.events)
         recordHistory(outcome.events)

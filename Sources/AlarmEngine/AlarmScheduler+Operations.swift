@@ -129,7 +129,8 @@ extension AlarmScheduler {
 
     // MARK: - Undo, for changes that could not be made durable
 
-    /// What ``rollBack(to:)`` needs to undo one client operation on an alarm.
+    /// What ``rollBack(to:)`` needs to undo one operation on an alarm: a copy of the whole
+    /// scheduler would cost a copy of every record per operation.
     public struct Checkpoint: Sendable {
         fileprivate let key: AlarmKey
         fileprivate let record: AlarmRecord?

@@ -9,13 +9,13 @@ extension AlarmScheduler {
     /// Idempotent: a second call with the same `now`, or an earlier one, changes nothing.
     public mutating func evaluate(now: Date) -> SchedulerOutcome {
         var outcome = SchedulerOutcome()
-        while let next = deadlines.earliest, next.deadline <= now {
+        while let next = earliestDeadline, next.deadline <= now {
             settle(next.key, now: now, into: &outcome)
-            if let after = deadlines.deadline(of: next.key), after <= now {
+            if let after = deadlines[next.key], after <= now {
                 // settle always leaves a deadline after `now`; if a bug ever broke that, retrying a
                 // second later keeps the alarm alive instead of spinning here forever.
                 assertionFailure("settle left alarm \(next.key) due at \(after), not after \(now)")
-                deadlines.set(now.addingTimeInterval(1), for: next.key)
+                deadlines[next.key] = now.addingTimeInterval(1)
             }
         }
         return outcome

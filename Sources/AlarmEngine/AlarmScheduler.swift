@@ -7,13 +7,7 @@ import FoundationEssentials
 /// A value type with no clock, no I/O and no logging. Every input carries `now`; every call returns
 /// what happened as a ``SchedulerOutcome``, which the runtime logs, persists and publishes. Calling
 /// ``evaluate(now:)`` early, late or twice is harmless: it only does what is due at `now`, once.
-///
-/// ```swift
-/// var scheduler = AlarmScheduler(policy: .default, timeZone: berlin, clockTrusted: true)
-/// let (alarm, _) = try scheduler.schedule(id: id, owner: owner, definition: wakeUp, now: now)
-/// let deadline = scheduler.nextDeadline          // arm one timer for this
-/// let outcome = scheduler.evaluate(now: deadline!) // .alertStarted when it is reached
-/// ```
+/// Its caller arms one timer for ``nextDeadline``.
 public struct AlarmScheduler: Sendable {
     public internal(set) var policy: EnginePolicy
     /// The zone relative alarms are resolved in.
@@ -26,12 +20,10 @@ public struct AlarmScheduler: Sendable {
 
     /// Every alarm, by owner and id: each client's ids are its own.
     var records: [AlarmKey: AlarmRecord] = [:]
-    private var alarmsByOwner: [ClientID: Set<Alarm.ID>] = [:]
-    private(set) var alertingKeys: Set<AlarmKey> = []
-    var deadlines = DeadlineIndex()
+    /// When ``evaluate(now:)`` next has work for each alarm; alarms without any are absent.
+    var deadlines: [AlarmKey: Date] = [:]
     private var highestSequenceNumber: UInt64 = 0
-    /// Alarms stored or removed since the last ``clearChangedIDs()``: the runtime re-encodes only
-    /// these for the store.
+    /// Alarms stored or removed since the last ``clearChangedIDs()``: the next journal entry's.
     public private(set) var changedIDs: Set<AlarmKey> = []
 
     /// Restores the scheduler from a snapshot, without evaluating anything: call
@@ -57,46 +49,41 @@ public struct AlarmScheduler: Sendable {
     // MARK: - Reading
 
     /// The earliest instant at which ``evaluate(now:)`` has something to do.
-    public var nextDeadline: Date? { deadlines.earliest?.deadline }
+    public var nextDeadline: Date? { deadlines.values.min() }
+
+    /// The alarm to settle first: the earliest deadline and, of equal ones, the alarm scheduled
+    /// first, so that alarms due together act in the same order on every run.
+    var earliestDeadline: (key: AlarmKey, deadline: Date)? {
+        deadlines.min { lhs, rhs in
+            if lhs.value != rhs.value { return lhs.value < rhs.value }
+            return (records[lhs.key]?.sequenceNumber ?? 0) < (records[rhs.key]?.sequenceNumber ?? 0)
+        }.map { ($0.key, $0.value) }
+    }
 
     /// How many alarms exist, all clients together.
     public var alarmCount: Int { records.count }
 
-    /// One alarm's full record.
     public func record(for key: AlarmKey) -> AlarmRecord? { records[key] }
 
-    /// A client's alarms, oldest first.
+    /// A client's alarms, oldest first. Keys are sorted and records read in place: iterating or
+    /// sorting the records copies each one with its references, milliseconds at 1,000 alarms.
     public func alarms(of owner: ClientID) -> [Alarm] {
-        guard let ids = alarmsByOwner[owner] else { return [] }
-        return inCreationOrder(ids.map { AlarmKey(owner: owner, id: $0) }).compactMap { records[$0]?.alarm }
-    }
-
-    /// The keys of a client's alarms, in no particular order.
-    func keys(of owner: ClientID) -> [AlarmKey] {
-        (alarmsByOwner[owner] ?? []).map { AlarmKey(owner: owner, id: $0) }
-    }
-
-    /// `keys` of stored alarms, oldest first. Only sequence numbers and keys are sorted, and
-    /// records are read in place: sorting or binding the records themselves copied kilobyte-sized
-    /// values with all their references, a third of the daemon's CPU for a `schedule` with a few
-    /// hundred alarms.
-    private func inCreationOrder(_ keys: some Collection<AlarmKey>) -> [AlarmKey] {
-        var order: [(sequenceNumber: UInt64, key: AlarmKey)] = []
-        order.reserveCapacity(keys.count)
-        for key in keys {
-            if let sequenceNumber = records[key]?.sequenceNumber { order.append((sequenceNumber, key)) }
-        }
-        order.sort { $0.sequenceNumber < $1.sequenceNumber }
-        return order.map(\.key)
+        records.keys.filter { $0.owner == owner }
+            .map { (key: $0, sequenceNumber: records[$0]?.sequenceNumber ?? 0) }
+            .sorted { $0.sequenceNumber < $1.sequenceNumber }
+            .compactMap { records[$0.key]?.alarm }
     }
 
     /// The alerting alarms, the one to present first at the front: the newest alert first, and
     /// of alerts due at the same instant the alarm scheduled last, so the order is reproducible.
     public var alertingOrder: [AlarmKey] {
-        alertingKeys.compactMap { records[$0] }.sorted { lhs, rhs in
-            guard case .alerting(let left) = lhs.phase, case .alerting(let right) = rhs.phase else { return false }
-            if left.since != right.since { return left.since > right.since }
-            if left.dueDate != right.dueDate { return left.dueDate > right.dueDate }
+        let alerting = records.keys.compactMap { key -> (key: AlarmKey, phase: AlertingPhase, sequenceNumber: UInt64)? in
+            guard let record = records[key], case .alerting(let phase) = record.phase else { return nil }
+            return (key, phase, record.sequenceNumber)
+        }
+        return alerting.sorted { lhs, rhs in
+            if lhs.phase.since != rhs.phase.since { return lhs.phase.since > rhs.phase.since }
+            if lhs.phase.dueDate != rhs.phase.dueDate { return lhs.phase.dueDate > rhs.phase.dueDate }
             return lhs.sequenceNumber > rhs.sequenceNumber
         }.map(\.key)
     }
@@ -123,9 +110,9 @@ public struct AlarmScheduler: Sendable {
         }
     }
 
-    /// Everything needed to rebuild the scheduler, in a stable order.
+    /// Everything needed to rebuild the scheduler, oldest first.
     public var snapshot: SchedulerSnapshot {
-        SchedulerSnapshot(alarms: inCreationOrder(records.keys).compactMap { records[$0] }, missedAlarms: missedAlarms)
+        SchedulerSnapshot(alarms: records.values.sorted(by: Self.creationOrder), missedAlarms: missedAlarms)
     }
 
     static func creationOrder(_ lhs: AlarmRecord, _ rhs: AlarmRecord) -> Bool {
@@ -137,12 +124,12 @@ public struct AlarmScheduler: Sendable {
 
     // MARK: - Storage and indexes
 
-    /// Forgets which alarms changed, once the runtime has encoded them.
+    /// Forgets which alarms changed, once the runtime has taken them for a save.
     public mutating func clearChangedIDs() {
         changedIDs.removeAll(keepingCapacity: true)
     }
 
-    /// Inserts or replaces a record and updates every index. The only writer of `records`.
+    /// Inserts or replaces a record and its deadline. The only writer of `records`.
     /// `writtenNow` is false only for records loaded from the store, whose dates are not new.
     mutating func store(_ record: AlarmRecord, writtenNow: Bool = true) {
         var record = record
@@ -153,31 +140,19 @@ public struct AlarmScheduler: Sendable {
         records[key] = record
         changedIDs.insert(key)
         highestSequenceNumber = max(highestSequenceNumber, record.sequenceNumber)
-        alarmsByOwner[key.owner, default: []].insert(key.id)
-        if case .alerting = record.phase {
-            alertingKeys.insert(key)
-        } else {
-            alertingKeys.remove(key)
-        }
-        deadlines.set(deadline(of: record), for: key)
+        deadlines[key] = deadline(of: record)
     }
 
-    /// Deletes a record from every index.
+    /// Deletes a record and its deadline.
     mutating func remove(_ key: AlarmKey) {
         guard records.removeValue(forKey: key) != nil else { return }
         changedIDs.insert(key)
-        alarmsByOwner[key.owner]?.remove(key.id)
-        if alarmsByOwner[key.owner]?.isEmpty == true { alarmsByOwner[key.owner] = nil }
-        alertingKeys.remove(key)
-        deadlines.set(nil, for: key)
+        deadlines[key] = nil
     }
 
     /// Recomputes every deadline, after the zone, the trust in the clock or the clock itself changed.
     mutating func reindexAll() {
-        deadlines.removeAll()
-        for record in records.values {
-            deadlines.set(deadline(of: record), for: record.key)
-        }
+        deadlines = records.compactMapValues { deadline(of: $0) }
     }
 
     /// When ``evaluate(now:)`` next has work for this alarm.

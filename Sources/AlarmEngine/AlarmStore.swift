@@ -54,7 +54,6 @@ public final class AlarmStore: Sendable {
     public var primaryPath: String { directory + "/alarms.store" }
     public var backupPath: String { directory + "/alarms.store.backup" }
 
-    /// What loading found.
     public struct Loaded: Sendable {
         /// The state to resume from; `nil` on a first start (or when every copy was bad).
         public var state: StoredState?
@@ -284,7 +283,6 @@ public final class AlarmStore: Sendable {
         frame(Array(try JSONEncoder().encode(state)))
     }
 
-    /// The header line and the body.
     static func frame(_ body: [UInt8]) -> [UInt8] {
         let header = "\(magic) \(formatVersion) \(String(CRC32.checksum(body), radix: 16)) \(body.count)\n"
         return Array(header.utf8) + body
@@ -316,7 +314,6 @@ public final class AlarmStore: Sendable {
         }
     }
 
-    /// Parses a store file's bytes.
     public static func decode(_ bytes: [UInt8]) throws(DecodingProblem) -> StoredState {
         let body = try verify(bytes)
         do {

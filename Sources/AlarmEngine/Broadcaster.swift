@@ -50,7 +50,6 @@ final class Broadcaster<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    /// Ends every stream.
     func finishAll() {
         let all = state.withLock { state in
             defer { state.subscribers.removeAll() }

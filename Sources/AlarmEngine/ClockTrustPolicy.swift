@@ -19,7 +19,6 @@ public enum ClockTrustPolicy: Codable, Hashable, Sendable {
     /// The release date of this firmware: no correct clock reads earlier. Update it at each release.
     public static let firmwareReleaseDate = Date(timeIntervalSince1970: 1_793_491_200)  // 2026-11-01T00:00:00Z
 
-    /// The documented default.
     public static let `default` = ClockTrustPolicy.notBefore(firmwareReleaseDate)
 
     /// Whether a clock reading `now` is to be believed.

@@ -97,10 +97,10 @@ extension AlarmScheduler {
     public func summary(of owner: ClientID?) -> AlarmSummary {
         guard let owner else {
             return AlarmSummary(
-                alarmCount: records.count, alertingCount: alertingKeys.count, nextAlarm: nextAlarm(among: records.values))
+                alarmCount: records.count, alertingCount: alertingOrder.count, nextAlarm: nextAlarm(among: records.values))
         }
-        let owned = keys(of: owner).compactMap { records[$0] }
-        let alerting = owned.count(where: { if case .alerting = $0.phase { true } else { false } })
+        let owned = records.keys.filter { $0.owner == owner }.compactMap { records[$0] }
+        let alerting = owned.count(where: \.phase.isAlerting)
         return AlarmSummary(alarmCount: owned.count, alertingCount: alerting, nextAlarm: nextAlarm(among: owned))
     }
 

@@ -27,7 +27,6 @@ public struct EnginePolicy: Codable, Hashable, Sendable {
         self.missedHistoryLimit = missedHistoryLimit
     }
 
-    /// The documented defaults.
     public static let `default` = EnginePolicy()
 
     /// Checks the values; the message names the bad one.

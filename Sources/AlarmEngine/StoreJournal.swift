@@ -19,7 +19,6 @@ final class StoreJournal {
     let directory: String
     /// The file's length after the last whole entry.
     private(set) var length = 0
-    /// Entries in the file.
     private(set) var entryCount = 0
 
     init(path: String, directory: String) {
@@ -27,7 +26,6 @@ final class StoreJournal {
         self.directory = directory
     }
 
-    /// What reading the journal found.
     struct Contents {
         var entries: [StoreJournalEntry] = []
         /// Why the file is bad, if it is (then it should be kept aside).

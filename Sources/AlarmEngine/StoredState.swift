@@ -16,7 +16,6 @@ public struct StoredState: Codable, Hashable, Sendable {
     }
 }
 
-/// One client's authorization decision.
 public struct AuthorizationRecord: Codable, Hashable, Sendable {
     public var client: ClientID
     public var state: AlarmManager.AuthorizationState

@@ -19,11 +19,9 @@ public struct AlarmKey: Hashable, Codable, Sendable, CustomStringConvertible {
 }
 
 extension AlarmRecord {
-    /// The alarm's identity on the device.
     public var key: AlarmKey { AlarmKey(owner: owner, id: id) }
 }
 
 extension MissedAlarm {
-    /// The missed alarm's identity on the device.
     public var key: AlarmKey { AlarmKey(owner: owner, id: alarmID) }
 }

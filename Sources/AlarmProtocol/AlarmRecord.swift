@@ -11,7 +11,6 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     public var owner: ClientID
     public var definition: AlarmDefinition
     public var phase: AlarmPhase
-    /// When the client scheduled it.
     public var createdAt: Date
     /// Increases with every alarm scheduled on the device: orders lists by creation, also for
     /// alarms scheduled in the same instant.
@@ -36,7 +35,6 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         self.sequenceNumber = sequenceNumber
     }
 
-    /// The AlarmKit view of the record.
     public var alarm: Alarm {
         Alarm(id: id, schedule: definition.schedule, countdownDuration: definition.countdownDuration, state: phase.state)
     }
@@ -62,7 +60,6 @@ public enum AlarmPhase: Codable, Hashable, Sendable {
     case paused(PausedPhase)
     case alerting(AlertingPhase)
 
-    /// Whether the alarm is ringing.
     public var isAlerting: Bool {
         if case .alerting = self { return true }
         return false
@@ -98,7 +95,6 @@ public enum AlarmPhase: Codable, Hashable, Sendable {
 
 /// A running countdown: a timer, the pre-alert countdown of a scheduled alarm, or a snooze.
 public struct CountdownPhase: Codable, Hashable, Sendable {
-    /// What the countdown is for.
     public enum Kind: String, Codable, Hashable, Sendable {
         /// A timer: it measures elapsed time.
         case timer
@@ -129,7 +125,6 @@ public struct CountdownPhase: Codable, Hashable, Sendable {
     }
 }
 
-/// A paused countdown.
 public struct PausedPhase: Codable, Hashable, Sendable {
     public var kind: CountdownPhase.Kind
     public var previouslyElapsed: TimeInterval
@@ -144,7 +139,6 @@ public struct PausedPhase: Codable, Hashable, Sendable {
     }
 }
 
-/// An alert in progress.
 public struct AlertingPhase: Codable, Hashable, Sendable {
     /// When it started ringing; auto-silence counts from here.
     public var since: Date

@@ -5,7 +5,6 @@ import Glibc
 /// Socket clients are identified by their peer credentials (`SO_PEERCRED`); an in-process manager
 /// acts for the uid it is given. Each client sees and changes only its own alarms.
 public struct ClientID: RawRepresentable, Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
-    /// The user id.
     public let rawValue: UInt32
 
     public init(rawValue: UInt32) {

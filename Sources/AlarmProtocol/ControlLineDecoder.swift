@@ -5,18 +5,7 @@
 /// skipped. A line that grows past ``maximumLineLength`` without a newline yields
 /// ``Output/tooLarge`` once; the decoder then ignores everything (the framing is lost, so the
 /// connection must be closed). Memory stays below the limit plus one read.
-///
-/// ```swift
-/// var decoder = ControlLineDecoder(maximumLineLength: ControlProtocol.maximumRequestSize)
-/// for output in decoder.feed(bytesRead) {
-///     switch output {
-///     case .line(let line): handle(line)
-///     case .tooLarge: replyTooLargeAndClose()
-///     }
-/// }
-/// ```
 public struct ControlLineDecoder: Sendable {
-    /// What a feed produced.
     public enum Output: Hashable, Sendable {
         case line([UInt8])
         /// A line went over the limit: everything after it is ignored.

@@ -60,7 +60,6 @@ public struct ClientAuthorization: Codable, Hashable, Sendable {
     }
 }
 
-/// `schedule`'s parameters.
 package struct ScheduleParameters: Codable, Equatable, Sendable {
     package var id: Alarm.ID
     package var definition: AlarmDefinition
@@ -80,7 +79,6 @@ package struct AlarmIDParameters: Codable, Equatable, Sendable {
     }
 }
 
-/// `unsubscribe`'s parameters.
 package struct UnsubscribeParameters: Codable, Sendable {
     package var subscription: Int
 
@@ -89,7 +87,6 @@ package struct UnsubscribeParameters: Codable, Sendable {
     }
 }
 
-/// `setAuthorization`'s parameters.
 package struct SetAuthorizationParameters: Codable, Sendable {
     package var uid: UInt32
     package var state: AlarmManager.AuthorizationState
@@ -105,7 +102,6 @@ package struct NoParameters: Codable, Sendable {
     package init() {}
 }
 
-/// A request as a client sends it.
 package struct RequestMessage<Parameters: Encodable>: Encodable {
     package var v = ControlProtocol.version
     package var id: Int64
@@ -161,7 +157,6 @@ package struct FailureMessage: Encodable {
     }
 }
 
-/// An event of a subscription.
 package struct EventMessage<Payload: Encodable>: Encodable {
     package var v = ControlProtocol.version
     package var event: String

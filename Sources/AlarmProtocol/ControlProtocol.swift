@@ -36,7 +36,6 @@ public enum ControlProtocol {
     /// up to `EnginePolicy.maximumAlarms` alarms travels in one event.
     public static let maximumResponseSize = 16 * 1024 * 1024
 
-    /// The encoder for everything on the wire.
     package static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
@@ -44,7 +43,6 @@ public enum ControlProtocol {
         return encoder
     }
 
-    /// The decoder for everything on the wire.
     package static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970

@@ -7,8 +7,7 @@ public struct ControlRequest: Sendable {
     public var id: Int64
     /// The `op` field.
     public var operation: String
-    /// The whole line; `params` is decoded from it on demand, so a request is parsed once for its
-    /// envelope and once for its parameters, both bounded by the line limit.
+    /// The whole line, from which ``parameters(_:)`` decodes `params`.
     let line: Data
     let hasParameters: Bool
 

@@ -49,7 +49,6 @@ public enum JSONValue: Codable, Hashable, Sendable {
         return nil
     }
 
-    /// The value as a string, if it is one.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil

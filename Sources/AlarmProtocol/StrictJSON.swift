@@ -2,9 +2,8 @@
 /// decodes it.
 ///
 /// `JSONDecoder` is lenient (it takes a trailing comma, an unknown escape, a raw control character
-/// or a lone surrogate in a string) and the fast readers read only the shapes they know, so
-/// neither may decide what the protocol accepts: every request line passes this first, and a line
-/// it refuses is refused whole, never executed.
+/// or a lone surrogate in a string), so every request line passes this first, and a line it
+/// refuses is refused whole, never executed.
 ///
 /// Accepted: one value with optional whitespace (space, tab, CR, LF) around it; RFC 8259's
 /// grammar for objects, arrays, strings, numbers, `true`, `false` and `null`; well-formed UTF-8.
@@ -14,12 +13,6 @@
 /// - a `\u` escape of a surrogate that is not a high one followed by a `\u` low one;
 /// - a byte order mark (RFC 8259 8.1 lets a parser ignore it; the protocol does not send one);
 /// - more than ``maximumDepth`` arrays and objects inside one another.
-///
-/// ```swift
-/// if let violation = StrictJSON.validate(line) {
-///     refuse("the request is not valid JSON: \(violation)")
-/// }
-/// ```
 package enum StrictJSON {
     /// The deepest nesting accepted; a request needs 7 levels.
     package static let maximumDepth = 64

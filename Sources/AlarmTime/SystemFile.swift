@@ -1,19 +1,20 @@
 import Glibc
 
 /// Minimal file access through libc, so that reading zone files needs nothing beyond Glibc.
-enum SystemFile {
+public enum SystemFile {
     /// Zone files are a few kilobytes; anything far larger is refused instead of being read into memory.
-    static let maximumSize = 4 << 20
+    public static let maximumSize = 4 << 20
 
     /// Reads the whole regular file at `path`, or returns the `errno` that stopped it
     /// (`EISDIR` for a directory, `EFBIG` above `maximumSize`).
-    static func read(_ path: String) -> Result<[UInt8], Errno> {
+    public static func read(_ path: String, maximumSize: Int = SystemFile.maximumSize) -> Result<[UInt8], Errno> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .failure(Errno(errno)) }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return .failure(Errno(errno)) }
         if status.st_mode & S_IFMT == S_IFDIR { return .failure(Errno(EISDIR)) }
+        guard status.st_size <= maximumSize else { return .failure(Errno(EFBIG)) }
 
         var buffer = [UInt8](repeating: 0, count: max(Int(status.st_size), 0) + 1)
         var length = 0
@@ -48,8 +49,8 @@ enum SystemFile {
     }
 
     /// An `errno` value as a typed error for `Result`.
-    struct Errno: Error, Equatable {
-        let code: Int32
+    public struct Errno: Error, Equatable {
+        public let code: Int32
         init(_ code: Int32) { self.code = code }
     }
 }

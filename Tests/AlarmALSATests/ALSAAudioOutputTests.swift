@@ -108,8 +108,7 @@ struct ALSAAudioOutputTests {
         #expect(abs(Signal.frequency(samples, in: 0..<12_000, sampleRate: 48_000) - 1_000) < 10)
     }
 
-    /// The last file decoded is kept, but only for the same bytes: a sound replaced in place, even
-    /// by one of the same size at once, is heard as it is now.
+    /// A sound replaced in place, even by one of the same size at once, is heard as it is now.
     @Test func aFileRewrittenInPlaceIsPlayedAsItIsNow() async throws {
         let rig = try FilePluginRig()
         for frequency in [1_000.0, 440, 1_000] {
@@ -233,6 +232,20 @@ struct ALSAAudioOutputTests {
             try await rig.output.play(.file(path), gain: .constant(0), looping: true)
         }
         #expect(error == HardwareError(.io, device: path, errno: ENOENT))
+        #expect(rig.recordedBytes == 0)
+    }
+
+    @Test func aDirectoryOrAnOversizedFileIsRefusedWithItsErrno() async throws {
+        let rig = try FilePluginRig()
+        let huge = rig.directory.path + "/huge.wav"
+        try TestFiles.write([], to: huge)
+        #expect(truncate(huge, off_t(PCMSound.maximumFileSize + 1)) == 0)  // sparse: nothing is written
+        for (path, code) in [(rig.directory.path, EISDIR), (huge, EFBIG)] {
+            let error = await #expect(throws: HardwareError.self) {
+                try await rig.output.play(.file(path), gain: .constant(0), looping: false)
+            }
+            #expect(error == HardwareError(.io, device: path, errno: code))
+        }
         #expect(rig.recordedBytes == 0)
     }
 

@@ -106,8 +106,8 @@ struct ControlLimitsTests {
     }
 
     @Test func anAnsweredConnectionIsClosedOnceIdleForTheTimeout() async throws {
-        // Answering does not wake the server's I/O thread: its idle timer must start anyway. The
-        // answer waits for a person, so the I/O thread is surely asleep with the request pending.
+        // The idle timer starts at the answer, not at the request. The answer waits for a person,
+        // so the I/O thread is surely asleep with the request pending.
         let prompter = GatedPrompter()
         let rig = try ServerRig(authorizer: prompter, configure: { $0.idleTimeout = .seconds(5) })
         try await rig.serving {

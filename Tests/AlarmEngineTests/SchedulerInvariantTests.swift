@@ -226,7 +226,7 @@ struct InvariantRun {
         var earliest: Date?
         for record in scheduler.records.values {
             let expected = expectedDeadline(of: record)
-            #expect(scheduler.deadlines.deadline(of: record.key) == expected, "wrong deadline for \(record.phase) at step \(step)")
+            #expect(scheduler.deadlines[record.key] == expected, "wrong deadline for \(record.phase) at step \(step)")
             if let expected {
                 #expect(expected > now, "deadline left in the past at step \(step)")
                 earliest = min(earliest ?? expected, expected)

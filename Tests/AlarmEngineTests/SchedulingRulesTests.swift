@@ -145,6 +145,15 @@ import Testing
         #expect(scheduler.snapshot == alerting)
     }
 
+    @Test func alarmsDueTogetherStartInTheOrderTheyWereScheduled() throws {
+        var scheduler = Fixture.scheduler()
+        let ids = try (0..<20).map { _ in try scheduler.add(Fixture.alarm(7, 0), now: now) }
+        // Recomputing every deadline must not reorder them (it walks the alarms in hash order).
+        _ = scheduler.timeZoneChanged(to: Fixture.berlin, now: now)
+        let due = try #require(scheduler.nextDeadline)
+        #expect(scheduler.evaluate(now: due).alertStarts == ids)
+    }
+
     @Test func aSnapshotRestoresTheSameScheduler() throws {
         var scheduler = Fixture.scheduler()
         try scheduler.add(Fixture.alarm(7, 0, weekly: [.monday]), now: now)
