@@ -80,6 +80,7 @@ public final class ControlServer: Sendable {
     let logger: Logger
     /// Its monotonic time drives the idle timeout.
     let clock: any WallClock
+    let alarmListLines = AlarmListLines()
     let operations: Set<String>
 
     private struct Listening {

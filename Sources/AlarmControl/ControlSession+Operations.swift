@@ -22,7 +22,12 @@ extension ControlSession {
 
         case ControlOperationName.alarms:
             _ = try request.parameters(NoParameters.self)
-            return .result(await runtime.alarms(for: client))
+            let alarms = await runtime.alarms(for: client)
+            guard let line = server.alarmListLines.line(id: request.id, alarms: alarms, owner: client) else {
+                return .result(alarms)
+            }
+            connection.send(line)
+            return .sent
 
         case ControlOperationName.schedule:
             return try await schedule(request, decided: decided)

@@ -32,17 +32,24 @@ package enum StrictJSON {
         package var description: String { "\(problem) at byte \(offset)" }
     }
 
-    /// `nil` if `bytes` is exactly one strict JSON text; else the first violation.
-    package static func validate(_ bytes: [UInt8]) -> Violation? {
+    /// The members of `bytes`, a strict JSON object, by name with the byte range of each value
+    /// (empty for any other strict JSON text); or the first violation.
+    package static func topLevelMembers(_ bytes: [UInt8]) -> Result<[String: Range<Int>], Violation> {
         var validator = Validator(bytes: bytes)
         do throws(Violation) {
             try validator.validateText()
-            return nil
+            return .success(validator.topLevelMembers)
         } catch {
             var violation = error
             violation.completeTopLevelMembers = validator.topLevelMembers
-            return violation
+            return .failure(violation)
         }
+    }
+
+    /// `nil` if `bytes` is exactly one strict JSON text; else the first violation.
+    package static func validate(_ bytes: [UInt8]) -> Violation? {
+        if case .failure(let violation) = topLevelMembers(bytes) { return violation }
+        return nil
     }
 }
 
