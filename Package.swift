@@ -35,10 +35,13 @@ let package = Package(
         .target(name: "AlarmKit"),
         // The hardware abstraction layer: small protocols and their values; no alarms, no backends.
         .target(name: "AlarmHardware"),
-        // The control socket's wire protocol, shared by the daemon and its clients: the messages,
-        // strict JSON validation with Foundation's coders, the error codes, and the alarm records
-        // and history entries the daemon sends. A client needs it and not the engine.
-        .target(name: "AlarmProtocol", dependencies: ["AlarmKit", "AlarmTime"]),
+        // The control socket's protocol, shared by the daemon and its clients: the messages, strict
+        // JSON validation with Foundation's coders, the error codes, the alarm records and history
+        // entries the daemon sends, and the Unix socket plumbing both ends use.
+        .target(name: "AlarmProtocol", dependencies: ["AlarmKit", "AlarmTime", "CLinuxSupport", "LinuxSupport"]),
+        // The client of the control socket: `ControlClient` and `SocketAlarmBackend` (the AlarmKit
+        // API over the socket). No engine in a client's link.
+        .target(name: "AlarmClient", dependencies: ["AlarmKit", "AlarmProtocol", "LinuxSupport"]),
         .target(
             name: "AlarmEngine",
             dependencies: [
@@ -99,8 +102,7 @@ let package = Package(
             name: "AlarmBoard",
             dependencies: ["AlarmHardware", "TOMLConfig"]
         ),
-        // The control socket: the server (for alarmd) and the client with its remote AlarmManager
-        // backend. The client's files import AlarmProtocol, never AlarmEngine.
+        // The control socket's server, for alarmd: connections, sessions, limits, on the engine.
         .target(
             name: "AlarmControl",
             dependencies: [
@@ -141,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmControl", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
+                "AlarmClient", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -161,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "alarm-benchmarks",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmLCD",
+                "AlarmALSA", "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmLCD",
                 "AlarmProtocol", "AlarmScenario", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -171,7 +173,7 @@ let package = Package(
         // `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer` and runs each for a budget.
         .executableTarget(
             name: "alarm-fuzz",
-            dependencies: ["AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmKit", "AlarmProtocol", "TOMLConfig"],
+            dependencies: ["AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmKit", "AlarmProtocol", "TOMLConfig"],
             path: "Tests/Fuzz/alarm-fuzz"
         ),
         // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
@@ -199,7 +201,7 @@ let package = Package(
         .testTarget(
             name: "AlarmApplianceTests",
             dependencies: [
-                "AlarmAppliance", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
+                "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
                 "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -211,7 +213,7 @@ let package = Package(
         .testTarget(
             name: "AlarmControlTests",
             dependencies: [
-                "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -224,12 +226,12 @@ let package = Package(
         .testTarget(
             name: "alarmctlTests",
             dependencies: [
-                "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
-        .testTarget(name: "alarmdTests", dependencies: ["AlarmControl", "AlarmKit", "AlarmProtocol", "AlarmTestKit"]),
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKit", "AlarmProtocol", "AlarmTestKit"]),
         .testTarget(name: "VMProbeKitTests", dependencies: ["VMProbeKit", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]

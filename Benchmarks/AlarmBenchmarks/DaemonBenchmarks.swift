@@ -1,3 +1,4 @@
+import AlarmClient
 import AlarmControl
 import AlarmProtocol
 import AlarmKit

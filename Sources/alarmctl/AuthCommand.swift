@@ -1,4 +1,4 @@
-import AlarmControl
+import AlarmClient
 import AlarmKit
 import AlarmProtocol
 import ArgumentParser

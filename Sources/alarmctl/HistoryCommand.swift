@@ -1,4 +1,4 @@
-import AlarmControl
+import AlarmClient
 import AlarmProtocol
 import AlarmTime
 import ArgumentParser

@@ -1,4 +1,5 @@
 import AlarmAppliance
+import AlarmClient
 import AlarmControl
 import AlarmProtocol
 import AlarmEngine

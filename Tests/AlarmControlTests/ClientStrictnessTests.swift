@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 
+@testable import AlarmClient
 @testable import AlarmControl
 @testable import AlarmProtocol
 

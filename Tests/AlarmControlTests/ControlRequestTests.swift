@@ -2,6 +2,7 @@ import AlarmKit
 import FoundationEssentials
 import Testing
 
+@testable import AlarmClient
 @testable import AlarmControl
 @testable import AlarmProtocol
 

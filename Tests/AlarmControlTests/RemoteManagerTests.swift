@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 
+@testable import AlarmClient
 @testable import AlarmControl
 @testable import AlarmProtocol
 @testable import AlarmEngine

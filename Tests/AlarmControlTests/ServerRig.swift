@@ -9,6 +9,7 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import AlarmClient
 @testable import AlarmControl
 @testable import AlarmProtocol
 @testable import AlarmEngine

@@ -2,6 +2,7 @@ import AlarmEngine
 import AlarmKit
 import FoundationEssentials
 
+@testable import AlarmClient
 @testable import AlarmControl
 @testable import AlarmProtocol
 

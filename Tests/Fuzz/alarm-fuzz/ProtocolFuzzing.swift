@@ -1,6 +1,7 @@
 import AlarmKit
 import FoundationEssentials
 
+@testable import AlarmClient
 @testable import AlarmControl
 @testable import AlarmProtocol
 

@@ -2,21 +2,21 @@
 ///
 /// A value kept under its connection's lock: tasks append whole lines, the I/O thread writes as
 /// much as the socket takes.
-struct OutputBuffer {
+package struct OutputBuffer {
     /// The most bytes that may wait; an append beyond it fails and the connection must close.
-    let limit: Int
+    package let limit: Int
     private var bytes: [UInt8] = []
     private var offset = 0
 
-    init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 
-    var isEmpty: Bool { offset == bytes.count }
-    var count: Int { bytes.count - offset }
+    package var isEmpty: Bool { offset == bytes.count }
+    package var count: Int { bytes.count - offset }
 
     /// Appends `line` whole, or nothing if that would pass the limit.
-    mutating func append(_ line: [UInt8]) -> Bool {
+    package mutating func append(_ line: [UInt8]) -> Bool {
         guard count + line.count <= limit else { return false }
         if offset > 0, offset >= bytes.count / 2 {
             bytes.removeFirst(offset)
@@ -28,7 +28,7 @@ struct OutputBuffer {
 
     /// Writes what the socket takes without blocking.
     /// - Returns: `nil` while the connection is healthy, else the errno of the failed send.
-    mutating func write(to fd: Int32) -> Int32? {
+    package mutating func write(to fd: Int32) -> Int32? {
         while !isEmpty {
             let transfer = bytes.withUnsafeBytes { UnixSocket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
             switch transfer {

@@ -1,4 +1,3 @@
-import AlarmProtocol
 import CLinuxSupport
 import Glibc
 import Synchronization
@@ -23,37 +22,37 @@ public struct ControlSocketError: Error, Hashable, Sendable, CustomStringConvert
 
 /// The socket calls of the control socket, over the C shim (`CLinuxSupportSocket.h`). Descriptors
 /// are plain `Int32`s owned by whoever opened them; every wrapper retries EINTR in C.
-enum UnixSocket {
+package enum UnixSocket {
     /// A non-blocking descriptor connected to `path`.
-    static func connect(to path: String) throws(ControlSocketError) -> Int32 {
+    package static func connect(to path: String) throws(ControlSocketError) -> Int32 {
         let fd = alarmd_unix_connect(path)
         guard fd >= 0 else { throw ControlSocketError("connect", path: path, errno: -fd) }
         return fd
     }
 
     /// A non-blocking descriptor connected to `path` with another effective uid and gid (root only).
-    static func connect(to path: String, uid: UInt32, gid: UInt32) throws(ControlSocketError) -> Int32 {
+    package static func connect(to path: String, uid: UInt32, gid: UInt32) throws(ControlSocketError) -> Int32 {
         let fd = alarmd_unix_connect_as(path, uid, gid)
         guard fd >= 0 else { throw ControlSocketError("connect as uid \(uid)", path: path, errno: -fd) }
         return fd
     }
 
     /// The result of a non-blocking send or receive.
-    enum Transfer: Equatable {
+    package enum Transfer: Equatable {
         case done(Int)
         case wouldBlock
         /// The peer is gone or the socket failed; for receive, `done(0)` is the end of stream.
         case failed(Int32)
     }
 
-    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Transfer {
+    package static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Transfer {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .done(0) }
         let sent = alarmd_socket_send(fd, base, bytes.count)
         if sent >= 0 { return .done(sent) }
         return Int32(-sent) == EAGAIN || Int32(-sent) == EWOULDBLOCK ? .wouldBlock : .failed(Int32(-sent))
     }
 
-    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Transfer {
+    package static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Transfer {
         guard let base = buffer.baseAddress else { return .done(0) }
         let received = alarmd_socket_receive(fd, base, buffer.count)
         if received >= 0 { return .done(received) }
@@ -61,7 +60,7 @@ enum UnixSocket {
     }
 
     /// The peer's pid, effective uid and effective gid at connect time (`SO_PEERCRED`).
-    static func peerCredentials(_ fd: Int32) -> (pid: Int32, uid: UInt32, gid: UInt32)? {
+    package static func peerCredentials(_ fd: Int32) -> (pid: Int32, uid: UInt32, gid: UInt32)? {
         var pid: Int32 = 0
         var uid: UInt32 = 0
         var gid: UInt32 = 0
@@ -69,19 +68,19 @@ enum UnixSocket {
         return (pid, uid, gid)
     }
 
-    static func close(_ fd: Int32) {
+    package static func close(_ fd: Int32) {
         // Linux releases the descriptor even when close reports EINTR: never retry.
         _ = Glibc.close(fd)
     }
 }
 
 /// An eventfd that wakes a `poll()` loop from any thread.
-final class Waker: Sendable {
+package final class Waker: Sendable {
     /// Open for the waker's whole life and closed when the last holder lets go: closing it while
     /// another thread may still signal could hand its number to a file opened meanwhile.
-    let fd: Int32
+    package let fd: Int32
 
-    init() throws(ControlSocketError) {
+    package init() throws(ControlSocketError) {
         let fd = alarmd_eventfd_create()
         guard fd >= 0 else { throw ControlSocketError("eventfd", path: "", errno: -fd) }
         self.fd = fd
@@ -91,12 +90,12 @@ final class Waker: Sendable {
         UnixSocket.close(fd)
     }
 
-    func signal() {
+    package func signal() {
         _ = alarmd_eventfd_signal(fd)
     }
 
     /// Empties the counter after the loop woke.
-    func drain() {
+    package func drain() {
         var count: UInt64 = 0
         _ = withUnsafeMutableBytes(of: &count) { read(fd, $0.baseAddress, 8) }
     }

@@ -1,4 +1,3 @@
-import AlarmProtocol
 import AlarmTime
 import Glibc
 import LinuxSupport
@@ -6,22 +5,24 @@ import Synchronization
 
 /// Our own pthreads for blocking socket work (``DetachedThread``), reporting a failure to start
 /// one as a ``ControlSocketError``.
-enum ControlThread {
-    static func start(_ body: @escaping @Sendable () -> Void) throws(ControlSocketError) {
+package enum ControlThread {
+    package static func start(_ body: @escaping @Sendable () -> Void) throws(ControlSocketError) {
         let created = DetachedThread.start(body)
         if created != 0 { throw ControlSocketError("pthread_create", path: "", errno: created) }
     }
 
-    static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+    package static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
         await DetachedThread.run(body)
     }
 }
 
 /// A one-shot flag that tasks can await: set once by a thread when it has finished.
-final class Completion: Sendable {
+package final class Completion: Sendable {
     private let state = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    func complete() {
+    package init() {}
+
+    package func complete() {
         let waiters = state.withLock { state in
             state.done = true
             defer { state.waiters = [] }
@@ -30,7 +31,7 @@ final class Completion: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    func wait() async {
+    package func wait() async {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state in
                 if !state.done { state.waiters.append(continuation) }
