@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "AlarmAppliance",
             dependencies: [
-                "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmTime",
+                "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmProtocol", "AlarmTime",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -113,7 +113,7 @@ let package = Package(
         // The daemon's pieces: configuration file, systemd notification, journal logging.
         .target(
             name: "AlarmDaemon",
-            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmTime", "CLinuxSupport", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
         ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
@@ -124,7 +124,7 @@ let package = Package(
         .target(
             name: "AlarmScenario",
             dependencies: [
-                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmSimulator", "AlarmTime",
+                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -133,7 +133,7 @@ let package = Package(
             name: "alarmd",
             dependencies: [
                 "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO",
-                "AlarmHardware", "AlarmKit", "AlarmLCD", "AlarmScenario",
+                "AlarmHardware", "AlarmKit", "AlarmLCD", "AlarmProtocol", "AlarmScenario",
                 "AlarmSimulator", "AlarmTime", "CLinuxSupport", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "alarm-store-crash-child",
             dependencies: [
-                "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
+                "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/StoreCrashChild"
@@ -191,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "AlarmEngineTests",
             dependencies: [
-                "AlarmEngine", "AlarmKit", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
+                "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
@@ -217,7 +217,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",

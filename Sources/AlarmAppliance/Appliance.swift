@@ -1,6 +1,7 @@
 import AlarmEngine
 import AlarmHardware
 import AlarmKit
+import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 import Logging

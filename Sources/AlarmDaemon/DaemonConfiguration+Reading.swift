@@ -1,6 +1,7 @@
 import AlarmAppliance
 import AlarmBoard
 import AlarmEngine
+import AlarmProtocol
 import AlarmTime
 import Logging
 import TOMLConfig

@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 
 /// Asks the device's owner whether a client may set alarms.
 ///

@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 
 /// Serves an ``AlarmManager`` from an ``AlarmRuntime`` in the same process, for one client.
 public struct InProcessAlarmBackend: AlarmBackend {

@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 import FoundationEssentials
 
 /// An alarm a journal entry removes, as the journal writes it: `{"owner":UID,"id":"UUID"}`.

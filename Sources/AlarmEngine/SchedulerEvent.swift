@@ -1,3 +1,4 @@
+import AlarmProtocol
 import FoundationEssentials
 
 /// Something that happened to an alarm, reported by ``AlarmScheduler`` for the shell to log,

@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 import FoundationEssentials
 
 /// Everything the engine keeps across restarts: the scheduler's alarms and missed-alarm records,

@@ -8,6 +8,7 @@ import AlarmGPIO
 import AlarmHardware
 import AlarmKit
 import AlarmLCD
+import AlarmProtocol
 import AlarmSimulator
 import AlarmTime
 import ArgumentParser

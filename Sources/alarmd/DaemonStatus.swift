@@ -5,6 +5,7 @@ import AlarmEngine
 import AlarmGPIO
 import AlarmHardware
 import AlarmKit
+import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 import Logging

@@ -3,6 +3,7 @@ import AlarmAppliance
 import AlarmEngine
 import AlarmHardware
 import AlarmKit
+import AlarmProtocol
 import AlarmSimulator
 import AlarmTime
 import ArgumentParser

@@ -1,6 +1,7 @@
 import AlarmAppliance
 import AlarmHardware
 import AlarmKit
+import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
 import AlarmTime

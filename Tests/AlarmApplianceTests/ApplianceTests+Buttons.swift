@@ -2,6 +2,7 @@ import AlarmAppliance
 import AlarmEngine
 import AlarmHardware
 import AlarmKit
+import AlarmProtocol
 import FoundationEssentials
 import Testing
 

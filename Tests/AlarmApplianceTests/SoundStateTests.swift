@@ -1,4 +1,5 @@
 import AlarmHardware
+import AlarmProtocol
 import FoundationEssentials
 import Testing
 

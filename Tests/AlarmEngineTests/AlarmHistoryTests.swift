@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
 import FoundationEssentials

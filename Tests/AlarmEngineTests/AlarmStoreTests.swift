@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKit
+import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import AlarmKit
+import AlarmProtocol
 import AlarmTestKit
 import AlarmTime
 import FoundationEssentials

@@ -14,6 +14,7 @@
 
 import AlarmEngine
 import AlarmKit
+import AlarmProtocol
 import AlarmTestKit
 import AlarmSimulator
 import AlarmTime

@@ -1,3 +1,4 @@
+import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 
