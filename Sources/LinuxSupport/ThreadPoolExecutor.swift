@@ -121,16 +121,13 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
 extension ThreadPoolExecutor {
     /// Makes ``shared`` the executor of every task and default actor that has no executor of its
     /// own, and of `Task.sleep`, through the Swift runtime's `swift_task_enqueueGlobal*_hook`
-    /// variables (the ones SwiftNIO sets to run tasks on its event loops). Call it once, first in
-    /// `main`, before any task starts. Returns `false` (and changes nothing) if the runtime has
-    /// no such hooks.
-    @discardableResult
-    public static func installAsGlobalExecutor() -> Bool {
-        let process = dlopen(nil, RTLD_NOW)
-        guard let global = dlsym(process, "swift_task_enqueueGlobal_hook"),
-              let delay = dlsym(process, "swift_task_enqueueGlobalWithDelay_hook"),
-              let deadline = dlsym(process, "swift_task_enqueueGlobalWithDeadline_hook")
-        else { return false }
+    /// variables (the ones SwiftNIO sets to run tasks on its event loops), whose addresses C
+    /// takes: a statically linked runtime does not export them to `dlsym`. Call it once, first in
+    /// `main`, before any task starts.
+    public static func installAsGlobalExecutor() {
+        let global: UnsafeMutableRawPointer = alarmd_enqueue_global_hook()
+        let delay: UnsafeMutableRawPointer = alarmd_enqueue_global_with_delay_hook()
+        let deadline: UnsafeMutableRawPointer = alarmd_enqueue_global_with_deadline_hook()
         _ = shared
         global.assumingMemoryBound(to: GlobalHook?.self).pointee = { job, _ in
             ThreadPoolExecutor.shared.enqueue(job)
@@ -143,7 +140,6 @@ extension ThreadPoolExecutor {
             let target = seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ nanoseconds
             ThreadPoolExecutor.shared.enqueue(job, atMonotonic: ThreadPoolExecutor.monotonicDeadline(target, clock: clock))
         }
-        return true
     }
 
     /// `deadline` on the runtime's clock `clock` (1: `ContinuousClock`, `CLOCK_BOOTTIME` on

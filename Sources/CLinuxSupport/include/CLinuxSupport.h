@@ -48,5 +48,6 @@ int alarmd_clock_is_synchronized(void);
 #include "CLinuxSupportSocket.h"
 #include "CLinuxSupportNotify.h"
 #include "CLinuxSupportSignals.h"
+#include "CLinuxSupportExecutor.h"
 
 #endif
