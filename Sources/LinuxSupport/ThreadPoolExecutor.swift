@@ -19,12 +19,10 @@ import Glibc
 ///
 /// Jobs run first in, first out, whatever their priority: the daemon has a few tasks, all of
 /// them short. Blocking calls stay on threads of their own (``DetachedThread``), as they must on
-/// any cooperative pool. A job queued by a worker (an actor hop, a resumed continuation) of no
-/// higher priority than the worker's own wakes no other thread: the worker takes it once its own
-/// job ends, and wakes a second thread only if more jobs are waiting when it starts one. So the
-/// idle daemon's minute costs one thread's wake-up, not a ping-pong between two; and a job of
-/// higher priority (the appliance's, resumed by the engine's alert while the engine goes on to
-/// write its history) starts on another thread at once.
+/// any cooperative pool. Every job queued wakes a waiting thread, even one a worker queues while
+/// its own job goes on: the engine publishes an alert and then writes its history, and the
+/// appliance must start the sound meanwhile, not after (leaving the second thread asleep cost the
+/// alert 17 ms in the QEMU guest, BENCHMARKS.md).
 ///
 /// - Important: Nothing may use libdispatch's global queues in a process that wants the quiet
 ///   (no `DispatchQueue.global()`, no `DispatchSource`): the first such job starts the timer.
@@ -64,7 +62,6 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         pthread_mutex_lock(mutex)
         queue.append(job)
         pthread_mutex_unlock(mutex)
-        if let running = Self.runningPriority, Self.rank(job.priority) <= running { return }
         pthread_cond_signal(condition)
     }
 
@@ -79,7 +76,6 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func work() {
-        Self.runningPriority = 0
         pthread_mutex_lock(mutex)
         while true {
             let now = Self.monotonicNow()
@@ -87,7 +83,6 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
                 let backlog = queue.hasJob(now: now)
                 pthread_mutex_unlock(mutex)
                 if backlog { pthread_cond_signal(condition) }
-                Self.runningPriority = Self.rank(job.priority)
                 job.runSynchronously(on: asUnownedTaskExecutor())
                 pthread_mutex_lock(mutex)
                 continue
@@ -101,23 +96,6 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
                 pthread_cond_wait(condition, mutex)
             }
         }
-    }
-
-    /// On the pool's threads, the priority of the job running (or last run); `nil` elsewhere.
-    private static let workerKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    private static var runningPriority: Int? {
-        get { pthread_getspecific(workerKey).map { Int(bitPattern: $0) - 1 } }
-        set { pthread_setspecific(workerKey, newValue.flatMap { UnsafeRawPointer(bitPattern: $0 + 1) }) }
-    }
-
-    /// A job's priority for comparison; an unspecified one counts as the default.
-    private static func rank(_ priority: JobPriority) -> Int {
-        Int(priority.rawValue == 0 ? TaskPriority.medium.rawValue : priority.rawValue)
     }
 
     /// `CLOCK_MONOTONIC` in nanoseconds.

@@ -115,9 +115,7 @@ struct DaemonMode {
         // 6. Run until SIGTERM or SIGINT.
         var services: [any Service] = [
             TaskService { await runtime.run() },
-            // Above the engine's tasks: the appliance's answer to an alert starts on a thread of its
-            // own while the engine goes on with its history (ThreadPoolExecutor).
-            TaskService(priority: .high) { await appliance.run() },
+            TaskService { await appliance.run() },
             TaskService {
                 await Completion.never()
                 await server.stop()
@@ -214,22 +212,17 @@ struct DaemonMode {
     }
 }
 
-/// A service that runs `body`, at `priority` if given, until it returns or graceful shutdown
-/// cancels it.
+/// A service that runs `body` until it returns or graceful shutdown cancels it.
 struct TaskService: Service {
-    let priority: TaskPriority?
     let body: @Sendable () async -> Void
 
-    init(priority: TaskPriority? = nil, _ body: @escaping @Sendable () async -> Void) {
-        self.priority = priority
+    init(_ body: @escaping @Sendable () async -> Void) {
         self.body = body
     }
 
     func run() async {
         await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask(priority: priority) { await body() }
-            }
+            await body()
         }
     }
 }
