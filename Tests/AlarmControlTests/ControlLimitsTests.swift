@@ -16,14 +16,7 @@ struct ControlLimitsTests {
     @Test func theClientBeyondTheLimitIsToldBusyAndClosed() async throws {
         let rig = try ServerRig(configure: { $0.maximumClients = 64 })
         try await rig.serving {
-            var connections: [RawConnection] = []
-            for index in 0..<64 {
-                let connection = try await rig.rawConnection()
-                // An answer proves the server has taken the connection in.
-                await connection.send(Sample.request(Int64(index), "hello"))
-                #expect(await connection.nextMessage()?["ok"] == .bool(true))
-                connections.append(connection)
-            }
+            let connections = try await Self.answeredConnections(64, rig)
             let refused = try await rig.rawConnection()
             let message = await refused.nextMessage()
             #expect(message?["ok"] == .bool(false))
@@ -39,13 +32,7 @@ struct ControlLimitsTests {
     @Test func aSlotFreedByAClientThatLeftIsTakenByTheNextAtOnce() async throws {
         let rig = try ServerRig(configure: { $0.maximumClients = 64 })
         try await rig.serving {
-            var connections: [RawConnection] = []
-            for index in 0..<64 {
-                let connection = try await rig.rawConnection()
-                await connection.send(Sample.request(Int64(index), "hello"))
-                #expect(await connection.nextMessage()?["ok"] == .bool(true))
-                connections.append(connection)
-            }
+            let connections = try await Self.answeredConnections(64, rig)
             // The server's thread is held (logging a refused line) while one client leaves and
             // another arrives, so that it sees both in one wake-up, as a busy server would.
             rig.log.hold(at: "Control request refused")
@@ -124,6 +111,18 @@ struct ControlLimitsTests {
             rig.advanceServerClock(by: 0.1)
             #expect(await connection.next() == .closed)
         }
+    }
+
+    /// `count` connections, each answered once: an answer proves the server has taken it in.
+    static func answeredConnections(_ count: Int, _ rig: ServerRig) async throws -> [RawConnection] {
+        var connections: [RawConnection] = []
+        for index in 0..<count {
+            let connection = try await rig.rawConnection()
+            await connection.send(Sample.request(Int64(index), "hello"))
+            #expect(await connection.nextMessage()?["ok"] == .bool(true))
+            connections.append(connection)
+        }
+        return connections
     }
 
     /// A request answered on a connection of its own: the server's I/O thread has been through

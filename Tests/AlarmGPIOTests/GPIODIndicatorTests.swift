@@ -18,6 +18,15 @@ struct GPIODIndicatorTests {
         try GPIODIndicator(configuration: configuration, access: gpio, clock: clock)
     }
 
+    /// An LED on GPIO22 whose line has been requested, and the chip's events from then on.
+    func requestedLED() async throws -> (GPIODIndicator, AsyncStream<FakeGPIO.Event>.Iterator) {
+        gpio.addChip(lines: ["GPIO22"])
+        var record = gpio.events().makeAsyncIterator()
+        let led = try led()
+        _ = await record.next()
+        return (led, record)
+    }
+
     @Test func blinkTogglesAtItsDeadlines() async throws {
         gpio.addChip(lines: ["GPIO22"])
         var record = gpio.events().makeAsyncIterator()
@@ -53,10 +62,7 @@ struct GPIODIndicatorTests {
     }
 
     @Test func flashesAreShortThenPause() async throws {
-        gpio.addChip(lines: ["GPIO22"])
-        var record = gpio.events().makeAsyncIterator()
-        let led = try led()
-        _ = await record.next()  // requested
+        var (led, record) = try await requestedLED()
         try await led.show(.flashes(.white, count: 3, pause: .seconds(1)))
         let expected: [(Bool, Double)] = [
             (true, 10), (false, 10.15), (true, 10.3), (false, 10.45), (true, 10.6), (false, 10.75), (true, 11.75),
@@ -70,10 +76,7 @@ struct GPIODIndicatorTests {
     }
 
     @Test func breatheIsASlowBlinkOnAPlainLED() async throws {
-        gpio.addChip(lines: ["GPIO22"])
-        var record = gpio.events().makeAsyncIterator()
-        let led = try led()
-        _ = await record.next()
+        var (led, record) = try await requestedLED()
         try await led.show(.breathe(.white, period: .seconds(4)))
         for (high, time) in [(true, 10.0), (false, 12.0), (true, 14.0), (false, 16.0)] {
             clock.advance(to: .at(time))
@@ -83,10 +86,7 @@ struct GPIODIndicatorTests {
     }
 
     @Test func steadyIsWrittenOnceAndHeldUntilTheNextShow() async throws {
-        gpio.addChip(lines: ["GPIO22"])
-        var record = gpio.events().makeAsyncIterator()
-        let led = try led()
-        _ = await record.next()
+        var (led, record) = try await requestedLED()
         try await led.show(.steady(.white))
         #expect(await record.next() == .set(line: "GPIO22", high: true, at: .at(10)))
         await clock.waitForSleepers()
@@ -143,10 +143,7 @@ struct GPIODIndicatorTests {
     }
 
     @Test func lineLostInUseIsReleasedAndRequestedAgainWithTheCurrentPattern() async throws {
-        gpio.addChip(lines: ["GPIO22"])
-        var record = gpio.events().makeAsyncIterator()
-        let led = try led()
-        _ = await record.next()
+        var (led, record) = try await requestedLED()
         try await led.show(.steady(.white))
         #expect(await record.next() == .set(line: "GPIO22", high: true, at: .at(10)))
 
