@@ -124,7 +124,8 @@ public final class RealtimeTimer: Sendable {
         state.withLock { _ = $0.sleeps.removeValue(forKey: ObjectIdentifier(sleep)) }
     }
 
-    /// The timer thread: waits, ends what is due, re-arms for the earliest sleep left.
+    /// The timer thread: waits, ends what is due, re-arms for the earliest sleep left. A timerfd
+    /// that fails ends every sleep with the failure and this thread; the next sleep starts another.
     private func run(_ descriptor: Int32) {
         while true {
             let result = alarmd_realtime_timer_wait(descriptor, -1)
@@ -135,19 +136,32 @@ public final class RealtimeTimer: Sendable {
             case Int32(ALARMD_WAIT_CLOCK_SET.rawValue): outcome = .success(.clockSet)
             default: outcome = .failure(Failure(operation: "timerfd", errno: -result))
             }
-            let ended = state.withLock { state -> [Sleep] in
-                let ending = state.sleeps.values.filter { result != Int32(ALARMD_WAIT_DEADLINE.rawValue) || $0.deadline <= now }
+            let (ended, rearmFailure) = state.withLock { state -> ([(Sleep, Result<Wake, any Error>)], Failure?) in
+                let isDeadline = result == Int32(ALARMD_WAIT_DEADLINE.rawValue)
+                let ending = state.sleeps.values.filter { !isDeadline || $0.deadline <= now }
                 for sleep in ending { state.sleeps[ObjectIdentifier(sleep)] = nil }
+                var ended = ending.map { ($0, outcome) }
                 state.armedFor = state.sleeps.values.map(\.deadline).min()
-                if let next = state.armedFor, (try? Self.set(descriptor, to: next)) == nil {
-                    // Not armed: those sleeps end now with the error rather than never.
-                    for sleep in state.sleeps.values { sleep.end(.failure(Failure(operation: "timerfd_settime", errno: errno))) }
+                var failure: Failure?
+                if case .failure(let error) = outcome { failure = error as? Failure }
+                if failure == nil, let next = state.armedFor {
+                    do throws(Failure) {
+                        try Self.set(descriptor, to: next)
+                    } catch {
+                        failure = error
+                    }
+                }
+                if let failure {
+                    // Not armed: the sleeps left end now with the error rather than never.
+                    ended += state.sleeps.values.map { ($0, .failure(failure)) }
                     state.sleeps = [:]
                     state.armedFor = nil
+                    state.threadStarted = false
                 }
-                return ending
+                return (ended, failure)
             }
-            for sleep in ended { sleep.end(outcome) }
+            for (sleep, result) in ended { sleep.end(result) }
+            if rearmFailure != nil { return }
         }
     }
 
