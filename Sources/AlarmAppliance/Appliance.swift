@@ -254,7 +254,7 @@ public actor Appliance {
 
     /// A failure that ended playback (the device went away mid-alert): fall back and retry.
     public func soundFailed(_ error: HardwareError) async {
-        guard let alarm = soundState.playingAlarm, let source = soundState.source else { return }
+        guard case .alert(let alarm, let source?, _) = soundState else { return }
         logger.error("Alarm sound failed while playing", metadata: [
             "alarm.id": "\(alarm.id)", "client": "\(alarm.owner)", "sound": "\(source)", "error": "\(error)",
         ])

@@ -20,7 +20,7 @@ public final class NotifyListener {
     }
 
     public let path: String
-    private let socket: Int32
+    private let receiver: DatagramReceiver
     private let exitRead: Int32
     private var exitWrite: Int32
     /// Every datagram received so far, in order.
@@ -43,37 +43,17 @@ public final class NotifyListener {
         (exitRead, exitWrite) = (ends[0], ends[1])
         path = directory + "/notify-\(exitRead).sock"
         unlink(path)
-        socket = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else {
-            let code = errno
+        do {
+            receiver = try DatagramReceiver(path: path)
+            guard chmod(path, 0o666) == 0 else { throw ChildProcessError(message: "chmod \(path): errno \(errno)") }
+        } catch {
             close(exitRead)
             close(exitWrite)
-            throw ChildProcessError(message: "socket: errno \(code)")
-        }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let pathBytes = Array(path.utf8)
-        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(socket)
-            close(exitRead)
-            close(exitWrite)
-            throw ChildProcessError(message: "notify socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: pathBytes + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, chmod(path, 0o666) == 0 else {
-            let code = errno
-            close(socket)
-            close(exitRead)
-            close(exitWrite)
-            throw ChildProcessError(message: "bind \(path): errno \(code)")
+            throw error
         }
     }
 
     deinit {
-        close(socket)
         close(exitRead)
         if exitWrite >= 0 { close(exitWrite) }
         unlink(path)
@@ -101,7 +81,7 @@ public final class NotifyListener {
             if messages.contains(where: Self.saysReady) { return .ready }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return .timedOut }
-            var descriptors = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+            var descriptors = [pollfd(fd: receiver.descriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: exitRead, events: Int16(POLLIN), revents: 0)]
             let milliseconds = Int32(min(left / .milliseconds(1) + 1, 60_000))
             let ready = poll(&descriptors, 2, milliseconds)
@@ -109,19 +89,9 @@ public final class NotifyListener {
                 guard errno == EINTR else { throw ChildProcessError(message: "poll: errno \(errno)") }
                 continue
             }
-            if descriptors[0].revents != 0 { receive() }
+            if descriptors[0].revents != 0 { messages += receiver.pending() }
             if messages.contains(where: Self.saysReady) { return .ready }
             if descriptors[1].revents != 0 { return .exited }
-        }
-    }
-
-    private func receive() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return }
-            messages.append(String(decoding: buffer[0..<count], as: UTF8.self))
         }
     }
 

@@ -2,18 +2,18 @@ import Glibc
 
 /// systemd's end of the notification protocol, for tests: a datagram socket bound to a path or an
 /// abstract name, written independently of the C code under test.
-final class DatagramReceiver {
-    let descriptor: Int32
+public final class DatagramReceiver {
+    public let descriptor: Int32
     /// As `NOTIFY_SOCKET` would say it: `/path` or `@name`.
-    let address: String
+    public let address: String
 
     /// Binds to the socket file `path`.
-    init(path: String) throws {
+    public init(path: String) throws {
         (descriptor, address) = (try Self.bind(Array(path.utf8) + [0]), path)
     }
 
     /// Binds to the abstract `name`; the address is then `@name`.
-    init(abstractName name: String) throws {
+    public init(abstractName name: String) throws {
         (descriptor, address) = (try Self.bind([0] + Array(name.utf8)), "@" + name)
     }
 
@@ -23,7 +23,7 @@ final class DatagramReceiver {
 
     /// Every datagram waiting now, without blocking: a datagram to a local socket is queued by the
     /// time the sender's call returns.
-    func pending() -> [String] {
+    public func pending() -> [String] {
         var messages: [String] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -53,7 +53,11 @@ final class DatagramReceiver {
     }
 }
 
-struct ReceiverError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+public struct ReceiverError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
 }
