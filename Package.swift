@@ -206,7 +206,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmHardware", "AlarmTestKit", "CALSAShim"]),
-        .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit"]),
+        .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit", "TOMLConfig"]),
         .testTarget(name: "TOMLConfigTests", dependencies: ["TOMLConfig"]),

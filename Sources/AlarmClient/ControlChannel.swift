@@ -2,6 +2,7 @@ import AlarmKit
 import AlarmProtocol
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// One client connection to the daemon: requests correlated with responses by id, and events
@@ -32,7 +33,7 @@ final class ControlChannel: Sendable {
     /// Tells this connection from earlier ones of the same client.
     let serial: Int
     private let fd: Int32
-    private let waker: Waker
+    private let waker: EventSignal
     private let state = Mutex(State())
     private let onClose: Mutex<(@Sendable () -> Void)?>
 
@@ -41,7 +42,7 @@ final class ControlChannel: Sendable {
         self.fd = fd
         self.serial = serial
         do {
-            waker = try Waker()
+            waker = try EventSignal.wakingPoll()
         } catch {
             UnixSocket.close(fd)
             throw error
@@ -129,7 +130,7 @@ final class ControlChannel: Sendable {
         serving: while true {
             let wantsOutput = state.withLock { !$0.output.isEmpty }
             var fds = [
-                pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: waker.descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: fd, events: Int16(POLLIN) | (wantsOutput ? Int16(POLLOUT) : 0), revents: 0),
             ]
             let ready = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), -1) }

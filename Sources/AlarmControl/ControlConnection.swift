@@ -1,5 +1,6 @@
 import AlarmProtocol
 import AlarmTime
+import LinuxSupport
 import Synchronization
 
 /// The state of one accepted connection that its session (tasks) and the server's I/O thread
@@ -34,11 +35,11 @@ final class ControlConnection: Sendable {
     let peer: ControlPeer
     /// The connected socket, non-blocking; owned (and closed) by the I/O thread.
     private let fd: Int32
-    private let waker: Waker
+    private let waker: EventSignal
     private let state: Mutex<State>
     private let clock: any WallClock
 
-    init(id: Int, fd: Int32, peer: ControlPeer, outputLimit: Int, waker: Waker, clock: any WallClock) {
+    init(id: Int, fd: Int32, peer: ControlPeer, outputLimit: Int, waker: EventSignal, clock: any WallClock) {
         self.id = id
         self.fd = fd
         self.peer = peer

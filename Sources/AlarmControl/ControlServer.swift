@@ -4,6 +4,7 @@ import AlarmProtocol
 import AlarmTime
 import CLinuxSupport
 import Glibc
+import LinuxSupport
 import Logging
 import Synchronization
 
@@ -85,7 +86,7 @@ public final class ControlServer: Sendable {
 
     private struct Listening {
         var listener: Int32
-        var waker: Waker
+        var waker: EventSignal
         var loopFinished: Completion
         var device: UInt64
         var inode: UInt64
@@ -144,7 +145,7 @@ public final class ControlServer: Sendable {
             guard alarmd_path_kind(path, &device, &inode) == Int32(ALARMD_PATH_SOCKET.rawValue) else {
                 throw ControlSocketError("stat", path: path, errno: ENOENT)
             }
-            let waker = try Waker()
+            let waker = try EventSignal.wakingPoll()
             let finished = Completion()
             try ControlThread.start { [self] in
                 ServerLoop(server: self, listener: listener, waker: waker).run()

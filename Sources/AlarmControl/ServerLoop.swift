@@ -1,6 +1,7 @@
 import AlarmProtocol
 import CLinuxSupport
 import Glibc
+import LinuxSupport
 import Logging
 
 /// The server's I/O thread: `poll()` over the listening socket, every connection and a waker.
@@ -27,7 +28,7 @@ final class ServerLoop {
 
     private let server: ControlServer
     private let listener: Int32
-    private let waker: Waker
+    private let waker: EventSignal
     private var clients: [Int32: Client] = [:]
     private var nextConnectionID = 0
     /// Accepting pauses briefly when the process is out of descriptors, instead of spinning.
@@ -37,7 +38,7 @@ final class ServerLoop {
     private var configuration: ControlServer.Configuration { server.configuration }
     private var logger: Logger { server.logger }
 
-    init(server: ControlServer, listener: Int32, waker: Waker) {
+    init(server: ControlServer, listener: Int32, waker: EventSignal) {
         self.server = server
         self.listener = listener
         self.waker = waker
@@ -46,7 +47,7 @@ final class ServerLoop {
     func run() {
         while !server.stopRequested.load(ordering: .sequentiallyConsistent) {
             let order = Array(clients.values)
-            var fds = [pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: waker.descriptor, events: Int16(POLLIN), revents: 0)]
             let acceptPaused = acceptPausedUntil.map { server.clock.monotonicNow < $0 } ?? false
             fds.append(pollfd(fd: acceptPaused ? -1 : listener, events: Int16(POLLIN), revents: 0))
             for client in order {

@@ -1,11 +1,12 @@
 import AlarmHardware
+import LinuxSupport
 import Synchronization
 
 /// What a GPIO backend shares with its thread: the stop request and the wake-up that carries it,
 /// the status, and the handshake that tells ``close()`` the lines are released.
 final class BackendLifecycle: Sendable {
     /// Readable once a stop or another request is posted; the thread waits on it beside its lines.
-    let wake: WakeSignal
+    let wake: EventSignal
     private let stopRequested = Atomic<Bool>(false)
     private let state = Mutex(State())
     private let feed = EventFeed<GPIOStatus>()
@@ -17,7 +18,7 @@ final class BackendLifecycle: Sendable {
     }
 
     init(device: String) throws(HardwareError) {
-        wake = try WakeSignal(device: device)
+        wake = try EventSignal.wakingBackend(device: device)
     }
 
     var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }

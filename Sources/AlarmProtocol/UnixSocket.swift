@@ -1,5 +1,6 @@
 import CLinuxSupport
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// A failed socket call: what was attempted, on which path, and the errno.
@@ -74,29 +75,10 @@ package enum UnixSocket {
     }
 }
 
-/// An eventfd that wakes a `poll()` loop from any thread.
-package final class Waker: Sendable {
-    /// Open for the waker's whole life and closed when the last holder lets go: closing it while
-    /// another thread may still signal could hand its number to a file opened meanwhile.
-    package let fd: Int32
-
-    package init() throws(ControlSocketError) {
-        let fd = alarmd_eventfd_create()
-        guard fd >= 0 else { throw ControlSocketError("eventfd", path: "", errno: -fd) }
-        self.fd = fd
-    }
-
-    deinit {
-        UnixSocket.close(fd)
-    }
-
-    package func signal() {
-        _ = alarmd_eventfd_signal(fd)
-    }
-
-    /// Empties the counter after the loop woke.
-    package func drain() {
-        var count: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &count) { read(fd, $0.baseAddress, 8) }
+extension EventSignal {
+    /// An eventfd that wakes a `poll()` loop from any thread, or the socket error naming it.
+    package static func wakingPoll() throws(ControlSocketError) -> EventSignal {
+        guard let signal = EventSignal() else { throw ControlSocketError("eventfd", path: "", errno: errno) }
+        return signal
     }
 }

@@ -1,4 +1,3 @@
-import AlarmTime
 import CLinuxSupport
 import Glibc
 import LinuxSupport

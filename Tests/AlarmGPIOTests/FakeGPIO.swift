@@ -1,6 +1,7 @@
 @testable import AlarmGPIO
 import AlarmHardware
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// GPIO chips in memory, below the C library seam: the ``GPIOChipAccess`` of the backend tests.
@@ -41,7 +42,7 @@ final class FakeGPIO: GPIOChipAccess, Sendable {
         var activeLow: Bool
         var output: Bool
         var pending: [GPIOEdge] = []
-        var signal: WakeSignal?
+        var signal: EventSignal?
         var broken = false
     }
 
@@ -80,7 +81,7 @@ final class FakeGPIO: GPIOChipAccess, Sendable {
     func removeChip(_ name: String = "gpiochip0") {
         let signals = state.withLock { state in
             state.chips[name] = nil
-            var signals: [WakeSignal] = []
+            var signals: [EventSignal] = []
             for key in state.requests.keys where state.requests[key]?.chip == name {
                 state.requests[key]?.broken = true
                 signals += state.requests[key]?.signal.map { [$0] } ?? []
@@ -99,7 +100,7 @@ final class FakeGPIO: GPIOChipAccess, Sendable {
 
     /// The physical level of input `line` changes at `time` (kernel time, `CLOCK_MONOTONIC`).
     func drive(_ line: String, high: Bool, at time: Duration) {
-        let signal = state.withLock { state -> WakeSignal? in
+        let signal = state.withLock { state -> EventSignal? in
             let previous = state.levels[line] ?? true
             state.levels[line] = high
             guard previous != high,
@@ -144,8 +145,8 @@ final class FakeGPIO: GPIOChipAccess, Sendable {
 
     fileprivate func request(
         chip: String, offset: UInt32, activeLow: Bool, output: Bool, value: Bool, event: (String) -> Event
-    ) throws(GPIOErrno) -> (key: Int, line: String, signal: WakeSignal?) {
-        let signal = output ? nil : try? WakeSignal(device: "fake line")
+    ) throws(GPIOErrno) -> (key: Int, line: String, signal: EventSignal?) {
+        let signal = output ? nil : try? EventSignal.wakingBackend(device: "fake line")
         let result = state.withLock { state -> Result<(Int, String), GPIOErrno> in
             guard let found = state.chips[chip] else { return .failure(GPIOErrno(ENODEV)) }
             guard Int(offset) < found.lines.count, let line = found.lines[Int(offset)] else {
@@ -250,11 +251,11 @@ private final class FakeChipHandle: GPIOChip {
 private final class FakeInputLine: GPIOInputLine {
     let gpio: FakeGPIO
     let key: Int
-    let signal: WakeSignal?
+    let signal: EventSignal?
     let chip: FakeChipHandle
     var released = false
 
-    init(gpio: FakeGPIO, key: Int, signal: WakeSignal?, chip: FakeChipHandle) {
+    init(gpio: FakeGPIO, key: Int, signal: EventSignal?, chip: FakeChipHandle) {
         self.gpio = gpio
         self.key = key
         self.signal = signal

@@ -1,5 +1,6 @@
 @testable import AlarmGPIO
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// A ``GPIOThreadClock`` that moves only when a test moves it, for the backends' real threads.
@@ -18,7 +19,7 @@ final class ManualGPIOClock: GPIOThreadClock, Sendable {
     private struct State {
         var now: Duration
         var boottimeOffset: Duration
-        var sleepers: [Int: WakeSignal] = [:]
+        var sleepers: [Int: EventSignal] = [:]
         var nextKey = 0
         var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
@@ -63,9 +64,9 @@ final class ManualGPIOClock: GPIOThreadClock, Sendable {
     }
 
     func wait(for descriptors: [Int32], until deadline: Duration?) throws(GPIOErrno) -> [Int16] {
-        let tick: WakeSignal
+        let tick: EventSignal
         do {
-            tick = try WakeSignal(device: "manual clock")
+            tick = try EventSignal.wakingBackend(device: "manual clock")
         } catch {
             throw GPIOErrno(error.errno ?? EIO)
         }
