@@ -146,16 +146,15 @@ public actor Appliance {
 
     /// Handles inputs one at a time, with one timer armed for ``nextWake``.
     private func process(_ inputs: AsyncStream<Input>, feed: AsyncStream<Input>.Continuation) async {
-        var timer: (deadline: Date, task: Task<Void, Never>)?
+        var timer: (deadline: Date, cancel: @Sendable () -> Void)?
         func arm(_ wake: Date?) {
             // With nothing due, still sleep on the clock: a clock set ends the sleep, and the
             // screen must follow it (`--:--` becomes the time once NTP has set the clock).
             let deadline = wake ?? SystemWallClock.latestArmableDeadline
             guard timer?.deadline != deadline else { return }
-            timer?.task.cancel()
-            timer = (deadline, Task { [clock] in
-                if (try? await clock.sleep(until: deadline)) != nil { feed.yield(.timer) }
-            })
+            timer?.cancel()
+            // Fed from the clock's own thread: the idle clock's minute wakes one worker, not two.
+            timer = (deadline, clock.wake(at: deadline) { _ in feed.yield(.timer) })
         }
         arm(nextWake)
         for await input in inputs {
@@ -174,7 +173,7 @@ public actor Appliance {
             }
             arm(nextWake)
         }
-        timer?.task.cancel()
+        timer?.cancel()
     }
 
     /// Loads the display's glyphs and brings every part in line with the engine.

@@ -25,6 +25,20 @@ public struct SystemWallClock: WallClock {
         return try await Self.wait(for: arm(until: deadline))
     }
 
+    /// Calls `action` from the timer's thread. A timerfd that fails calls nothing, as a sleep
+    /// that throws wakes nobody.
+    public func wake(at deadline: Date, _ action: @escaping @Sendable (WallClockWake) -> Void) -> @Sendable () -> Void {
+        guard let sleep = try? arm(until: deadline) else { return {} }
+        sleep.onEnd { result in
+            switch result {
+            case .success(.deadline): action(.deadlineReached)
+            case .success(.clockSet): action(.clockChanged)
+            case .failure: break
+            }
+        }
+        return { sleep.cancel() }
+    }
+
     /// Registers a sleep for `deadline` now; it ends at the deadline or at any clock set from
     /// this moment on.
     func arm(until deadline: Date) throws -> RealtimeTimer.Sleep {

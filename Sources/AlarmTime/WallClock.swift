@@ -24,6 +24,23 @@ public protocol WallClock: Sendable {
     /// Returns at once with ``WallClockWake/deadlineReached`` if `deadline` has passed.
     /// - Throws: `CancellationError` when the task is cancelled.
     func sleep(until deadline: Date) async throws -> WallClockWake
+
+    /// Calls `action` once, when the wall clock reaches `deadline` or is set, unless the returned
+    /// closure is called first to cancel it.
+    ///
+    /// Unlike a task around ``sleep(until:)``, a clock may call `action` from a thread of its own,
+    /// so a wake that only feeds a stream costs an idle process no hop through another thread.
+    /// `action` must be quick and must not block.
+    func wake(at deadline: Date, _ action: @escaping @Sendable (WallClockWake) -> Void) -> @Sendable () -> Void
+}
+
+extension WallClock {
+    public func wake(at deadline: Date, _ action: @escaping @Sendable (WallClockWake) -> Void) -> @Sendable () -> Void {
+        let sleeper = Task {
+            if let wake = try? await sleep(until: deadline) { action(wake) }
+        }
+        return { sleeper.cancel() }
+    }
 }
 
 /// Why a ``WallClock/sleep(until:)`` returned.

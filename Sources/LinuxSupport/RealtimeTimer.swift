@@ -31,7 +31,7 @@ public final class RealtimeTimer: Sendable {
 
         private enum Outcome {
             case pending
-            case waiting(CheckedContinuation<Wake, any Error>)
+            case waiting(@Sendable (Result<Wake, any Error>) -> Void)
             case ended(Result<Wake, any Error>)
         }
 
@@ -40,38 +40,50 @@ public final class RealtimeTimer: Sendable {
             self.timer = timer
         }
 
-        /// Suspends until the deadline, a clock set, or task cancellation. Call once.
+        /// Suspends until the deadline, a clock set, or task cancellation. Call once, and not
+        /// together with ``onEnd(_:)``.
         public func wait() async throws -> Wake {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let ended = outcome.withLock { outcome -> Result<Wake, any Error>? in
-                        if case .ended(let result) = outcome { return result }
-                        outcome = .waiting(continuation)
-                        return nil
-                    }
-                    if let ended { continuation.resume(with: ended) }
+                    onEnd { continuation.resume(with: $0) }
                 }
             } onCancel: {
-                timer.remove(self)
-                end(.failure(CancellationError()))
+                cancel()
             }
+        }
+
+        /// Calls `action` when the sleep ends, from the timer's thread (or at once if it has
+        /// ended). Call once, and not together with ``wait()``.
+        public func onEnd(_ action: @escaping @Sendable (Result<Wake, any Error>) -> Void) {
+            let ended = outcome.withLock { outcome -> Result<Wake, any Error>? in
+                if case .ended(let result) = outcome { return result }
+                outcome = .waiting(action)
+                return nil
+            }
+            if let ended { action(ended) }
+        }
+
+        /// Ends the sleep with `CancellationError`, unless it has ended already.
+        public func cancel() {
+            timer.remove(self)
+            end(.failure(CancellationError()))
         }
 
         /// Ends the sleep; only the first end counts.
         fileprivate func end(_ result: Result<Wake, any Error>) {
-            let continuation = outcome.withLock { outcome -> CheckedContinuation<Wake, any Error>? in
+            let action = outcome.withLock { outcome -> (@Sendable (Result<Wake, any Error>) -> Void)? in
                 switch outcome {
                 case .pending:
                     outcome = .ended(result)
                     return nil
-                case .waiting(let continuation):
+                case .waiting(let action):
                     outcome = .ended(result)
-                    return continuation
+                    return action
                 case .ended:
                     return nil
                 }
             }
-            continuation?.resume(with: result)
+            action?(result)
         }
     }
 
