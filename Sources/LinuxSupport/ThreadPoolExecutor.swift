@@ -31,7 +31,7 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     // they are C handles Swift cannot see through.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var queue = JobQueue<UnownedJob>()
+    private var queue = JobQueue<PoolJob>()
     /// Whether a thread waits for ``JobQueue/nextDeadline`` (the others wait for a signal only,
     /// so a timed job wakes one thread, not all of them).
     private var timekeeping = false
@@ -53,12 +53,32 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
-        enqueue(UnownedJob(job))
+    /// A job and how to run it: one from the runtime's global hooks (no executor preference) runs
+    /// as the runtime's own global executor would run it; one of a task that prefers this
+    /// executor runs with that preference.
+    struct PoolJob {
+        var job: UnownedJob
+        var preferringThis = false
+
+        func run(on executor: ThreadPoolExecutor) {
+            if preferringThis {
+                job.runSynchronously(on: executor.asUnownedTaskExecutor())
+            } else {
+                alarmd_run_job_generic(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+            }
+        }
     }
 
-    /// Queues `job` to run as soon as a thread is free.
-    public func enqueue(_ job: UnownedJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        enqueue(PoolJob(job: UnownedJob(job), preferringThis: true))
+    }
+
+    /// Queues a job of the global hooks to run as soon as a thread is free.
+    func enqueueGlobal(_ job: UnownedJob) {
+        enqueue(PoolJob(job: job))
+    }
+
+    private func enqueue(_ job: PoolJob) {
         pthread_mutex_lock(mutex)
         queue.append(job)
         pthread_mutex_unlock(mutex)
@@ -66,9 +86,9 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Queues `job` to run once `CLOCK_MONOTONIC` reads `deadline` nanoseconds.
-    public func enqueue(_ job: UnownedJob, atMonotonic deadline: Int64) {
+    func enqueue(_ job: UnownedJob, atMonotonic deadline: Int64) {
         pthread_mutex_lock(mutex)
-        let earliest = queue.schedule(job, at: deadline)
+        let earliest = queue.schedule(PoolJob(job: job), at: deadline)
         pthread_mutex_unlock(mutex)
         // The timekeeper may be waiting for a later deadline: every thread looks again, and one
         // of them keeps time for the new one. Rare enough (a sleep's start) to wake them all.
@@ -83,7 +103,7 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
                 let backlog = queue.hasJob(now: now)
                 pthread_mutex_unlock(mutex)
                 if backlog { pthread_cond_signal(condition) }
-                job.runSynchronously(on: asUnownedTaskExecutor())
+                job.run(on: self)
                 pthread_mutex_lock(mutex)
                 continue
             }
@@ -120,7 +140,7 @@ extension ThreadPoolExecutor {
         let deadline: UnsafeMutableRawPointer = alarmd_enqueue_global_with_deadline_hook()
         _ = shared
         global.assumingMemoryBound(to: GlobalHook?.self).pointee = { job, _ in
-            ThreadPoolExecutor.shared.enqueue(job)
+            ThreadPoolExecutor.shared.enqueueGlobal(job)
         }
         delay.assumingMemoryBound(to: DelayHook?.self).pointee = { nanoseconds, job, _ in
             let now = ThreadPoolExecutor.monotonicNow()

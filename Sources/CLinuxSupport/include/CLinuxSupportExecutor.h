@@ -10,4 +10,9 @@ void *alarmd_enqueue_global_with_delay_hook(void);
 /// Where swift_task_enqueueGlobalWithDeadline_hook lives.
 void *alarmd_enqueue_global_with_deadline_hook(void);
 
+/// Runs a job the way the runtime's own global executor does: on the "generic" executor, the one
+/// of plain tasks and default actors, so that a hop from one idle actor to another goes on on the
+/// same thread instead of being queued for another.
+void alarmd_run_job_generic(void *job);
+
 #endif
