@@ -14,7 +14,6 @@ import Glibc
 /// bad entry with more data after it is damage, not a torn write: the file is kept aside.
 final class StoreJournal {
     static let header = Array("alarmd-journal 1\n".utf8)
-    static let magic = "alarmd-journal"
 
     let path: String
     let directory: String
