@@ -306,20 +306,6 @@ struct TerminalPerson: SelfTestPerson {
 
     /// One line from stdin, read on a thread of its own so the cooperative pool never blocks.
     private static func readLine() async -> String? {
-        await DetachedThread.run { readLineFromStandardInput() }
+        await DetachedThread.run { Swift.readLine() }
     }
-}
-
-/// Reads one line from file descriptor 0; `nil` at the end of the input.
-private func readLineFromStandardInput() -> String? {
-    var bytes: [UInt8] = []
-    var byte: UInt8 = 0
-    while true {
-        let count = Glibc.read(0, &byte, 1)
-        if count < 0, errno == EINTR { continue }
-        if count <= 0 { break }
-        if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-        bytes.append(byte)
-    }
-    return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
 }
