@@ -111,25 +111,17 @@ enum BoardParts {
         case .failed(let error): return error
         case .starting, .closed: break
         }
-        return await withTaskGroup(of: HardwareError??.self) { group in
-            group.addTask {
-                for await status in updates {
-                    switch status {
-                    case .ready: return .some(nil)
-                    case .failed(let error): return .some(error)
-                    case .starting, .closed: continue
-                    }
+        let settled = await firstResult(within: gpioStartTimeout) { () -> HardwareError? in
+            for await status in updates {
+                switch status {
+                case .ready: return nil
+                case .failed(let error): return error
+                case .starting, .closed: continue
                 }
-                return .some(nil)
             }
-            group.addTask {
-                try? await Task.sleep(for: gpioStartTimeout)
-                return .none
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? HardwareError(.io, device: "gpio", errno: ETIMEDOUT)
+            return nil
         }
+        return settled ?? HardwareError(.io, device: "gpio", errno: ETIMEDOUT)
     }
 
     private static func chipArgument(_ chip: BoardProfile.GPIOChip) -> String {

@@ -200,16 +200,7 @@ struct SelfTestRun {
     ) async -> ButtonEvent? {
         let box = IteratorBox(events)
         defer { events = box.iterator }
-        return await withTaskGroup(of: ButtonEvent?.self) { group in
-            group.addTask { await box.next() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        return await firstResult(within: timeout) { await box.next() } ?? nil
     }
 
     private func ask(_ part: BoardPart, _ question: String, seen: String, unseen: String, hint: String) async -> PartResult {
@@ -272,6 +263,22 @@ struct SelfTestRun {
     private func seconds(_ duration: Duration) -> String {
         let value = duration / .seconds(1)
         return value == value.rounded() ? "\(Int(value))" : "\(value)"
+    }
+}
+
+/// What `body` returns, or `nil` if `timeout` passes first (`body` is then cancelled).
+func firstResult<Value: Sendable>(
+    within timeout: Duration, _ body: @escaping @Sendable () async -> Value
+) async -> Value? {
+    await withTaskGroup(of: Value?.self) { group in
+        group.addTask { await body() }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
     }
 }
 
