@@ -109,7 +109,7 @@ final class StoreJournal {
     func append(_ body: [UInt8]) throws(StoreError) {
         let descriptor = try openForAppending()
         defer { close(descriptor) }
-        var bytes = Array("\(String(CRC32.checksum(body), radix: 16)) \(body.count)\n".utf8)
+        var bytes = Array("\(String(CRC32.checksum(body[...]), radix: 16)) \(body.count)\n".utf8)
         bytes += body
         bytes.append(UInt8(ascii: "\n"))
         do throws(StoreError) {
