@@ -18,19 +18,8 @@ struct SelfTestParts: Sendable {
     var mixer: Result<ClosedRange<Double>, HardwareError>?
 }
 
-enum BoardPart: String, CaseIterable, Sendable, Comparable {
+enum BoardPart: String, CaseIterable, Sendable {
     case led, display, sound, buttons
-
-    static func < (lhs: BoardPart, rhs: BoardPart) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
-
-/// How a person answers the self-test's questions: `nil` when nobody is there
-/// (`--non-interactive`), else one line of input per question.
-protocol SelfTestPerson: Sendable {
-    /// Asks a yes/no question; `nil` if there is no answer (end of input).
-    func confirm(_ question: String) async -> Bool?
 }
 
 struct PartResult: Sendable {
@@ -49,9 +38,10 @@ struct PartResult: Sendable {
 struct SelfTestRun {
     let parts: SelfTestParts
     let only: Set<BoardPart>
-    let person: (any SelfTestPerson)?
+    /// Who answers the questions; `nil` when nobody is there (`--non-interactive`).
+    let person: TerminalPerson?
     let say: @Sendable (String) -> Void
-    var buttonTimeout: Duration = .seconds(20)
+    let buttonTimeout: Duration = .seconds(20)
     /// How long the LED blinks and the tone plays.
     var showFor: Duration = .seconds(2)
 
@@ -298,7 +288,8 @@ private final class IteratorBox: @unchecked Sendable {
 }
 
 /// A person at the terminal: questions on stdout, one line of answer on stdin.
-struct TerminalPerson: SelfTestPerson {
+struct TerminalPerson: Sendable {
+    /// Asks a yes/no question; `nil` if there is no answer (end of input).
     func confirm(_ question: String) async -> Bool? {
         while true {
             writeAll("\(question) [y/n] ", to: 1)
