@@ -88,8 +88,6 @@ final class ControlConnection: Sendable {
         waker.signal()
     }
 
-    var isClosed: Bool { state.withLock { $0.closed } }
-
     // MARK: - From the I/O thread
 
     /// Counts a new request unless `limit` are already pending; records the activity either way.

@@ -16,7 +16,8 @@ import Synchronization
 ///     configuration: .init(socketPath: "/run/alarmd/control.sock", socketGroupID: alarmGroup,
 ///                          administrators: .init(groupID: ControlAdministrators.groupID(named: "alarmadmin"))),
 ///     runtime: runtime, logger: logger)
-/// try await server.run()    // until the task is cancelled; then every connection is closed
+/// try server.start()
+/// await server.stop()        // closes every connection
 /// ```
 ///
 /// - The client is the peer's effective uid (`SO_PEERCRED`): it sees and changes only its own
@@ -101,7 +102,7 @@ public final class ControlServer: Sendable {
     private let state = Mutex(State())
     let stopRequested = Atomic<Bool>(false)
 
-    /// A server for `runtime`; nothing happens until ``start()`` or ``run()``. A handler named
+    /// A server for `runtime`; nothing happens until ``start()``. A handler named
     /// like one of the protocol's own operations is ignored; `clock` times idle connections.
     public init(
         configuration: Configuration, runtime: AlarmRuntime, handlers: [String: Handler] = [:], logger: Logger,
@@ -187,18 +188,6 @@ public final class ControlServer: Sendable {
             unlink(configuration.socketPath)
         }
         logger.info("Control socket closed", metadata: ["control.socket": "\(configuration.socketPath)"])
-    }
-
-    /// Starts, serves until the calling task is cancelled, then stops.
-    public func run() async throws {
-        try start()
-        let cancelled = Completion()
-        await withTaskCancellationHandler {
-            await cancelled.wait()
-        } onCancel: {
-            cancelled.complete()
-        }
-        await stop()
     }
 
     /// Makes the I/O thread look at the clock again now, as after a manual clock moved.

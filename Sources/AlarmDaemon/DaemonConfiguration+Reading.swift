@@ -98,25 +98,24 @@ extension ConfigReader {
 
 extension ConfigType where Value == String {
     static var absolutePath: ConfigType<String> {
-        ConfigType(expected: "an absolute path") { value in
-            guard case .string(let text) = value else { return .failure(ConfigType<String>.absolutePath.mismatch(value)) }
-            return DaemonConfiguration.checkAbsolutePath(text).map { .failure(ConfigRefusal($0)) } ?? .success(text)
-        }
+        checked("an absolute path", by: DaemonConfiguration.checkAbsolutePath)
     }
 
     /// An absolute path short enough for a Unix socket's address.
     static var socketPath: ConfigType<String> {
-        ConfigType(expected: "an absolute path for a socket") { value in
-            guard case .string(let text) = value else { return .failure(ConfigType<String>.socketPath.mismatch(value)) }
-            return DaemonConfiguration.checkSocketPath(text).map { .failure(ConfigRefusal($0)) } ?? .success(text)
-        }
+        checked("an absolute path for a socket", by: DaemonConfiguration.checkSocketPath)
     }
 
     /// A group name as `groupadd` accepts it.
     static var groupName: ConfigType<String> {
-        ConfigType(expected: "a group name") { value in
-            guard case .string(let text) = value else { return .failure(ConfigType<String>.groupName.mismatch(value)) }
-            return DaemonConfiguration.checkGroupName(text).map { .failure(ConfigRefusal($0)) } ?? .success(text)
+        checked("a group name", by: DaemonConfiguration.checkGroupName)
+    }
+
+    /// A string in which `problem` finds nothing wrong; its answer is the refusal otherwise.
+    private static func checked(_ expected: String, by problem: @escaping @Sendable (String) -> String?) -> ConfigType<String> {
+        ConfigType(expected: expected) { value in
+            guard case .string(let text) = value else { return .failure(checked(expected, by: problem).mismatch(value)) }
+            return problem(text).map { .failure(ConfigRefusal($0)) } ?? .success(text)
         }
     }
 }

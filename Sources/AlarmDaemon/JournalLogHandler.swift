@@ -12,18 +12,14 @@ public struct JournalLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
-    /// Whether lines start with the priority prefix; leave it on under systemd.
-    public var priorityPrefix: Bool
     private let output: JournalOutput
 
-    /// `label` is not printed: the journal names the unit. `priorityPrefix: false` leaves out
-    /// `<6>`, for a person reading a terminal.
+    /// `label` is not printed: the journal names the unit.
     public init(
-        label: String = "", output: JournalOutput = .standardError, priorityPrefix: Bool = true,
+        label: String = "", output: JournalOutput = .standardError,
         metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider
     ) {
         self.output = output
-        self.priorityPrefix = priorityPrefix
         self.metadataProvider = metadataProvider
     }
 
@@ -37,13 +33,12 @@ public struct JournalLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
         if let error = event.error { merged["error"] = "\(error)" }
-        output.write(Self.line(level: event.level, message: "\(event.message)", metadata: merged, priorityPrefix: priorityPrefix))
+        output.write(Self.line(level: event.level, message: "\(event.message)", metadata: merged))
     }
 
     /// The line for one entry, ending in a newline.
-    static func line(level: Logger.Level, message: String, metadata: Logger.Metadata, priorityPrefix: Bool) -> String {
-        var line = priorityPrefix ? "<\(priority(of: level))>" : ""
-        line += escaped(message)
+    static func line(level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
+        var line = "<\(priority(of: level))>" + escaped(message)
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
             line += " " + escaped(key) + "=" + quotedIfNeeded(escaped("\(value)"))
         }
@@ -88,16 +83,6 @@ public struct JournalLogHandler: LogHandler {
 
     private static func quotedIfNeeded(_ value: String) -> String {
         guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) else { return value }
-        return "\"" + value.replacingQuotes() + "\""
-    }
-}
-
-extension String {
-    fileprivate func replacingQuotes() -> String {
-        var result = ""
-        for character in self {
-            if character == "\"" { result += "\\\"" } else { result.append(character) }
-        }
-        return result
+        return "\"" + value.replacing("\"", with: "\\\"") + "\""
     }
 }

@@ -32,17 +32,4 @@ public final class JournalOutput: Sendable {
             }
         }
     }
-
-    /// Whether ``descriptor`` is the journal's stream: systemd sets `JOURNAL_STREAM` to
-    /// `DEVICE:INODE` of the socket it connects stdout and stderr to, and a redirected stderr no
-    /// longer matches. Use it to leave the priority prefix out on a terminal:
-    /// `JournalOutput.standardError.isJournalStream(getenv("JOURNAL_STREAM").map { String(cString: $0) })`.
-    public func isJournalStream(_ journalStream: String?) -> Bool {
-        guard let journalStream else { return false }
-        let parts = journalStream.split(separator: ":")
-        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return false }
-        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
-    }
 }

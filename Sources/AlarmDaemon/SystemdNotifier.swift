@@ -38,8 +38,6 @@ public struct SystemdNotifier: Hashable, Sendable {
         return environment
     }
 
-    public var isEnabled: Bool { address != nil }
-
     /// Sends `states` as one message (systemd applies them together). An error (the manager's
     /// socket is gone: `ECONNREFUSED` or `ENOENT`) is not fatal: log it and go on.
     public func send(_ states: State...) throws(SystemdNotifyError) {
@@ -92,25 +90,19 @@ extension SystemdNotifier {
     public enum State: Hashable, Sendable {
         /// `READY=1`: start-up is finished; `systemctl start` returns.
         case ready
-        /// `RELOADING=1`: re-reading the configuration; send ``ready`` when done.
-        case reloading
         case stopping
         /// `WATCHDOG=1`: alive; see ``WatchdogPinger``.
         case watchdog
         /// `STATUS=...`: one line for `systemctl status`. Line breaks become spaces: a newline
         /// would end the assignment.
         case status(String)
-        /// `ERRNO=...`: why the service failed, as an errno value.
-        case errno(Int32)
 
         public var assignment: String {
             switch self {
             case .ready: "READY=1"
-            case .reloading: "RELOADING=1"
             case .stopping: "STOPPING=1"
             case .watchdog: "WATCHDOG=1"
             case .status(let text): "STATUS=" + String(text.map { $0.isNewline ? " " : $0 })
-            case .errno(let code): "ERRNO=\(code)"
             }
         }
     }

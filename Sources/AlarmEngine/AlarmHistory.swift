@@ -46,18 +46,11 @@ struct AlarmHistory {
         guard !new.isEmpty else { return }
         entries.append(contentsOf: new)
         if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         if linesInFile + new.count > 2 * capacity {
-            try rewrite(encoder)
+            try rewrite()
             return
         }
-        var bytes: [UInt8] = []
-        for entry in new {
-            guard let line = try? encoder.encode(entry) else { continue }
-            bytes += line
-            bytes.append(UInt8(ascii: "\n"))
-        }
+        let bytes = Self.lines(new)
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(operation: "open", path: path, errno: errno) }
         defer { close(descriptor) }
@@ -65,13 +58,21 @@ struct AlarmHistory {
         linesInFile += new.count
     }
 
-    private mutating func rewrite(_ encoder: JSONEncoder) throws(StoreError) {
+    /// One JSON line per entry, keys sorted.
+    private static func lines(_ entries: [HistoryEntry]) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
         var bytes: [UInt8] = []
         for entry in entries {
             guard let line = try? encoder.encode(entry) else { continue }
             bytes += line
             bytes.append(UInt8(ascii: "\n"))
         }
+        return bytes
+    }
+
+    private mutating func rewrite() throws(StoreError) {
+        let bytes = Self.lines(entries)
         let temporary = path + ".new"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(operation: "open", path: temporary, errno: errno) }

@@ -314,10 +314,6 @@ public actor AlarmRuntime {
         authorizations.map { AuthorizationRecord(client: $0.key, state: $0.value) }.sorted { $0.client < $1.client }
     }
 
-    func log(_ events: [SchedulerEvent]) {
-        Self.log(events, to: logger)
-    }
-
     /// Saves (if anything changed, or an earlier save failed) and publishes a change that
     /// happened with time, not at a client's request: an alert, a miss, a zone change.
     func commitTimeDriven(_ outcome: SchedulerOutcome) {
@@ -394,7 +390,7 @@ public actor AlarmRuntime {
         for owner in outcome.changedOwners {
             alarmLists.publish(scheduler.alarms(of: owner), for: owner)
         }
-        log(outcome.events)
+        Self.log(outcome.events, to: logger)
         recordHistory(outcome.events)
         rearmTimer()
     }

@@ -284,7 +284,7 @@ public final class AlarmStore: Sendable {
     }
 
     static func frame(_ body: [UInt8]) -> [UInt8] {
-        let header = "\(magic) \(formatVersion) \(String(CRC32.checksum(body), radix: 16)) \(body.count)\n"
+        let header = "\(magic) \(formatVersion) \(String(CRC32.checksum(body[...]), radix: 16)) \(body.count)\n"
         return Array(header.utf8) + body
     }
 

@@ -14,7 +14,6 @@ import Glibc
 /// bad entry with more data after it is damage, not a torn write: the file is kept aside.
 final class StoreJournal {
     static let header = Array("alarmd-journal 1\n".utf8)
-    static let magic = "alarmd-journal"
 
     let path: String
     let directory: String
@@ -110,7 +109,7 @@ final class StoreJournal {
     func append(_ body: [UInt8]) throws(StoreError) {
         let descriptor = try openForAppending()
         defer { close(descriptor) }
-        var bytes = Array("\(String(CRC32.checksum(body), radix: 16)) \(body.count)\n".utf8)
+        var bytes = Array("\(String(CRC32.checksum(body[...]), radix: 16)) \(body.count)\n".utf8)
         bytes += body
         bytes.append(UInt8(ascii: "\n"))
         do throws(StoreError) {

@@ -64,11 +64,6 @@ private struct Run {
     let database: TimeZoneDatabase
     var ids: [String: Alarm.ID] = [:]
 
-    init(device: SimulatedDevice, database: TimeZoneDatabase) {
-        self.device = device
-        self.database = database
-    }
-
     func localTimeText() -> String {
         let zone = device.zones.currentZoneOrUTC
         let local = zone.localDateTime(at: device.clock.now)

@@ -371,50 +371,39 @@ struct ArgumentReader {
         if let extra = remaining.first { throw fail("unexpected \"\(extra)\"") }
     }
 
-    mutating func integer(_ what: String) throws(ScenarioSyntaxError) -> Int {
+    /// The next word as `parse` reads it; fails with "missing WHAT" or "\"WORD\" is not WHAT".
+    mutating func value<Value>(_ what: String, _ parse: (String) -> Value?) throws(ScenarioSyntaxError) -> Value {
         let text = try word(what)
-        guard let value = Int(text) else { throw fail("\"\(text)\" is not \(what)") }
+        guard let value = parse(text) else { throw fail("\"\(text)\" is not \(what)") }
         return value
+    }
+
+    mutating func integer(_ what: String) throws(ScenarioSyntaxError) -> Int {
+        try value(what) { Int($0) }
     }
 
     mutating func number(_ what: String) throws(ScenarioSyntaxError) -> Double {
-        let text = try word(what)
-        guard let value = Double(text), value.isFinite else { throw fail("\"\(text)\" is not \(what)") }
-        return value
+        try value(what) { Double($0).flatMap { $0.isFinite ? $0 : nil } }
     }
 
     mutating func date() throws(ScenarioSyntaxError) -> CivilDate {
-        let text = try word("a date like 2026-11-23")
-        guard let date = CivilDate(text) else { throw fail("\"\(text)\" is not a date like 2026-11-23") }
-        return date
+        try value("a date like 2026-11-23") { CivilDate($0) }
     }
 
     mutating func time() throws(ScenarioSyntaxError) -> CivilTime {
-        let text = try word("a time like 07:30")
-        guard let time = CivilTime(text) else { throw fail("\"\(text)\" is not a time like 07:30") }
-        return time
+        try value("a time like 07:30") { CivilTime($0) }
     }
 
     mutating func duration() throws(ScenarioSyntaxError) -> TimeInterval {
-        let text = try word("a duration like 9m, 90s or 1h30m")
-        guard let duration = DurationText.parse(text) else { throw fail("\"\(text)\" is not a duration like 9m, 90s or 1h30m") }
-        return duration / .seconds(1)
+        try value("a duration like 9m, 90s or 1h30m") { DurationText.parse($0) } / .seconds(1)
     }
 
     mutating func button() throws(ScenarioSyntaxError) -> Button {
-        let text = try word("a button (stop or snooze)")
-        guard let button = Button(rawValue: text) else { throw fail("\"\(text)\" is not a button (stop or snooze)") }
-        return button
+        try value("a button (stop or snooze)") { Button(rawValue: $0) }
     }
 
     mutating func errorKind() throws(ScenarioSyntaxError) -> HardwareError.Kind {
-        let text = try word("a fault (unavailable, busy or io)")
-        switch text {
-        case "unavailable": return .deviceUnavailable
-        case "busy": return .busy
-        case "io": return .io
-        default: throw fail("\"\(text)\" is not a fault (unavailable, busy or io)")
-        }
+        try value("a fault (unavailable, busy or io)") { ["unavailable": .deviceUnavailable, "busy": .busy, "io": .io][$0] }
     }
 
     mutating func weekdays() throws(ScenarioSyntaxError) -> [Locale.Weekday] {
@@ -433,11 +422,8 @@ struct ArgumentReader {
     }
 
     mutating func color() throws(ScenarioSyntaxError) -> Color {
-        let text = try word("a colour like #FF8000")
-        guard text.count == 7, text.first == "#", let value = Int(text.dropFirst(), radix: 16) else {
-            throw fail("\"\(text)\" is not a colour like #FF8000")
-        }
-        return Color(red: Double(value >> 16 & 0xFF) / 255, green: Double(value >> 8 & 0xFF) / 255, blue: Double(value & 0xFF) / 255)
+        let rgb = try value("a colour like #FF8000") { $0.count == 7 && $0.first == "#" ? Int($0.dropFirst(), radix: 16) : nil }
+        return Color(red: Double(rgb >> 16 & 0xFF) / 255, green: Double(rgb >> 8 & 0xFF) / 255, blue: Double(rgb & 0xFF) / 255)
     }
 
     mutating func newName(_ names: inout Set<String>) throws(ScenarioSyntaxError) -> String {

@@ -68,11 +68,7 @@ public final class FakeAudioOutput: AudioOutput, FakePart, Sendable {
 
     /// Ends the current playback with a fault, as when the device disappears mid-alert.
     public func failWhilePlaying(with error: HardwareError) {
-        let wasPlaying = state.withLock { state in
-            defer { state.nowPlaying = nil }
-            return state.nowPlaying != nil
-        }
-        guard wasPlaying else { return }
+        guard endPlayback() else { return }
         feed.send(.failed(error))
         faults.send(error)
     }
@@ -101,11 +97,15 @@ public final class FakeAudioOutput: AudioOutput, FakePart, Sendable {
     }
 
     public func stop() async {
-        let wasPlaying = state.withLock { state in
+        if endPlayback() { feed.send(.stopped) }
+    }
+
+    /// Forgets the playback; returns whether there was one.
+    private func endPlayback() -> Bool {
+        state.withLock { state in
             defer { state.nowPlaying = nil }
             return state.nowPlaying != nil
         }
-        if wasPlaying { feed.send(.stopped) }
     }
 
     public func failures() -> AsyncStream<HardwareError> { faults.subscribe() }

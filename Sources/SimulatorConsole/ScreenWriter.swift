@@ -40,12 +40,6 @@ public struct ScreenWriter: Hashable, Sendable {
         return bytes
     }
 
-    /// Forgets what was drawn, so the next ``redraw(_:size:)`` draws everything: after anything
-    /// else wrote to the terminal.
-    public mutating func invalidate() {
-        shown = nil
-    }
-
     /// Writes all of `bytes`, retrying after interruptions and partial writes.
     public static func write(_ bytes: [UInt8], to descriptor: Int32) throws(TerminalError) {
         var offset = 0

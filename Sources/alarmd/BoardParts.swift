@@ -39,13 +39,20 @@ enum BoardParts {
             mixer: mixer)
     }
 
-    static func openButtons(_ gpio: BoardProfile.GPIO) async -> Result<any ButtonInput, HardwareError> {
-        let configuration = GPIODButtonInput.Configuration(
+    static func buttonConfiguration(_ gpio: BoardProfile.GPIO) -> GPIODButtonInput.Configuration {
+        GPIODButtonInput.Configuration(
             chip: chipArgument(gpio.chip), stop: selector(gpio.stop), snooze: selector(gpio.snooze),
             bias: bias(gpio.buttonBias), activeLow: gpio.buttonsActiveLow,
             debounce: .milliseconds(gpio.debounceMilliseconds))
+    }
+
+    static func indicatorConfiguration(_ gpio: BoardProfile.GPIO) -> GPIODIndicator.Configuration {
+        GPIODIndicator.Configuration(chip: chipArgument(gpio.chip), line: selector(gpio.led), activeLow: gpio.ledActiveLow)
+    }
+
+    static func openButtons(_ gpio: BoardProfile.GPIO) async -> Result<any ButtonInput, HardwareError> {
         do {
-            let buttons = try GPIODButtonInput(configuration: configuration)
+            let buttons = try GPIODButtonInput(configuration: buttonConfiguration(gpio))
             if let problem = await firstProblem(buttons.statusUpdates(), current: { buttons.status }) { return .failure(problem) }
             return .success(buttons)
         } catch {
@@ -54,10 +61,8 @@ enum BoardParts {
     }
 
     static func openIndicator(_ gpio: BoardProfile.GPIO) async -> Result<any Indicator, HardwareError> {
-        let configuration = GPIODIndicator.Configuration(
-            chip: chipArgument(gpio.chip), line: selector(gpio.led), activeLow: gpio.ledActiveLow)
         do {
-            let indicator = try GPIODIndicator(configuration: configuration)
+            let indicator = try GPIODIndicator(configuration: indicatorConfiguration(gpio))
             if let problem = await firstProblem(indicator.statusUpdates(), current: { indicator.status }) { return .failure(problem) }
             return .success(indicator)
         } catch {
@@ -83,11 +88,16 @@ enum BoardParts {
     }
 
     static func openSound(_ sound: BoardProfile.Sound, logger: Logger) -> Result<any AudioOutput, HardwareError> {
-        let output = ALSAAudioOutput(device: sound.device, diagnostics: { message in
-            logger.debug("ALSA: \(message)")
-        })
+        let output = alsaOutput(device: sound.device, logger: logger)
         if let problem = output.probe() { return .failure(problem) }
         return .success(output)
+    }
+
+    /// An ALSA output whose diagnostics go to the log at debug level.
+    static func alsaOutput(device: String, logger: Logger) -> ALSAAudioOutput {
+        ALSAAudioOutput(device: device, diagnostics: { message in
+            logger.debug("ALSA: \(message)")
+        })
     }
 
     /// Waits for the first status that is not `.starting`: `nil` for ready, else the failure.
@@ -101,28 +111,20 @@ enum BoardParts {
         case .failed(let error): return error
         case .starting, .closed: break
         }
-        return await withTaskGroup(of: HardwareError??.self) { group in
-            group.addTask {
-                for await status in updates {
-                    switch status {
-                    case .ready: return .some(nil)
-                    case .failed(let error): return .some(error)
-                    case .starting, .closed: continue
-                    }
+        let settled = await firstResult(within: gpioStartTimeout) { () -> HardwareError? in
+            for await status in updates {
+                switch status {
+                case .ready: return nil
+                case .failed(let error): return error
+                case .starting, .closed: continue
                 }
-                return .some(nil)
             }
-            group.addTask {
-                try? await Task.sleep(for: gpioStartTimeout)
-                return .none
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? HardwareError(.io, device: "gpio", errno: ETIMEDOUT)
+            return nil
         }
+        return settled ?? HardwareError(.io, device: "gpio", errno: ETIMEDOUT)
     }
 
-    static func chipArgument(_ chip: BoardProfile.GPIOChip) -> String {
+    private static func chipArgument(_ chip: BoardProfile.GPIOChip) -> String {
         switch chip {
         case .label(let label): label
         case .name(let name): name
@@ -130,14 +132,14 @@ enum BoardParts {
         }
     }
 
-    static func selector(_ line: BoardProfile.GPIOLine) -> GPIOLineSelector {
+    private static func selector(_ line: BoardProfile.GPIOLine) -> GPIOLineSelector {
         switch line {
         case .name(let name): .name(name)
         case .offset(let offset): .offset(UInt32(clamping: offset))
         }
     }
 
-    static func bias(_ bias: BoardProfile.ButtonBias) -> GPIOBias {
+    private static func bias(_ bias: BoardProfile.ButtonBias) -> GPIOBias {
         switch bias {
         case .pullUp: .pullUp
         case .pullDown: .pullDown

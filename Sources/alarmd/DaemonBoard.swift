@@ -33,22 +33,16 @@ struct DaemonBoard: Sendable {
         var buttons: GPIODButtonInput?
         var indicator: GPIODIndicator?
         do {
-            buttons = try GPIODButtonInput(configuration: .init(
-                chip: BoardParts.chipArgument(gpio.chip), stop: BoardParts.selector(gpio.stop),
-                snooze: BoardParts.selector(gpio.snooze), bias: BoardParts.bias(gpio.buttonBias),
-                activeLow: gpio.buttonsActiveLow, debounce: .milliseconds(gpio.debounceMilliseconds)))
+            buttons = try GPIODButtonInput(configuration: BoardParts.buttonConfiguration(gpio))
         } catch {
             logger.error("Buttons cannot be watched (no thread or eventfd)", metadata: ["error": "\(error)"])
         }
         do {
-            indicator = try GPIODIndicator(configuration: .init(
-                chip: BoardParts.chipArgument(gpio.chip), line: BoardParts.selector(gpio.led), activeLow: gpio.ledActiveLow))
+            indicator = try GPIODIndicator(configuration: BoardParts.indicatorConfiguration(gpio))
         } catch {
             logger.error("LED cannot be driven (no thread or eventfd)", metadata: ["error": "\(error)"])
         }
-        let audio = ALSAAudioOutput(device: profile.sound.device, diagnostics: { message in
-            logger.debug("ALSA: \(message)")
-        })
+        let audio = BoardParts.alsaOutput(device: profile.sound.device, logger: logger)
         let problemAtStart = audio.probe()
         if let problemAtStart {
             logger.error("Sound device not available at start; alarms alert on the LED and display until it is", metadata: [

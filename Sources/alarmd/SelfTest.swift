@@ -18,19 +18,8 @@ struct SelfTestParts: Sendable {
     var mixer: Result<ClosedRange<Double>, HardwareError>?
 }
 
-enum BoardPart: String, CaseIterable, Sendable, Comparable {
+enum BoardPart: String, CaseIterable, Sendable {
     case led, display, sound, buttons
-
-    static func < (lhs: BoardPart, rhs: BoardPart) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
-
-/// How a person answers the self-test's questions: `nil` when nobody is there
-/// (`--non-interactive`), else one line of input per question.
-protocol SelfTestPerson: Sendable {
-    /// Asks a yes/no question; `nil` if there is no answer (end of input).
-    func confirm(_ question: String) async -> Bool?
 }
 
 struct PartResult: Sendable {
@@ -49,9 +38,10 @@ struct PartResult: Sendable {
 struct SelfTestRun {
     let parts: SelfTestParts
     let only: Set<BoardPart>
-    let person: (any SelfTestPerson)?
+    /// Who answers the questions; `nil` when nobody is there (`--non-interactive`).
+    let person: TerminalPerson?
     let say: @Sendable (String) -> Void
-    var buttonTimeout: Duration = .seconds(20)
+    let buttonTimeout: Duration = .seconds(20)
     /// How long the LED blinks and the tone plays.
     var showFor: Duration = .seconds(2)
 
@@ -200,16 +190,7 @@ struct SelfTestRun {
     ) async -> ButtonEvent? {
         let box = IteratorBox(events)
         defer { events = box.iterator }
-        return await withTaskGroup(of: ButtonEvent?.self) { group in
-            group.addTask { await box.next() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        return await firstResult(within: timeout) { await box.next() } ?? nil
     }
 
     private func ask(_ part: BoardPart, _ question: String, seen: String, unseen: String, hint: String) async -> PartResult {
@@ -275,6 +256,22 @@ struct SelfTestRun {
     }
 }
 
+/// What `body` returns, or `nil` if `timeout` passes first (`body` is then cancelled).
+func firstResult<Value: Sendable>(
+    within timeout: Duration, _ body: @escaping @Sendable () async -> Value
+) async -> Value? {
+    await withTaskGroup(of: Value?.self) { group in
+        group.addTask { await body() }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
 /// Holds an iterator across a task boundary for one `next()`.
 private final class IteratorBox: @unchecked Sendable {
     // Only one task touches the iterator at a time: the reader inside `next(_:within:)`, then the
@@ -291,7 +288,8 @@ private final class IteratorBox: @unchecked Sendable {
 }
 
 /// A person at the terminal: questions on stdout, one line of answer on stdin.
-struct TerminalPerson: SelfTestPerson {
+struct TerminalPerson: Sendable {
+    /// Asks a yes/no question; `nil` if there is no answer (end of input).
     func confirm(_ question: String) async -> Bool? {
         while true {
             writeAll("\(question) [y/n] ", to: 1)
@@ -306,20 +304,6 @@ struct TerminalPerson: SelfTestPerson {
 
     /// One line from stdin, read on a thread of its own so the cooperative pool never blocks.
     private static func readLine() async -> String? {
-        await DetachedThread.run { readLineFromStandardInput() }
+        await DetachedThread.run { Swift.readLine() }
     }
-}
-
-/// Reads one line from file descriptor 0; `nil` at the end of the input.
-private func readLineFromStandardInput() -> String? {
-    var bytes: [UInt8] = []
-    var byte: UInt8 = 0
-    while true {
-        let count = Glibc.read(0, &byte, 1)
-        if count < 0, errno == EINTR { continue }
-        if count <= 0 { break }
-        if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-        bytes.append(byte)
-    }
-    return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
 }

@@ -76,9 +76,7 @@ struct SimulatorMode {
     /// The ALSA device if it opens now; `nil` (a silent board) for `--sound silent` or no device.
     private func soundDevice(logger: Logger) -> (any AudioOutput)? {
         guard options.sound != "silent" else { return nil }
-        let output = ALSAAudioOutput(device: options.sound, diagnostics: { message in
-            logger.debug("ALSA: \(message)")
-        })
+        let output = BoardParts.alsaOutput(device: options.sound, logger: logger)
         if let problem = output.probe() {
             logger.notice("No sound device; the simulated board is silent", metadata: ["error": "\(problem)"])
             return nil

@@ -23,9 +23,9 @@ import Testing
             close(writeEnd)
         }
 
-        func logger(level: Logger.Level = .trace, prefix: Bool = true, provider: Logger.MetadataProvider? = nil) -> Logger {
+        func logger(level: Logger.Level = .trace, provider: Logger.MetadataProvider? = nil) -> Logger {
             Logger(label: "alarmd.test") { label in
-                var handler = JournalLogHandler(label: label, output: self.output, priorityPrefix: prefix, metadataProvider: provider)
+                var handler = JournalLogHandler(label: label, output: self.output, metadataProvider: provider)
                 handler.logLevel = level
                 return handler
             }
@@ -90,12 +90,6 @@ import Testing
         #expect(capture.text() == "<5>loud\n")
     }
 
-    @Test func withoutThePrefixForATerminal() throws {
-        let capture = try Capture()
-        capture.logger(prefix: false).warning("plain", metadata: ["k": "v"])
-        #expect(capture.text() == "plain k=v\n")
-    }
-
     /// Lines longer than a pipe's atomic 4 KiB, from many threads at once, into a file.
     @Test func linesFromManyThreadsNeverInterleave() async throws {
         let directory = try TemporaryDirectory()
@@ -117,14 +111,5 @@ import Testing
         #expect(lines.count == 201 && lines.last == "")
         #expect(lines.dropLast().allSatisfy { $0.hasPrefix("<6>entry n=") && $0.hasSuffix(" pad=" + pad) })
         #expect(Set(lines.dropLast()).count == 200)
-    }
-
-    @Test func theJournalStreamIsRecognisedByDeviceAndInode() throws {
-        let capture = try Capture()
-        var status = stat()
-        #expect(fstat(capture.output.descriptor, &status) == 0)
-        #expect(capture.output.isJournalStream("\(status.st_dev):\(status.st_ino)"))
-        #expect(!capture.output.isJournalStream("\(status.st_dev):\(status.st_ino + 1)"))
-        #expect(!capture.output.isJournalStream(nil) && !capture.output.isJournalStream("garbage"))
     }
 }

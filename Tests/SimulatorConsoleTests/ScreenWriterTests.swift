@@ -17,8 +17,6 @@ import Testing
         #expect(writer.redraw(["07:42"]) != nil)
         #expect(writer.redraw(["07:42"]) == nil)
         #expect(text(writer.redraw(["07:43"])) == "\u{1B}[1;1H07:43\u{1B}[K\u{1B}[2;1H\u{1B}[J")
-        writer.invalidate()
-        #expect(writer.redraw(["07:43"]) != nil)
     }
 
     @Test func aKnownSizeCutsLinesAndLeavesFullOnesUnerased() {
