@@ -92,7 +92,7 @@ let package = Package(
         // The HD44780 character LCD behind a PCF8574 I2C backpack: the `CharacterDisplay` backend.
         .target(
             name: "AlarmLCD",
-            dependencies: ["AlarmHardware", "CLinuxSupport"]
+            dependencies: ["AlarmHardware", "CLinuxSupport", "LinuxSupport"]
         ),
         // The configuration file format of `alarmd.toml` and the board profiles: a TOML subset,
         // read into typed values with `FILE:LINE: KEY: message` errors.

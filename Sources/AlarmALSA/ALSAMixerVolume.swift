@@ -12,13 +12,10 @@ public struct ALSAMixerVolume: Hashable, Sendable {
     public let card: String
     /// The simple control's name (`PCM`, `Master`, `Headphone`).
     public let control: String
-    /// The control's index, for cards with several of one name.
-    public let index: UInt32
 
-    public init(card: String = "default", control: String, index: UInt32 = 0) {
+    public init(card: String = "default", control: String) {
         self.card = card
         self.control = control
-        self.index = index
     }
 
     private var deviceName: String { "\(card) mixer \(control)" }
@@ -72,7 +69,7 @@ public struct ALSAMixerVolume: Hashable, Sendable {
         }
         defer { snd_mixer_selem_id_free(identifier) }
         snd_mixer_selem_id_set_name(identifier, control)
-        snd_mixer_selem_id_set_index(identifier, index)
+        snd_mixer_selem_id_set_index(identifier, 0)
         guard let element = snd_mixer_find_selem(mixer, identifier) else {
             throw HardwareError(.deviceUnavailable, device: deviceName, errno: ENOENT)
         }

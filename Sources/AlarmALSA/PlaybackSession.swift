@@ -1,7 +1,7 @@
 import AlarmHardware
 import Glibc
+import LinuxSupport
 import Synchronization
-internal import CLinuxSupport
 
 /// One playback, shared by the async side (`play`, `prepare`, `stop`) and its writer thread.
 ///
@@ -19,7 +19,7 @@ final class PlaybackSession: Sendable {
 
     /// Readable once a stop (or a prepared playback's go) is requested; the writer polls it beside
     /// the PCM's descriptors.
-    let wakeDescriptor: Int32
+    let wake: EventSignal
     /// What a prepared playback opened the device for; `nil` for one `play` started.
     let preparedSource: SoundSource?
     private let stopRequested = Atomic<Bool>(false)
@@ -44,9 +44,8 @@ final class PlaybackSession: Sendable {
     /// the device for `preparedSource` and waits for ``claim(_:)``.
     /// - Throws: ``HardwareError`` `.io` naming `device` if no eventfd can be had.
     private init(device: String, go: Go?, preparedSource: SoundSource?) throws(HardwareError) {
-        let descriptor = alarmd_eventfd_create()
-        guard descriptor >= 0 else { throw HardwareError(.io, device: device, errno: -descriptor) }
-        wakeDescriptor = descriptor
+        guard let wake = EventSignal() else { throw HardwareError(.io, device: device, errno: errno) }
+        self.wake = wake
         self.preparedSource = preparedSource
         state = Mutex(State(go: go))
     }
@@ -61,16 +60,12 @@ final class PlaybackSession: Sendable {
         try PlaybackSession(device: device, go: nil, preparedSource: source)
     }
 
-    deinit {
-        close(wakeDescriptor)
-    }
-
     var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
 
     /// Asks the writer to stop and wakes it; it drops and closes the PCM on its own thread.
     func requestStop() {
         if !stopRequested.exchange(true, ordering: .acquiringAndReleasing) {
-            _ = alarmd_eventfd_signal(wakeDescriptor)
+            wake.signal()
         }
     }
 
@@ -82,7 +77,7 @@ final class PlaybackSession: Sendable {
             state.go = go
             return true
         }
-        if claimed { _ = alarmd_eventfd_signal(wakeDescriptor) }
+        if claimed { wake.signal() }
         return claimed
     }
 
@@ -106,7 +101,7 @@ final class PlaybackSession: Sendable {
             if sleepUntilWoken(seconds: remaining) {
                 // A claim's wake-up, read so later waits sleep again. A stop's would be read too,
                 // but the stop flag is set before its signal and is checked at the top.
-                _ = alarmd_eventfd_drain(wakeDescriptor)
+                wake.drain()
             }
         }
     }
@@ -114,7 +109,7 @@ final class PlaybackSession: Sendable {
     /// On the writer thread: sleeps up to `seconds` (at least a millisecond), or until a stop or
     /// a claim wakes it; whether it was woken.
     func sleepUntilWoken(seconds: Double) -> Bool {
-        var descriptor = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+        var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&descriptor, 1, Int32(max((seconds * 1000).rounded(.up), 1))) > 0
     }
 

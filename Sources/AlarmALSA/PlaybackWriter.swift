@@ -251,7 +251,7 @@ struct WriteLoop {
     private func waitForDevice() -> HardwareError? {
         counters.waits.add(1, ordering: .relaxed)
         let timeout = Int32(max(4 * device.bufferFrames * 1000 / device.rate, 100))
-        switch device.wait(wakeDescriptor: session.wakeDescriptor, timeoutMilliseconds: timeout) {
+        switch device.wait(wakeDescriptor: session.wake.descriptor, timeoutMilliseconds: timeout) {
         case .ready, .woken: return nil
         case .error(let error): return recover(from: error)
         }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import TOMLConfig
 
@@ -36,7 +37,7 @@ extension BoardProfile {
     /// The names of the profiles in `directory` (its `*.toml` files without the extension),
     /// sorted; empty if the directory cannot be read.
     public static func available(in directory: String) -> [String] {
-        BoardFiles.names(in: directory)
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") && $0.count > ".toml".count }
             .map { stem(of: $0) }
             .sorted()

@@ -8,14 +8,9 @@ final class BackendLifecycle: Sendable {
     /// Readable once a stop or another request is posted; the thread waits on it beside its lines.
     let wake: EventSignal
     private let stopRequested = Atomic<Bool>(false)
-    private let state = Mutex(State())
+    private let currentStatus = Mutex(GPIOStatus.starting)
     private let feed = EventFeed<GPIOStatus>()
-
-    private struct State {
-        var status = GPIOStatus.starting
-        var finished = false
-        var finishWaiters: [CheckedContinuation<Void, Never>] = []
-    }
+    private let finished = Completion()
 
     init(device: String) throws(HardwareError) {
         wake = try EventSignal.wakingBackend(device: device)
@@ -30,7 +25,7 @@ final class BackendLifecycle: Sendable {
         }
     }
 
-    var status: GPIOStatus { state.withLock { $0.status } }
+    var status: GPIOStatus { currentStatus.withLock { $0 } }
 
     func statusUpdates() -> AsyncStream<GPIOStatus> {
         feed.subscribe()
@@ -39,9 +34,9 @@ final class BackendLifecycle: Sendable {
     /// Records `status` and sends it if it differs from the last one, so a line that stays
     /// missing is reported once, not at every retry.
     func report(_ status: GPIOStatus) {
-        let changed = state.withLock { state in
-            defer { state.status = status }
-            return state.status != status
+        let changed = currentStatus.withLock { current in
+            defer { current = status }
+            return current != status
         }
         if changed { feed.send(status) }
     }
@@ -49,23 +44,12 @@ final class BackendLifecycle: Sendable {
     /// Requests a stop and suspends until the thread has released everything.
     func stop() async {
         requestStop()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state in
-                if !state.finished { state.finishWaiters.append(continuation) }
-                return state.finished
-            }
-            if done { continuation.resume() }
-        }
+        await finished.wait()
     }
 
     /// Called once by the thread when it has released its lines and is about to end.
     func markFinished() {
         report(.closed)
-        let waiters = state.withLock { state in
-            state.finished = true
-            defer { state.finishWaiters = [] }
-            return state.finishWaiters
-        }
-        waiters.forEach { $0.resume() }
+        finished.complete()
     }
 }

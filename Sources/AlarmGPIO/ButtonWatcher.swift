@@ -1,5 +1,6 @@
 import AlarmHardware
 import Glibc
+import LinuxSupport
 
 /// The loop of a ``GPIODButtonInput``'s thread: request the lines, wait for edges, debounce,
 /// send; on a failure release everything, report it, and try again when a chip node appears or
@@ -113,7 +114,7 @@ final class ButtonWatcher {
             do {
                 readiness = try clock.wait(for: descriptors, until: deadline)
             } catch {
-                GPIOThread.pause(GPIOStatus.minimumRetryInterval)  // poll itself failed (it does not): never spin
+                sleepThread(for: GPIOStatus.minimumRetryInterval)  // poll itself failed (it does not): never spin
                 return
             }
             guard readiness.count > 1, readiness[1] != 0, readiness[0] == 0 else { return }

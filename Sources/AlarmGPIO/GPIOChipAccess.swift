@@ -19,7 +19,6 @@ protocol GPIOChipAccess: Sendable {
 protocol GPIOChip: AnyObject {
     /// The kernel's name, e.g. `gpiochip0`.
     var name: String { get }
-    var label: String { get }
     var lineCount: Int { get }
 
     /// The offset of the line called `name`. - Throws: `ENOENT` if the chip has none.

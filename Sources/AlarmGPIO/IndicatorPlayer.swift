@@ -1,4 +1,5 @@
 import AlarmHardware
+import LinuxSupport
 
 /// The loop of a ``GPIODIndicator``'s thread: take the latest pattern, set the level it calls
 /// for now, sleep until its next change or the next request; on a failure release the line,
@@ -145,7 +146,7 @@ final class IndicatorPlayer {
             if readiness[0] != 0 { lifecycle.wake.drain() }
             if readiness.count > 1, readiness[1] != 0, watching?.chipChanged() == true { retryAt = now }
         } catch {
-            GPIOThread.pause(.milliseconds(100))  // poll itself failed (it does not): never spin
+            sleepThread(for: .milliseconds(100))  // poll itself failed (it does not): never spin
         }
     }
 }

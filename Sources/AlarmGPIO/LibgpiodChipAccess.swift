@@ -31,14 +31,12 @@ public enum LibgpiodVersion {
 final class LibgpiodChip: GPIOChip {
     private let handle: OpaquePointer
     let name: String
-    let label: String
     let lineCount: Int
 
     init(_ handle: OpaquePointer) {
         self.handle = handle
         // SAFETY: the strings live as long as the chip; they are copied here.
         name = String(cString: alarmd_gpio_chip_name(handle))
-        label = String(cString: alarmd_gpio_chip_label(handle))
         lineCount = Int(alarmd_gpio_chip_line_count(handle))
     }
 
@@ -79,21 +77,36 @@ final class LibgpiodChip: GPIOChip {
     }
 }
 
-/// Owns a requested input `alarmd_gpio_line`; released by ``release()`` or in `deinit`.
-final class LibgpiodInputLine: GPIOInputLine {
-    private var handle: OpaquePointer?
-    let eventDescriptor: Int32
+/// Owns a requested `alarmd_gpio_line`; released by ``release()`` or in `deinit`.
+class LibgpiodLine {
+    fileprivate private(set) var handle: OpaquePointer?
     /// Keeps the chip open while the line is requested.
     private let chip: LibgpiodChip
 
-    init(_ handle: OpaquePointer, descriptor: Int32, chip: LibgpiodChip) {
+    fileprivate init(_ handle: OpaquePointer, chip: LibgpiodChip) {
         self.handle = handle
-        self.eventDescriptor = descriptor
         self.chip = chip
     }
 
     deinit {
         release()
+    }
+
+    /// The corresponding C function is `alarmd_gpio_line_release`.
+    func release() {
+        if let handle {
+            alarmd_gpio_line_release(handle)
+            self.handle = nil
+        }
+    }
+}
+
+final class LibgpiodInputLine: LibgpiodLine, GPIOInputLine {
+    let eventDescriptor: Int32
+
+    fileprivate init(_ handle: OpaquePointer, descriptor: Int32, chip: LibgpiodChip) {
+        eventDescriptor = descriptor
+        super.init(handle, chip: chip)
     }
 
     /// The corresponding C function is `alarmd_gpio_line_read_events`.
@@ -122,44 +135,14 @@ final class LibgpiodInputLine: GPIOInputLine {
         guard result >= 0 else { throw GPIOErrno(-result) }
         return result != 0
     }
-
-    /// The corresponding C function is `alarmd_gpio_line_release`.
-    func release() {
-        if let handle {
-            alarmd_gpio_line_release(handle)
-            self.handle = nil
-        }
-    }
 }
 
-/// Owns a requested output `alarmd_gpio_line`; released by ``release()`` or in `deinit`.
-final class LibgpiodOutputLine: GPIOOutputLine {
-    private var handle: OpaquePointer?
-    /// Keeps the chip open while the line is requested.
-    private let chip: LibgpiodChip
-
-    init(_ handle: OpaquePointer, chip: LibgpiodChip) {
-        self.handle = handle
-        self.chip = chip
-    }
-
-    deinit {
-        release()
-    }
-
+final class LibgpiodOutputLine: LibgpiodLine, GPIOOutputLine {
     /// The corresponding C function is `alarmd_gpio_line_set_value`.
     func setValue(_ value: Bool) throws(GPIOErrno) {
         guard let handle else { throw GPIOErrno(EBADF) }
         let result = alarmd_gpio_line_set_value(handle, value ? 1 : 0)
         guard result >= 0 else { throw GPIOErrno(-result) }
-    }
-
-    /// The corresponding C function is `alarmd_gpio_line_release`.
-    func release() {
-        if let handle {
-            alarmd_gpio_line_release(handle)
-            self.handle = nil
-        }
     }
 }
 

@@ -1,4 +1,4 @@
-import Glibc
+import LinuxSupport
 
 /// Waits that block the calling thread, between two bus transfers. Drivers take one in `init`
 /// so that tests never sleep (embedded-hal's `DelayNs`); the tests' bus records each wait.
@@ -7,21 +7,11 @@ public protocol Delay: Sendable {
     func delay(for duration: Duration)
 }
 
-/// Sleeps the calling thread with `nanosleep`, resuming after signals until the time is up.
-///
-/// Linux adds its timer slack (50 µs by default) to every sleep, so a wait lasts at least
-/// `duration` and usually a little more; never call it on Swift's cooperative pool.
+/// Sleeps the calling thread with ``sleepThread(for:)``: at least `duration`, usually a little more.
 public struct ThreadSleepDelay: Delay {
     public init() {}
 
-    /// The corresponding C function is `nanosleep`.
     public func delay(for duration: Duration) {
-        guard duration > .zero else { return }
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR {
-            request = remaining
-        }
+        sleepThread(for: duration)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// The executor of ``HD44780Display``: runs the actor's jobs one at a time on a pthread of its
@@ -50,25 +51,12 @@ final class DisplayThreadExecutor: SerialExecutor {
     }
 
     private func startThread() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        // A static entry point: a closure literal may inherit actor isolation and trap when the
-        // thread starts.
-        if pthread_create(&thread, &attributes, Self.entry, context) != 0 {
-            // No thread to be had: drain here rather than never. It blocks this one thread.
-            Unmanaged<DisplayThreadExecutor>.fromOpaque(context).takeRetainedValue().drain()
+        let created = DetachedThread.start { [self] in
+            Self.nameThisThread()
+            drain()
         }
-    }
-
-    private static let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
-        guard let context else { return nil }
-        nameThisThread()
-        Unmanaged<DisplayThreadExecutor>.fromOpaque(context).takeRetainedValue().drain()
-        return nil
+        // No thread to be had: drain here rather than never. It blocks this one thread.
+        if created != 0 { drain() }
     }
 
     /// Through procfs: `pthread_setname_np` needs `_GNU_SOURCE`, which Swift's Glibc lacks.

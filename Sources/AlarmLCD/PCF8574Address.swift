@@ -10,11 +10,4 @@ public enum PCF8574Address: Hashable, Sendable {
     /// 0x27, then 0x3F: a PCF8574 and a PCF8574A with their address pins A0-A2 left open (pulled
     /// up), as LCD backpacks ship. Backpacks with solder bridges closed need ``fixed(_:)``.
     public static let automatic = PCF8574Address.probe([0x27, 0x3F])
-
-    var candidates: [UInt8] {
-        switch self {
-        case .fixed(let address): [address]
-        case .probe(let addresses): addresses
-        }
-    }
 }

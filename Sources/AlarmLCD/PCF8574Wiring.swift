@@ -50,16 +50,6 @@ public struct PCF8574Wiring: Hashable, Sendable {
         registerSelect: 6, readWrite: 5, enable: 4, data: (0, 1, 2, 3), backlight: 7,
         backlightActiveLow: true)!
 
-    /// The preset a board profile names (`wiring = "common"` or `"alternate"`, as `AlarmBoard`'s
-    /// `BackpackWiring` presets); `nil` for anything else.
-    public static func named(_ name: String) -> PCF8574Wiring? {
-        switch name {
-        case "common": .common
-        case "alternate": .alternate
-        default: nil
-        }
-    }
-
     // MARK: - Port bytes
 
     var registerSelectMask: UInt8 { 1 << UInt8(registerSelect) }

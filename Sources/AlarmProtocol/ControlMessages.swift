@@ -117,22 +117,14 @@ package struct RequestMessage<Parameters: Encodable>: Encodable {
 
 /// A successful response. `result` is always present, `null` for operations that return nothing.
 package struct SuccessMessage<Result: Encodable>: Encodable {
+    package var v = ControlProtocol.version
     package var id: Int64
+    package var ok = true
     package var result: Result
 
     package init(id: Int64, result: Result) {
         self.id = id
         self.result = result
-    }
-
-    private enum CodingKeys: String, CodingKey { case v, id, ok, result }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(ControlProtocol.version, forKey: .v)
-        try container.encode(id, forKey: .id)
-        try container.encode(true, forKey: .ok)
-        try container.encode(result, forKey: .result)
     }
 }
 

@@ -20,7 +20,8 @@ final class LocaltimeWatch: Sendable {
     let inotify: Inotify
     private let stopSignal: EventSignal
     private let localtimePath: String
-    private let watches = WatchSet()
+    /// The watch descriptors in use, read and replaced by whichever thread handles events.
+    private let watches = Mutex<Set<Int32>>([])
 
     private static let inodeEvents = UInt32(IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF)
 
@@ -59,7 +60,7 @@ final class LocaltimeWatch: Sendable {
     /// Reads the queued events without blocking; if one may have changed the zone, re-arms the
     /// watches and returns `true`.
     func handleEvents() -> Bool {
-        let current = watches.current
+        let current = watches.withLock { $0 }
         let relevant = inotify.readEvents().contains { event in
             guard event.isOverflow || current.contains(event.watch) else { return false }
             // Our own removal of a replaced inode's watch.
@@ -79,7 +80,11 @@ final class LocaltimeWatch: Sendable {
         } else if let directory = inotify.add(Self.directory(of: localtimePath), mask: UInt32(IN_CREATE | IN_MOVED_TO)) {
             added.insert(directory)
         }
-        for stale in watches.replace(with: added) where !added.contains(stale) {
+        let replaced = watches.withLock { watches in
+            defer { watches = added }
+            return watches
+        }
+        for stale in replaced where !added.contains(stale) {
             inotify.remove(stale)
         }
     }
@@ -91,20 +96,5 @@ final class LocaltimeWatch: Sendable {
 
     static func baseName(of path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
-    }
-}
-
-/// The watch descriptors in use, read and replaced by whichever thread handles events.
-private final class WatchSet: Sendable {
-    private let watches = Mutex<Set<Int32>>([])
-
-    var current: Set<Int32> { watches.withLock { $0 } }
-
-    /// Returns the ones replaced.
-    func replace(with new: Set<Int32>) -> Set<Int32> {
-        watches.withLock { watches in
-            defer { watches = new }
-            return watches
-        }
     }
 }

@@ -38,16 +38,6 @@ public enum SystemFile {
         return .success(buffer)
     }
 
-    /// The target of the symbolic link at `path`, or nil if it is not a readable symbolic link.
-    static func linkTarget(_ path: String) -> String? {
-        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = buffer.withUnsafeMutableBytes { raw in
-            readlink(path, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count - 1)
-        }
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count], as: UTF8.self)
-    }
-
     /// An `errno` value as a typed error for `Result`.
     public struct Errno: Error, Equatable {
         public let code: Int32

@@ -8,10 +8,6 @@ struct TextScanner {
         bytes = Array(text.utf8)
     }
 
-    init<S: StringProtocol>(substring text: S) {
-        bytes = Array(text.utf8)
-    }
-
     var isAtEnd: Bool { position >= bytes.count }
 
     /// The next byte, or nil at the end.
@@ -19,8 +15,6 @@ struct TextScanner {
         let index = position + ahead
         return index < bytes.count ? bytes[index] : nil
     }
-
-    var remainder: ArraySlice<UInt8> { bytes[min(position, bytes.count)...] }
 
     mutating func consume(_ scalar: Unicode.Scalar) -> Bool {
         guard let next = peek(), UInt32(next) == scalar.value else { return false }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 
 /// Reads zone rules from the system's tz database, so that an OS tzdata update changes behaviour.
@@ -59,7 +60,8 @@ public struct TimeZoneDatabase: Sendable {
     ///   ``rules(atPath:identifier:)``.
     public func systemZone(environment: [String: String], localtimePath: String = "/etc/localtime") throws(TimeZoneError) -> TimeZoneRules {
         guard var spec = environment["TZ"] else {
-            let identifier = SystemFile.linkTarget(localtimePath).flatMap(TimeZoneDatabase.zoneName(inPath:)) ?? "localtime"
+            let link = try? FileManager.default.destinationOfSymbolicLink(atPath: localtimePath)
+            let identifier = link.flatMap(TimeZoneDatabase.zoneName(inPath:)) ?? "localtime"
             do {
                 return try rules(atPath: localtimePath, identifier: identifier)
             } catch .unreadableFile(_, ENOENT) {

@@ -2,8 +2,7 @@ import Glibc
 
 /// A detached pthread of our own, for work that blocks in the kernel (`poll`, `read`, a PCM
 /// write, an I2C transfer): such work must never run on Swift's cooperative pool, whose few
-/// threads would all be stuck. The LCD's executor (`DisplayThreadExecutor`) starts its own
-/// thread the same way, since it must outlive any one call.
+/// threads would all be stuck.
 ///
 /// ```swift
 /// guard DetachedThread.start({ loop.run() }) == 0 else { /* no thread: report it */ }
@@ -47,5 +46,17 @@ public enum DetachedThread {
         guard let context else { return nil }
         Unmanaged<Job>.fromOpaque(context).takeRetainedValue().work()
         return nil
+    }
+}
+
+/// Blocks the calling thread for at least `duration` (`nanosleep`, resumed after signals). Linux
+/// adds its timer slack (50 µs by default) to every sleep; never call it on Swift's cooperative pool.
+public func sleepThread(for duration: Duration) {
+    guard duration > .zero else { return }
+    let (seconds, attoseconds) = duration.components
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR {
+        request = remaining
     }
 }

@@ -68,12 +68,6 @@ public struct InotifyEvent: Hashable, Sendable {
     /// The name of the entry in a watched directory; empty for an event on the watched inode.
     public var name: String
 
-    public init(watch: Int32, mask: UInt32, name: String) {
-        self.watch = watch
-        self.mask = mask
-        self.name = name
-    }
-
     /// Whether events were lost: the queue overflowed, so anything may have changed.
     public var isOverflow: Bool { mask & UInt32(IN_Q_OVERFLOW) != 0 }
 

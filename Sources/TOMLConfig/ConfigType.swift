@@ -76,25 +76,6 @@ extension ConfigType where Value: CaseIterable & RawRepresentable & Sendable, Va
     }
 }
 
-extension ConfigType {
-    /// An array whose every element is an `element`; a refusal names the element's index.
-    public static func array<Element>(of element: ConfigType<Element>) -> ConfigType<[Element]> where Value == [Element] {
-        ConfigType(expected: "an array of \(element.expected)") { value in
-            guard case .array(let values) = value else {
-                return .failure(ConfigRefusal("expected an array of \(element.expected), found \(shown(value))"))
-            }
-            var result: [Element] = []
-            for (index, item) in values.enumerated() {
-                switch element.convert(item) {
-                case .success(let converted): result.append(converted)
-                case .failure(let refusal): return .failure(ConfigRefusal("element \(index): \(refusal.message)"))
-                }
-            }
-            return .success(result)
-        }
-    }
-}
-
 extension ConfigType where Value == Int {
     /// An integer, within `range` if one is given.
     public static func integer(in range: ClosedRange<Int>? = nil) -> ConfigType<Int> {

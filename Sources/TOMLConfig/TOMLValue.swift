@@ -7,17 +7,6 @@ public enum TOMLValue: Hashable, Sendable, CustomStringConvertible {
     /// Elements may have different types, as TOML 1.0 allows.
     case array([TOMLValue])
 
-    /// The type in words, with its article, for messages: "a string", "an integer".
-    public var typeName: String {
-        switch self {
-        case .string: "a string"
-        case .integer: "an integer"
-        case .float: "a float"
-        case .boolean: "a boolean"
-        case .array: "an array"
-        }
-    }
-
     /// The value written back as TOML (`"GPIO4"`, `39`, `true`, `[1, 2]`), for messages.
     public var description: String {
         switch self {

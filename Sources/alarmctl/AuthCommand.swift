@@ -69,13 +69,10 @@ struct AuthCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Allow a user to set alarms (administrators only).")
 
-        @Argument(help: ArgumentHelp("A user name or uid.", valueName: "USER"))
-        var user: String
-
-        @OptionGroup var connection: SocketOptions
+        @OptionGroup var arguments: UserArguments
 
         func run() async throws {
-            try await AuthCommand.set(.authorized, user: user, connection: connection)
+            try await arguments.set(.authorized)
         }
     }
 
@@ -84,21 +81,26 @@ struct AuthCommand: AsyncParsableCommand {
             abstract: "Stop a user from setting alarms (administrators only).",
             discussion: "Their existing alarms stay; new ones are refused.")
 
+        @OptionGroup var arguments: UserArguments
+
+        func run() async throws {
+            try await arguments.set(.denied)
+        }
+    }
+
+    /// `grant` and `revoke`: a user, and the authorization to record for them.
+    struct UserArguments: ParsableArguments {
         @Argument(help: ArgumentHelp("A user name or uid.", valueName: "USER"))
         var user: String
 
         @OptionGroup var connection: SocketOptions
 
-        func run() async throws {
-            try await AuthCommand.set(.denied, user: user, connection: connection)
+        func set(_ state: AlarmManager.AuthorizationState) async throws {
+            let uid = try UserNames.uid(of: user)
+            let session = try await connection.connect()
+            defer { session.close() }
+            try await session.call { try await $0.setAuthorization(state, forUID: uid) }
+            print("\(TerminalText.escaped(UserNames.describe(uid))): \(state.rawValue)")
         }
-    }
-
-    static func set(_ state: AlarmManager.AuthorizationState, user: String, connection: SocketOptions) async throws {
-        let uid = try UserNames.uid(of: user)
-        let session = try await connection.connect()
-        defer { session.close() }
-        try await session.call { try await $0.setAuthorization(state, forUID: uid) }
-        print("\(TerminalText.escaped(UserNames.describe(uid))): \(state.rawValue)")
     }
 }

@@ -60,18 +60,23 @@ enum JSONOutput {
         var time: String
         var id: String
         var state: String
-        var title: String?
+        @Null var title: String?
+    }
+}
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(version, forKey: .version)
-            try container.encode(time, forKey: .time)
-            try container.encode(id, forKey: .id)
-            try container.encode(state, forKey: .state)
-            try container.encode(title, forKey: .title)
-        }
+/// An optional field that is `null` when empty: the synthesized encoders leave a `nil` out, and
+/// the `--json` contract has every field present.
+@propertyWrapper
+struct Null<Value: Encodable>: Encodable {
+    var wrappedValue: Value?
 
-        private enum CodingKeys: String, CodingKey { case version, time, id, state, title }
+    init(wrappedValue: Value?) {
+        self.wrappedValue = wrappedValue
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wrappedValue)
     }
 }
 
@@ -82,13 +87,13 @@ struct AlarmJSON: Encodable {
     var id: String
     var owner: UInt32
     var state: String
-    var title: String?
-    var schedule: Schedule?
-    var countdown: Countdown?
-    var nextAlert: String?
-    var remaining: Int?
-    var sound: String?
-    var secondary: String?
+    @Null var title: String?
+    @Null var schedule: Schedule?
+    @Null var countdown: Countdown?
+    @Null var nextAlert: String?
+    @Null var remaining: Int?
+    @Null var sound: String?
+    @Null var secondary: String?
 
     struct Schedule: Encodable {
         var type: String
@@ -98,16 +103,8 @@ struct AlarmJSON: Encodable {
     }
 
     struct Countdown: Encodable {
-        var preAlert: Double?
-        var postAlert: Double?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(preAlert, forKey: .preAlert)
-            try container.encode(postAlert, forKey: .postAlert)
-        }
-
-        private enum CodingKeys: String, CodingKey { case preAlert, postAlert }
+        @Null var preAlert: Double?
+        @Null var postAlert: Double?
     }
 
     init(_ view: AlarmView, now: Date, zone: TimeZoneRules) {
@@ -131,23 +128,5 @@ struct AlarmJSON: Encodable {
         remaining = view.remaining(now: now).map { Int($0.rounded(.down)) }
         sound = view.sound
         secondary = view.secondary
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(owner, forKey: .owner)
-        try container.encode(state, forKey: .state)
-        try container.encode(title, forKey: .title)
-        try container.encode(schedule, forKey: .schedule)
-        try container.encode(countdown, forKey: .countdown)
-        try container.encode(nextAlert, forKey: .nextAlert)
-        try container.encode(remaining, forKey: .remaining)
-        try container.encode(sound, forKey: .sound)
-        try container.encode(secondary, forKey: .secondary)
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case id, owner, state, title, schedule, countdown, nextAlert, remaining, sound, secondary
     }
 }

@@ -22,8 +22,6 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: SocketOptions
 
-    typealias Report = StatusReport
-
     func run() async throws {
         let session = try await connection.connect()
         defer { session.close() }
@@ -32,11 +30,11 @@ struct StatusCommand: AsyncParsableCommand {
             print(JSONOutput.document(result), terminator: "")
             return
         }
-        let report: Report = try DaemonJSON.decode(result, operation: "status")
+        let report: StatusReport = try DaemonJSON.decode(result, operation: "status")
         print(Self.text(report, now: Date(), zone: TimeText.localZone()), terminator: "")
     }
 
-    static func text(_ report: Report, now: Date, zone: TimeZoneRules) -> String {
+    static func text(_ report: StatusReport, now: Date, zone: TimeZoneRules) -> String {
         let version = TerminalText.escaped(report.version)
         let board = TerminalText.escaped(report.board)
         var text = "alarmd \(version) on board \(board), up \(TimeText.duration(now.timeIntervalSince(report.startedAt)))"

@@ -11,18 +11,7 @@
 /// the rest of these as `\uXXXX`, which a JSON reader reads back as the same characters.
 enum TerminalText {
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControlling) else { return text }
-        var result = ""
-        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
-        for scalar in text.unicodeScalars {
-            if isControlling(scalar) {
-                let digits = String(scalar.value, radix: 16, uppercase: true)
-                result += "\\u{" + String(repeating: "0", count: max(0, 2 - digits.count)) + digits + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        replacing(text, where: isControlling) { "\\u{" + hex($0, digits: 2) + "}" }
     }
 
     /// Encoded JSON with every character ``isControlling(_:)`` names written as a JSON escape
@@ -30,20 +19,28 @@ enum TerminalText {
     /// the C0 controls in strings and writes the others only inside strings, where the escape
     /// means the same character, so the document's meaning is unchanged.
     static func jsonEscaped(_ json: String) -> String {
-        func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-            isControlling(scalar) && scalar != "\n" && scalar != "\r" && scalar != "\t"
-        }
-        guard json.unicodeScalars.contains(where: needsEscape) else { return json }
+        replacing(json, where: { isControlling($0) && $0 != "\n" && $0 != "\r" && $0 != "\t" }) { "\\u" + hex($0, digits: 4) }
+    }
+
+    private static func replacing(
+        _ text: String, where matches: (Unicode.Scalar) -> Bool, with escape: (Unicode.Scalar) -> String
+    ) -> String {
+        guard text.unicodeScalars.contains(where: matches) else { return text }
         var result = ""
-        for scalar in json.unicodeScalars {
-            if needsEscape(scalar) {
-                let digits = String(scalar.value, radix: 16, uppercase: true)
-                result += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            if matches(scalar) {
+                result += escape(scalar)
             } else {
                 result.unicodeScalars.append(scalar)
             }
         }
         return result
+    }
+
+    private static func hex(_ scalar: Unicode.Scalar, digits: Int) -> String {
+        let text = String(scalar.value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 
     /// Whether a terminal may act on `scalar` rather than show it.

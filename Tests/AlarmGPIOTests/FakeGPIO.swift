@@ -225,7 +225,6 @@ private final class FakeChipHandle: GPIOChip {
     }
 
     var name: String { chip.name }
-    var label: String { chip.label }
     var lineCount: Int { chip.lines.count }
 
     func lineOffset(named name: String) throws(GPIOErrno) -> UInt32 {

@@ -2,10 +2,7 @@
 import Testing
 
 struct PCF8574WiringTests {
-    @Test func presetsAreNamedAndDistinct() {
-        #expect(PCF8574Wiring.named("common") == .common)
-        #expect(PCF8574Wiring.named("alternate") == .alternate)
-        #expect(PCF8574Wiring.named("mjkdz") == nil)
+    @Test func presetsAreDistinct() {
         #expect(PCF8574Wiring.common != PCF8574Wiring.alternate)
     }
 
