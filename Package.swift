@@ -32,20 +32,25 @@ let package = Package(
             name: "AlarmTime",
             dependencies: ["LinuxSupport"]
         ),
-        .target(name: "AlarmKit"),
+        // AlarmKit's types and `AlarmManager` over any backend, without a backend: what the engine
+        // implements and the wire format carries.
+        .target(name: "AlarmKitCore"),
         // The hardware abstraction layer: small protocols and their values; no alarms, no backends.
         .target(name: "AlarmHardware"),
         // The control socket's protocol, shared by the daemon and its clients: the messages, strict
         // JSON validation with Foundation's coders, the error codes, the alarm records and history
         // entries the daemon sends, and the Unix socket plumbing both ends use.
-        .target(name: "AlarmProtocol", dependencies: ["AlarmKit", "AlarmTime", "CLinuxSupport", "LinuxSupport"]),
+        .target(name: "AlarmProtocol", dependencies: ["AlarmKitCore", "AlarmTime", "CLinuxSupport", "LinuxSupport"]),
         // The client of the control socket: `ControlClient` and `SocketAlarmBackend` (the AlarmKit
         // API over the socket). No engine in a client's link.
-        .target(name: "AlarmClient", dependencies: ["AlarmKit", "AlarmProtocol", "LinuxSupport"]),
+        .target(name: "AlarmClient", dependencies: ["AlarmKitCore", "AlarmProtocol", "LinuxSupport"]),
+        // What an app imports: AlarmKitCore, Foundation's value types, and `AlarmManager.shared`
+        // over this device's alarmd.
+        .target(name: "AlarmKit", dependencies: ["AlarmKitCore", "AlarmClient", "AlarmProtocol"]),
         .target(
             name: "AlarmEngine",
             dependencies: [
-                "AlarmKit",
+                "AlarmKitCore",
                 "AlarmProtocol",
                 "AlarmTime",
                 .product(name: "Logging", package: "swift-log"),
@@ -55,7 +60,7 @@ let package = Package(
         .target(
             name: "AlarmAppliance",
             dependencies: [
-                "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmProtocol", "AlarmTime",
+                "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol", "AlarmTime",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -106,7 +111,7 @@ let package = Package(
         .target(
             name: "AlarmControl",
             dependencies: [
-                "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
+                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -124,7 +129,7 @@ let package = Package(
         .target(
             name: "AlarmScenario",
             dependencies: [
-                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
+                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -133,7 +138,7 @@ let package = Package(
             name: "alarmd",
             dependencies: [
                 "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO",
-                "AlarmHardware", "AlarmKit", "AlarmLCD", "AlarmProtocol", "AlarmScenario",
+                "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmProtocol", "AlarmScenario",
                 "AlarmSimulator", "AlarmTime", "CLinuxSupport", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -143,18 +148,18 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmClient", "AlarmKit", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
+                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Helpers shared by the test targets: child processes, temporary directories.
-        .target(name: "AlarmTestKit", path: "Tests/AlarmTestKit"),
+        .target(name: "AlarmTestKit", dependencies: ["AlarmKitCore"], path: "Tests/AlarmTestKit"),
         // A child process for the crash-safety test: applies changes until it is killed.
         .executableTarget(
             name: "alarm-store-crash-child",
             dependencies: [
-                "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
+                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/StoreCrashChild"
@@ -163,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "alarm-benchmarks",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmLCD",
+                "AlarmALSA", "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmLCD",
                 "AlarmProtocol", "AlarmScenario", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -173,7 +178,7 @@ let package = Package(
         // `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer` and runs each for a budget.
         .executableTarget(
             name: "alarm-fuzz",
-            dependencies: ["AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmKit", "AlarmProtocol", "TOMLConfig"],
+            dependencies: ["AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmKitCore", "AlarmProtocol", "TOMLConfig"],
             path: "Tests/Fuzz/alarm-fuzz"
         ),
         // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
@@ -187,11 +192,11 @@ let package = Package(
         ),
         .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
-        .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKit"]),
+        .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKitCore"]),
         .testTarget(
             name: "AlarmEngineTests",
             dependencies: [
-                "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
+                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
@@ -201,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "AlarmApplianceTests",
             dependencies: [
-                "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
+                "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
                 "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -213,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "AlarmControlTests",
             dependencies: [
-                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -226,12 +231,12 @@ let package = Package(
         .testTarget(
             name: "alarmctlTests",
             dependencies: [
-                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKit", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
-        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKit", "AlarmProtocol", "AlarmTestKit"]),
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit"]),
         .testTarget(name: "VMProbeKitTests", dependencies: ["VMProbeKit", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 import AlarmEngine
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials

@@ -1,6 +1,6 @@
 import AlarmEngine
 import AlarmHardware
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 import Logging
 

@@ -1,5 +1,5 @@
 import AlarmHardware
-import AlarmKit
+import AlarmKitCore
 
 /// What the device is doing, as far as the LED is concerned, most urgent first.
 public enum IndicatorState: Hashable, Sendable {

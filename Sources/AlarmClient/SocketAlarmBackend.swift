@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 
 /// Serves an ``AlarmManager`` from `alarmd` over its control socket: the same API as in process.
@@ -15,6 +15,9 @@ import AlarmProtocol
 ///   retried: it may have taken effect).
 /// - ``authorizationState()`` cannot throw: it returns `.notDetermined` while the daemon cannot
 ///   be reached.
+/// - The synchronous members (``authorizationState()``, ``alarms()``,
+///   ``performBlocking(_:id:)``) block the calling thread for one round trip on a connection of
+///   their own (``ControlClient/requestBlocking(_:_:as:)``); the rest share one connection.
 /// - `alarmUpdates` and `authorizationUpdates` keep going across daemon restarts: they yield the
 ///   fresh value after each reconnection.
 public struct SocketAlarmBackend: AlarmBackend {
@@ -29,8 +32,9 @@ public struct SocketAlarmBackend: AlarmBackend {
         self.init(client: ControlClient(path: path))
     }
 
-    public func authorizationState() async -> AlarmManager.AuthorizationState {
-        (try? await client.authorizationState()) ?? .notDetermined
+    public func authorizationState() -> AlarmManager.AuthorizationState {
+        (try? client.requestBlocking(ControlOperationName.authorizationState, NoParameters(), as: AlarmManager.AuthorizationState.self))
+            ?? .notDetermined
     }
 
     public func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState> {
@@ -49,8 +53,12 @@ public struct SocketAlarmBackend: AlarmBackend {
         try await client.perform(action, id: id)
     }
 
-    public func alarms() async throws -> [Alarm] {
-        try await client.alarms()
+    public func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws {
+        _ = try client.requestBlocking(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
+    }
+
+    public func alarms() throws -> [Alarm] {
+        try client.requestBlocking(ControlOperationName.alarms, NoParameters(), as: [Alarm].self)
     }
 
     public func alarmUpdates() -> AsyncStream<[Alarm]> {

@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials

@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 
 /// Asks the device's owner whether a client may set alarms.

@@ -50,6 +50,11 @@ final class Broadcaster<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// The value a new subscriber of `key` would get first.
+    func latest(_ key: Key) -> Value? {
+        state.withLock { $0.latest[key] ?? initialValue }
+    }
+
     func finishAll() {
         let all = state.withLock { state in
             defer { state.subscribers.removeAll() }

@@ -1,7 +1,13 @@
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
+import Glibc
 
 /// Serves an ``AlarmManager`` from an ``AlarmRuntime`` in the same process, for one client.
+///
+/// The synchronous reads return what the engine last published (what ``alarmUpdates()`` last
+/// yielded) without waiting for the actor. A synchronous change waits for the engine on the
+/// calling thread, outside any task; inside a task it throws rather than block a thread of the
+/// cooperative pool that the engine's actor may need.
 public struct InProcessAlarmBackend: AlarmBackend {
     public let runtime: AlarmRuntime
     public let client: ClientID
@@ -11,8 +17,8 @@ public struct InProcessAlarmBackend: AlarmBackend {
         self.client = client
     }
 
-    public func authorizationState() async -> AlarmManager.AuthorizationState {
-        await runtime.authorizationState(for: client)
+    public func authorizationState() -> AlarmManager.AuthorizationState {
+        runtime.authorizationStates.latest(client) ?? .notDetermined
     }
 
     public func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState> {
@@ -31,11 +37,64 @@ public struct InProcessAlarmBackend: AlarmBackend {
         try await runtime.perform(action, id: id, client: client)
     }
 
-    public func alarms() async throws -> [Alarm] {
-        await runtime.alarms(for: client)
+    public func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws {
+        guard !Self.isInTask else {
+            throw AlarmOperationError.serviceUnavailable(
+                "a synchronous \(action.rawValue) cannot wait for the engine inside a task in its own process; use `try await`")
+        }
+        let done = ThreadWait<Result<Void, any Error>>()
+        Task { [runtime, client] in
+            do {
+                try await runtime.perform(action, id: id, client: client)
+                done.finish(.success(()))
+            } catch {
+                done.finish(.failure(error))
+            }
+        }
+        try done.wait().get()
+    }
+
+    public func alarms() throws -> [Alarm] {
+        runtime.alarmLists.latest(client) ?? []
     }
 
     public func alarmUpdates() -> AsyncStream<[Alarm]> {
         runtime.alarmUpdates(for: client)
+    }
+
+    private static var isInTask: Bool { withUnsafeCurrentTask { $0 != nil } }
+}
+
+/// A value one thread waits for and another provides, once.
+private final class ThreadWait<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `value` is guarded by the pthread mutex, which Swift cannot see through.
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    private var value: Value?
+
+    init() {
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(&condition)
+        pthread_mutex_destroy(&mutex)
+    }
+
+    func finish(_ value: Value) {
+        pthread_mutex_lock(&mutex)
+        self.value = value
+        pthread_cond_signal(&condition)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    func wait() -> Value {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while true {
+            if let value { return value }
+            pthread_cond_wait(&condition, &mutex)
+        }
     }
 }

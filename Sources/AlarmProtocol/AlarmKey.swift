@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 
 /// An alarm's identity on the device: the client that owns it and the id that client gave it.
 ///

@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import FoundationEssentials
 
 /// A machine-readable error code on the wire: the ``AlarmOperationError`` cases one to one,

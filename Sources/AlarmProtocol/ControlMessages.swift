@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import FoundationEssentials
 
 // The typed bodies of protocol version 1: parameters, results and the envelopes around them.

@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import FoundationEssentials
 
 /// The control socket's wire protocol, version 1: newline-delimited JSON, one UTF-8 object per

@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import FoundationEssentials
 
 /// Something that happened to an alarm that a person would ask about afterwards.

@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import ArgumentParser
 
 /// The state changes on one alarm, by id or unique id prefix: `cancel`, `stop`, `snooze`,

@@ -1,5 +1,5 @@
 import AlarmClient
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 import CLinuxSupport
 import Glibc

@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import AlarmTime
 import ArgumentParser
 import FoundationEssentials

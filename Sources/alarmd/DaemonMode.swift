@@ -6,7 +6,7 @@ import AlarmDaemon
 import AlarmEngine
 import AlarmGPIO
 import AlarmHardware
-import AlarmKit
+import AlarmKitCore
 import AlarmLCD
 import AlarmProtocol
 import AlarmSimulator

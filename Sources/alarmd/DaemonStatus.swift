@@ -4,7 +4,7 @@ import AlarmControl
 import AlarmEngine
 import AlarmGPIO
 import AlarmHardware
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials

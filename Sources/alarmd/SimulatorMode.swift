@@ -2,7 +2,7 @@ import AlarmALSA
 import AlarmAppliance
 import AlarmEngine
 import AlarmHardware
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 import AlarmSimulator
 import AlarmTime

@@ -1,7 +1,7 @@
 import AlarmAppliance
 import AlarmEngine
 import AlarmHardware
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit

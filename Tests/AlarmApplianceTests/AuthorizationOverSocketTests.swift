@@ -3,9 +3,10 @@ import AlarmClient
 import AlarmControl
 import AlarmProtocol
 import AlarmEngine
-import AlarmKit
+import AlarmKitCore
 import Glibc
 import Logging
+import AlarmTestKit
 import Testing
 
 /// The prompt asked for a client on the control socket: a program running as another user asks
@@ -54,14 +55,14 @@ struct AuthorizationOverSocketTests {
 
     @Test func snoozePressedAtTheDeviceAuthorizesTheRemoteClient() async throws {
         try await serving { rig, manager in
-            #expect(await manager.authorizationState == .notDetermined)
+            #expect(await manager.awaitedAuthorizationState() == .notDetermined)
             let answer = Task { try await manager.requestAuthorization() }
             await promptShown(on: rig)
             #expect(rig.lines == ["Allow nobody to ", "No           Yes"])
             await rig.tap(.snooze)
             let decided = try await answer.value
             #expect(decided == .authorized)
-            #expect(await manager.authorizationState == .authorized)
+            #expect(await manager.awaitedAuthorizationState() == .authorized)
             #expect(await rig.runtime.authorizationState(for: ClientID(rawValue: Self.user.uid)) == .authorized)
         }
     }
@@ -76,8 +77,8 @@ struct AuthorizationOverSocketTests {
             await promptShown(on: rig)
             await rig.tap(.stop)
             await #expect(throws: AlarmOperationError.notAuthorized(.denied)) { _ = try await scheduling.value }
-            #expect(await manager.authorizationState == .denied)
-            let remaining = try await manager.alarms
+            #expect(await manager.awaitedAuthorizationState() == .denied)
+            let remaining = await manager.awaitedAlarms()
             #expect(remaining.isEmpty)
         }
     }

@@ -1,6 +1,6 @@
 import AlarmAppliance
 import AlarmHardware
-import AlarmKit
+import AlarmKitCore
 import Testing
 
 @Suite struct IndicatorPolicyTests {

@@ -1,6 +1,6 @@
 import AlarmAppliance
 import AlarmHardware
-import AlarmKit
+import AlarmKitCore
 import AlarmSimulator
 import FoundationEssentials
 import Testing

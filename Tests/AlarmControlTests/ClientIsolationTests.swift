@@ -1,7 +1,8 @@
-import AlarmKit
+import AlarmKitCore
 import CLinuxSupport
 import FoundationEssentials
 import Glibc
+import AlarmTestKit
 import Testing
 
 @testable import AlarmClient
@@ -61,8 +62,8 @@ struct ClientIsolationTests {
                 schedule: .fixed(ServerRig.start.addingTimeInterval(3600)),
                 attributes: AlarmAttributes<NoAlarmMetadata>(presentation: .init(alert: .init(title: "Mine")), tintColor: .blue)))
             #expect(alarm.state == .scheduled)
-            #expect(try await owner.alarms.map(\.id) == [ownersAlarm])
-            #expect(try await other.alarms.isEmpty)
+            #expect(await owner.awaitedAlarms().map(\.id) == [ownersAlarm])
+            #expect(await other.awaitedAlarms().isEmpty)
             for action in AlarmAction.allCases {
                 await #expect(throws: AlarmOperationError.notFound(ownersAlarm)) {
                     try await SocketAlarmBackend(client: rig.client(as: ServerRig.otherUser)).perform(action, id: ownersAlarm)
@@ -71,11 +72,11 @@ struct ClientIsolationTests {
             let othersAlarm = Alarm.ID()
             _ = try await other.schedule(id: othersAlarm, configuration: .timer(
                 duration: 60, attributes: AlarmAttributes<NoAlarmMetadata>(presentation: .init(alert: .init(title: "Tea")), tintColor: .green)))
-            #expect(try await owner.alarms.map(\.id) == [ownersAlarm])
-            #expect(try await other.alarms.map(\.id) == [othersAlarm])
+            #expect(await owner.awaitedAlarms().map(\.id) == [ownersAlarm])
+            #expect(await other.awaitedAlarms().map(\.id) == [othersAlarm])
             try await owner.cancel(id: ownersAlarm)
-            #expect(try await owner.alarms.isEmpty)
-            #expect(try await other.alarms.map(\.id) == [othersAlarm], "the owner's cancel touched only its own")
+            #expect(await owner.awaitedAlarms().isEmpty)
+            #expect(await other.awaitedAlarms().map(\.id) == [othersAlarm], "the owner's cancel touched only its own")
             // What the engine holds agrees.
             #expect(await rig.runtime.alarms(for: ClientID(rawValue: 1000)).isEmpty)
             #expect(await rig.runtime.alarms(for: ClientID(rawValue: ServerRig.otherUser.uid)).map(\.id) == [othersAlarm])

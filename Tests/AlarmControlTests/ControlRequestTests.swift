@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import FoundationEssentials
 import Testing
 

@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import AlarmTestKit
 import FoundationEssentials
 import Glibc

@@ -1,6 +1,7 @@
-import AlarmKit
+import AlarmKitCore
 import FoundationEssentials
 import Glibc
+import AlarmTestKit
 import Testing
 
 @testable import AlarmClient
@@ -50,7 +51,7 @@ struct RemoteManagerTests {
             }
             #expect(remoteLists == localLists)
             #expect(remoteLists.last?.map(\.id) == [tea])
-            #expect(try await manager.alarms == rig.runtime.alarms(for: Self.me))
+            #expect(await manager.awaitedAlarms() == rig.runtime.alarms(for: Self.me))
         }
     }
 
@@ -64,7 +65,7 @@ struct RemoteManagerTests {
                 schedule: .fixed(ServerRig.start.addingTimeInterval(600)),
                 attributes: AlarmAttributes(presentation: .init(alert: .init(title: "Meds")), metadata: Medication(name: "aspirin", milligrams: 100), tintColor: .red))
             let scheduled = try await remote.schedule(id: id, configuration: config)
-            #expect(try await local.alarms == [scheduled])
+            #expect(await local.awaitedAlarms() == [scheduled])
             // Every refusal arrives as the same error.
             await #expect(throws: AlarmOperationError.duplicateID(id)) { try await remote.schedule(id: id, configuration: config) }
             await #expect(throws: AlarmOperationError.invalidTransition(id, action: .pause, from: .scheduled)) { try await remote.pause(id: id) }
@@ -78,10 +79,10 @@ struct RemoteManagerTests {
                 try await SocketAlarmBackend(client: rig.client()).schedule(id: Alarm.ID(), definition: AlarmDefinition(
                     schedule: nil, countdownDuration: nil, presentation: .init(alert: .init(title: "x"))))
             }
-            #expect(await remote.authorizationState == .authorized)
+            #expect(await remote.awaitedAuthorizationState() == .authorized)
             #expect(try await remote.requestAuthorization() == .authorized)
             var authorization = remote.authorizationUpdates.makeAsyncIterator()
-            #expect(try await authorization.next() == .authorized)
+            #expect(await authorization.next() == .authorized)
             // The metadata comes back unchanged.
             let record = await rig.runtime.record(for: AlarmKey(owner: .currentUser, id: id))
             #expect(try record.map { try JSONDecoder().decode(Medication.self, from: $0.definition.metadata ?? Data()) } == Medication(name: "aspirin", milligrams: 100))
@@ -104,7 +105,7 @@ struct RemoteManagerTests {
         try await rig.restart()
         // Down: a call fails at once with a clear error (whether it raced the old connection's end
         // or found no daemon), and is not retried later.
-        let error = await #expect(throws: AlarmOperationError.self) { try await manager.alarms }
+        let error = #expect(throws: AlarmOperationError.self) { try manager.alarms }
         guard case .serviceUnavailable = error else {
             Issue.record("expected serviceUnavailable, got \(String(describing: error))")
             return
@@ -117,7 +118,7 @@ struct RemoteManagerTests {
         let afterRestart = await updates.nextElement()
         #expect(afterRestart?.map(\.id) == [first.id, second.id])
         #expect(await authorization.nextElement() == .authorized, "the authorization stream is fresh too")
-        #expect(try await manager.alarms.map(\.id) == [first.id, second.id])
+        #expect(await manager.awaitedAlarms().map(\.id) == [first.id, second.id])
         try await manager.cancel(id: second.id)
         #expect(await updates.nextElement()?.map(\.id) == [first.id])
         await rig.server.stop()

@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 import AlarmSimulator
 import FoundationEssentials
@@ -95,8 +95,8 @@ import Testing
             }
             #expect(lists == [[a], [a, b], [b]])
         }
-        #expect(try await owner.alarms.map(\.id) == [b])
-        #expect(try await rig.manager(Fixture.stranger).alarms.count == 1)
+        #expect(try owner.alarms.map(\.id) == [b])
+        #expect(try rig.manager(Fixture.stranger).alarms.count == 1)
     }
 
     @Test func aCountdownKeepsCountingInWallTimeAcrossARestart() async throws {
@@ -214,7 +214,7 @@ import Testing
         let manager = rig.manager()
         var states = manager.authorizationUpdates.makeAsyncIterator()
         #expect(await states.nextElement() == .notDetermined)
-        #expect(await manager.authorizationState == .notDetermined)
+        #expect(manager.authorizationState == .notDetermined)
 
         try await manager.schedule(id: Alarm.ID(), configuration: Self.wakeUp(at: 7, 0))
         try await manager.schedule(id: Alarm.ID(), configuration: Self.wakeUp(at: 8, 0))
@@ -232,7 +232,7 @@ import Testing
         }
         #expect(try await manager.requestAuthorization() == .denied)
         #expect(prompter.timesAsked == 1)
-        #expect(try await manager.alarms.isEmpty)
+        #expect(try manager.alarms.isEmpty)
     }
 
     @Test func noAnswerLeavesTheClientUndeterminedAndAsksAgainNextTime() async throws {

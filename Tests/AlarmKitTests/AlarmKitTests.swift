@@ -1,4 +1,4 @@
-import AlarmKit
+import AlarmKitCore
 import FoundationEssentials
 import Synchronization
 import Testing
@@ -115,7 +115,7 @@ final class RecordingBackend: AlarmBackend {
 
     var calls: [String] { log.withLock { $0 } }
 
-    func authorizationState() async -> AlarmManager.AuthorizationState { .authorized }
+    func authorizationState() -> AlarmManager.AuthorizationState { .authorized }
     func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState> { AsyncStream { $0.finish() } }
     func requestAuthorization() async throws -> AlarmManager.AuthorizationState { .authorized }
     func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm {
@@ -125,6 +125,9 @@ final class RecordingBackend: AlarmBackend {
     func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
         log.withLock { $0.append("\(action.rawValue) \(id)") }
     }
-    func alarms() async throws -> [Alarm] { [] }
+    func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws {
+        log.withLock { $0.append("\(action.rawValue) \(id) (blocking)") }
+    }
+    func alarms() throws -> [Alarm] { [] }
     func alarmUpdates() -> AsyncStream<[Alarm]> { AsyncStream { $0.finish() } }
 }

@@ -13,7 +13,7 @@
 // The clock never moves, so no alarm changes by itself: every change on disk is one of these.
 
 import AlarmEngine
-import AlarmKit
+import AlarmKitCore
 import AlarmProtocol
 import AlarmTestKit
 import AlarmSimulator

@@ -1,6 +1,6 @@
 import AlarmControl
 import AlarmProtocol
-import AlarmKit
+import AlarmKitCore
 import AlarmTestKit
 import AlarmTime
 import FoundationEssentials

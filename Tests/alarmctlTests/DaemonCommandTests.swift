@@ -2,7 +2,7 @@ import AlarmClient
 import AlarmControl
 import AlarmProtocol
 import AlarmEngine
-import AlarmKit
+import AlarmKitCore
 import AlarmTestKit
 import AlarmTime
 import FoundationEssentials

@@ -1,7 +1,7 @@
 import AlarmClient
 import AlarmControl
 import AlarmProtocol
-import AlarmKit
+import AlarmKitCore
 import AlarmTestKit
 import FoundationEssentials
 import Glibc

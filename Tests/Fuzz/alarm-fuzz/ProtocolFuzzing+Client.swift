@@ -1,5 +1,5 @@
 import AlarmEngine
-import AlarmKit
+import AlarmKitCore
 import FoundationEssentials
 
 @testable import AlarmClient

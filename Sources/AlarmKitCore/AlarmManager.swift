@@ -1,10 +1,18 @@
 /// Schedules and changes the alarms of one client, as AlarmKit's `AlarmManager` does.
 ///
-/// Where the appliance diverges from Apple's API:
-/// - There is no `shared` singleton: a manager is made over a backend, either the engine in this
-///   process (`AlarmRuntime.manager(for:)` in `AlarmEngine`) or a connection to `alarmd`.
-/// - Every call is `async`, because the engine is an actor or a socket away; ``alarms`` is an
-///   `async throws` getter.
+/// An app uses `AlarmManager.shared` (module `AlarmKit`), its own alarms on this device's
+/// `alarmd`; inside the daemon and in tests a manager is made over a backend, such as the engine
+/// in this process (`AlarmRuntime.manager(for:)` in `AlarmEngine`).
+///
+/// The synchronous members are Apple's: ``alarms``, ``authorizationState`` and
+/// `cancel`/`stop`/`countdown`/`pause`/`resume(id:)`. Beside the last five stand `async` forms,
+/// which Swift picks in async code. Over the socket a synchronous member blocks its thread for
+/// one round trip on a connection of its own, which needs no other thread, so it cannot deadlock
+/// an actor. In the engine's own process, ``alarms`` and ``authorizationState`` read the state
+/// the engine last published without waiting; a synchronous change waits for the engine when
+/// called outside any task, and inside a task throws
+/// ``AlarmOperationError/serviceUnavailable(_:)`` rather than block a thread the engine's actor
+/// may need: use the `async` form there.
 ///
 /// ```swift
 /// let manager = runtime.manager(for: .currentUser)
@@ -27,14 +35,14 @@ public final class AlarmManager: Sendable {
         self.backend = backend
     }
 
-    /// The client's authorization.
+    /// The client's authorization; `.notDetermined` while `alarmd` cannot be reached.
     public var authorizationState: AuthorizationState {
-        get async { await backend.authorizationState() }
+        backend.authorizationState()
     }
 
     /// The current authorization at once, then every change. Each access returns a new sequence.
-    public var authorizationUpdates: some AsyncSequence<AuthorizationState, Never> {
-        backend.authorizationUpdates()
+    public var authorizationUpdates: AlarmAuthorizationStateUpdates {
+        AlarmAuthorizationStateUpdates(stream: backend.authorizationUpdates())
     }
 
     /// Asks the device's owner whether this client may set alarms (only when not yet determined).
@@ -60,6 +68,10 @@ public final class AlarmManager: Sendable {
     }
 
     /// Deletes the alarm, whatever its state or schedule.
+    public func cancel(id: Alarm.ID) throws {
+        try backend.performBlocking(.cancel, id: id)
+    }
+
     public func cancel(id: Alarm.ID) async throws {
         try await backend.perform(.cancel, id: id)
     }
@@ -67,36 +79,92 @@ public final class AlarmManager: Sendable {
     /// Stops an alerting, counting-down or paused alarm. A one-shot alarm is deleted; a repeating
     /// one goes back to `.scheduled` for its next occurrence.
     /// - Throws: ``AlarmOperationError/invalidTransition(_:action:from:)`` while `.scheduled`.
+    public func stop(id: Alarm.ID) throws {
+        try backend.performBlocking(.stop, id: id)
+    }
+
     public func stop(id: Alarm.ID) async throws {
         try await backend.perform(.stop, id: id)
     }
 
     /// Snoozes (or repeats) an alerting alarm: `.countdown` for `postAlert ?? preAlert`.
     /// - Throws: if the alarm is not alerting, or has no countdown duration.
+    public func countdown(id: Alarm.ID) throws {
+        try backend.performBlocking(.countdown, id: id)
+    }
+
     public func countdown(id: Alarm.ID) async throws {
         try await backend.perform(.countdown, id: id)
     }
 
     /// Pauses a counting-down alarm. Paused time does not count.
+    public func pause(id: Alarm.ID) throws {
+        try backend.performBlocking(.pause, id: id)
+    }
+
     public func pause(id: Alarm.ID) async throws {
         try await backend.perform(.pause, id: id)
     }
 
     /// Resumes a paused alarm's countdown where it stopped.
+    public func resume(id: Alarm.ID) throws {
+        try backend.performBlocking(.resume, id: id)
+    }
+
     public func resume(id: Alarm.ID) async throws {
         try await backend.perform(.resume, id: id)
     }
 
     /// The client's alarms.
     public var alarms: [Alarm] {
-        get async throws { try await backend.alarms() }
+        get throws { try backend.alarms() }
     }
 
     /// The client's whole list at once, then after every change; an alarm missing from a list no
     /// longer exists. Each access returns a new sequence, and every sequence gets every change
     /// after its first list. The subscription is in place once that first list arrived: it holds
     /// any change made before, so wait for it before relying on seeing a change as a step.
-    public var alarmUpdates: some AsyncSequence<[Alarm], Never> {
-        backend.alarmUpdates()
+    public var alarmUpdates: AlarmUpdates {
+        AlarmUpdates(stream: backend.alarmUpdates())
+    }
+}
+
+extension AlarmManager {
+    /// The client's whole list of alarms at once, then after every change.
+    public struct AlarmUpdates: AsyncSequence, Sendable {
+        public typealias Element = [Alarm]
+        public typealias Failure = Never
+        let stream: AsyncStream<[Alarm]>
+
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncStream<[Alarm]>.Iterator
+
+            public mutating func next() async -> [Alarm]? { await base.next() }
+
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> [Alarm]? {
+                await base.next(isolation: actor)
+            }
+        }
+
+        public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+    }
+
+    /// The client's authorization at once, then every change.
+    public struct AlarmAuthorizationStateUpdates: AsyncSequence, Sendable {
+        public typealias Element = AuthorizationState
+        public typealias Failure = Never
+        let stream: AsyncStream<AuthorizationState>
+
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncStream<AuthorizationState>.Iterator
+
+            public mutating func next() async -> AuthorizationState? { await base.next() }
+
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> AuthorizationState? {
+                await base.next(isolation: actor)
+            }
+        }
+
+        public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
     }
 }

@@ -1,9 +1,11 @@
 /// What an ``AlarmManager`` talks to: the engine in this process, or `alarmd` over its socket.
 ///
-/// A backend serves one client: every call acts on that client's alarms only.
+/// A backend serves one client: every call acts on that client's alarms only. The synchronous
+/// members serve AlarmManager's synchronous members, as Apple declares them; each says how it
+/// waits.
 public protocol AlarmBackend: Sendable {
     /// The client's current authorization.
-    func authorizationState() async -> AlarmManager.AuthorizationState
+    func authorizationState() -> AlarmManager.AuthorizationState
     /// A new stream that yields the current authorization at once and then every change.
     func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState>
     /// Asks the device's owner, if the client's state is `.notDetermined`; returns the decision.
@@ -12,8 +14,10 @@ public protocol AlarmBackend: Sendable {
     func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm
     /// Performs a state change on one of the client's alarms; returns once it is durable.
     func perform(_ action: AlarmAction, id: Alarm.ID) async throws
+    /// ``perform(_:id:)`` for a caller that cannot await: returns once the change is durable.
+    func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws
     /// The client's alarms.
-    func alarms() async throws -> [Alarm]
+    func alarms() throws -> [Alarm]
     /// A new stream that yields the client's whole list as it is when the subscription takes
     /// effect, then after every change.
     func alarmUpdates() -> AsyncStream<[Alarm]>
