@@ -156,6 +156,8 @@ let package = Package(
         // Helpers shared by the test targets: child processes, temporary directories.
         .target(name: "AlarmTestKit", dependencies: ["AlarmKitCore"], path: "Tests/AlarmTestKit"),
         // A child process for the crash-safety test: applies changes until it is killed.
+        // A program that uses only `import AlarmKit`, as an app on the device does (AlarmKitAppTests).
+        .executableTarget(name: "alarmkit-app-probe", dependencies: ["AlarmKit"], path: "Tests/AlarmKitAppProbe"),
         .executableTarget(
             name: "alarm-store-crash-child",
             dependencies: [
