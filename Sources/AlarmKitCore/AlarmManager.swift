@@ -131,36 +131,22 @@ public final class AlarmManager: Sendable {
 
 extension AlarmManager {
     /// The client's whole list of alarms at once, then after every change.
-    public struct AlarmUpdates: AsyncSequence, Sendable {
-        public typealias Element = [Alarm]
-        public typealias Failure = Never
-        let stream: AsyncStream<[Alarm]>
-
-        public struct Iterator: AsyncIteratorProtocol {
-            var base: AsyncStream<[Alarm]>.Iterator
-
-            public mutating func next() async -> [Alarm]? { await base.next() }
-
-            public mutating func next(isolation actor: isolated (any Actor)?) async -> [Alarm]? {
-                await base.next(isolation: actor)
-            }
-        }
-
-        public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
-    }
-
+    public typealias AlarmUpdates = Updates<[Alarm]>
     /// The client's authorization at once, then every change.
-    public struct AlarmAuthorizationStateUpdates: AsyncSequence, Sendable {
-        public typealias Element = AuthorizationState
+    public typealias AlarmAuthorizationStateUpdates = Updates<AuthorizationState>
+
+    /// The manager's sequences of states: the current value at once, then every change. They
+    /// never fail; one ends only when its manager's backend closes.
+    public struct Updates<Element: Sendable>: AsyncSequence, Sendable {
         public typealias Failure = Never
-        let stream: AsyncStream<AuthorizationState>
+        let stream: AsyncStream<Element>
 
         public struct Iterator: AsyncIteratorProtocol {
-            var base: AsyncStream<AuthorizationState>.Iterator
+            var base: AsyncStream<Element>.Iterator
 
-            public mutating func next() async -> AuthorizationState? { await base.next() }
+            public mutating func next() async -> Element? { await base.next() }
 
-            public mutating func next(isolation actor: isolated (any Actor)?) async -> AuthorizationState? {
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
                 await base.next(isolation: actor)
             }
         }
