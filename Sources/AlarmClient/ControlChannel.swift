@@ -76,13 +76,7 @@ final class ControlChannel: Sendable {
             state.nextID += 1
             return state.nextID
         }
-        guard let line = ControlProtocol.line(RequestMessage(id: id, op: operation, params: parameters)) else {
-            throw ControlError(.malformed, "the parameters of \(operation) cannot be encoded")
-        }
-        // alarmd would refuse it and close the connection: refuse it here and keep the connection.
-        guard line.count <= ControlProtocol.maximumRequestSize + 1 else {
-            throw ControlError(.tooLarge, "the \(operation) request is \(line.count - 1) bytes; alarmd accepts at most \(ControlProtocol.maximumRequestSize)")
-        }
+        let line = try Self.requestLine(id: id, operation, parameters)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let failure: (any Error)? = state.withLock { state in
@@ -108,6 +102,18 @@ final class ControlChannel: Sendable {
             }
             continuation?.resume(throwing: CancellationError())
         }
+    }
+
+    /// A request's line, encoded and checked against the daemon's limit: alarmd would refuse a
+    /// longer one and close the connection, so it is refused here and the connection kept.
+    static func requestLine<Parameters: Encodable>(id: Int64, _ operation: String, _ parameters: Parameters) throws -> [UInt8] {
+        guard let line = ControlProtocol.line(RequestMessage(id: id, op: operation, params: parameters)) else {
+            throw ControlError(.malformed, "the parameters of \(operation) cannot be encoded")
+        }
+        guard line.count <= ControlProtocol.maximumRequestSize + 1 else {
+            throw ControlError(.tooLarge, "the \(operation) request is \(line.count - 1) bytes; alarmd accepts at most \(ControlProtocol.maximumRequestSize)")
+        }
+        return line
     }
 
     /// Forgets a subscription's route (its events are dropped from now on).

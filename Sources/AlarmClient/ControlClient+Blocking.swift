@@ -17,6 +17,8 @@ extension ControlClient {
     public func requestBlocking<Parameters: Encodable, Result: Decodable>(
         _ operation: String, _ parameters: Parameters, as type: Result.Type
     ) throws -> Result {
+        let hello = try ControlChannel.requestLine(id: 1, ControlOperationName.hello, NoParameters())
+        let request = try ControlChannel.requestLine(id: 2, operation, parameters)
         let fd: Int32
         do {
             fd = try connector.open()
@@ -24,16 +26,17 @@ extension ControlClient {
             throw AlarmOperationError.serviceUnavailable("\(error)")
         }
         defer { UnixSocket.close(fd) }
-        guard let hello = ControlProtocol.line(RequestMessage(id: 1, op: ControlOperationName.hello, params: NoParameters())),
-            let request = ControlProtocol.line(RequestMessage(id: 2, op: operation, params: parameters))
-        else {
-            throw ControlError(.malformed, "the parameters of \(operation) cannot be encoded")
-        }
-        guard request.count <= ControlProtocol.maximumRequestSize + 1 else {
-            throw ControlError(.tooLarge, "the \(operation) request is \(request.count - 1) bytes; alarmd accepts at most \(ControlProtocol.maximumRequestSize)")
-        }
         let deadline = ContinuousClock.now + Self.blockingTimeout
-        try Self.sendAll(hello + request, to: fd, until: deadline)
+        var output = OutputBuffer(limit: hello.count + request.count)
+        _ = output.append(hello)
+        _ = output.append(request)
+        while true {
+            if let error = output.write(to: fd) {
+                throw AlarmOperationError.serviceUnavailable("cannot send to alarmd: \(String(cString: strerror(error)))")
+            }
+            if output.isEmpty { break }
+            try Self.waitFor(POLLOUT, on: fd, until: deadline)
+        }
         var decoder = ControlLineDecoder(maximumLineLength: ControlProtocol.maximumResponseSize)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var helloChecked = false
@@ -53,28 +56,11 @@ extension ControlClient {
                     throw ControlError(.malformed, "alarmd's response to \(operation) is too large")
                 }
                 if !helloChecked {
-                    let answer = try Self.result(of: line, as: ControlHello.self, operation: "hello")
-                    guard answer.protocol == ControlProtocol.version else {
-                        throw ControlError(
-                            .unsupportedVersion, "alarmd speaks protocol version \(answer.protocol); this client speaks \(ControlProtocol.version)")
-                    }
+                    _ = try Self.hello(from: line)
                     helloChecked = true
                     continue
                 }
                 return try Self.result(of: line, as: type, operation: operation)
-            }
-        }
-    }
-
-    private static func sendAll(_ bytes: [UInt8], to fd: Int32, until deadline: ContinuousClock.Instant) throws {
-        var sent = 0
-        while sent < bytes.count {
-            let transfer = bytes[sent...].withUnsafeBytes { UnixSocket.send(fd, $0) }
-            switch transfer {
-            case .done(let count): sent += count
-            case .wouldBlock: try waitFor(POLLOUT, on: fd, until: deadline)
-            case .failed(let error):
-                throw AlarmOperationError.serviceUnavailable("cannot send to alarmd: \(String(cString: strerror(error)))")
             }
         }
     }

@@ -324,12 +324,7 @@ public final class ControlClient: Sendable {
         let channel = try ControlChannel(fd: fd, serial: serial) { [weak self] in self?.channelClosed() }
         let hello: ControlHello
         do {
-            hello = try Self.result(
-                of: try await channel.request(ControlOperationName.hello, NoParameters()), as: ControlHello.self, operation: "hello")
-            guard hello.protocol == ControlProtocol.version else {
-                throw ControlError(
-                    .unsupportedVersion, "alarmd speaks protocol version \(hello.protocol); this client speaks \(ControlProtocol.version)")
-            }
+            hello = try Self.hello(from: try await channel.request(ControlOperationName.hello, NoParameters()))
         } catch {
             channel.close()
             throw error
@@ -347,6 +342,16 @@ public final class ControlClient: Sendable {
             try? await subscribe(key, on: channel)
         }
         return channel
+    }
+
+    /// The daemon's answer to `hello`, if it speaks this client's protocol version.
+    static func hello(from line: [UInt8]) throws -> ControlHello {
+        let hello = try result(of: line, as: ControlHello.self, operation: "hello")
+        guard hello.protocol == ControlProtocol.version else {
+            throw ControlError(
+                .unsupportedVersion, "alarmd speaks protocol version \(hello.protocol); this client speaks \(ControlProtocol.version)")
+        }
+        return hello
     }
 
     private func channelClosed() {
