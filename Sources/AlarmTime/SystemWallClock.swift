@@ -30,11 +30,7 @@ public struct SystemWallClock: WallClock {
     public func wake(at deadline: Date, _ action: @escaping @Sendable (WallClockWake) -> Void) -> @Sendable () -> Void {
         guard let sleep = try? arm(until: deadline) else { return {} }
         sleep.onEnd { result in
-            switch result {
-            case .success(.deadline): action(.deadlineReached)
-            case .success(.clockSet): action(.clockChanged)
-            case .failure: break
-            }
+            if case .success(let wake) = result { action(WallClockWake(wake)) }
         }
         return { sleep.cancel() }
     }
@@ -51,10 +47,7 @@ public struct SystemWallClock: WallClock {
 
     static func wait(for sleep: RealtimeTimer.Sleep) async throws -> WallClockWake {
         do {
-            switch try await sleep.wait() {
-            case .deadline: return .deadlineReached
-            case .clockSet: return .clockChanged
-            }
+            return WallClockWake(try await sleep.wait())
         } catch let error as RealtimeTimer.Failure {
             throw WallClockError(operation: error.operation, errno: error.errno)
         }
@@ -62,6 +55,15 @@ public struct SystemWallClock: WallClock {
 
     /// Whether the kernel reports the clock as synchronised by an NTP client.
     public static var isSynchronized: Bool { SystemClocks.isSynchronized }
+}
+
+extension WallClockWake {
+    init(_ wake: RealtimeTimer.Wake) {
+        switch wake {
+        case .deadline: self = .deadlineReached
+        case .clockSet: self = .clockChanged
+        }
+    }
 }
 
 /// A system call the clock needs failed.
