@@ -198,7 +198,7 @@ let package = Package(
         .testTarget(
             name: "AlarmEngineTests",
             dependencies: [
-                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
+                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]

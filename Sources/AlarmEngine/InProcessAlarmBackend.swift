@@ -67,34 +67,37 @@ public struct InProcessAlarmBackend: AlarmBackend {
 
 /// A value one thread waits for and another provides, once.
 private final class ThreadWait<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `value` is guarded by the pthread mutex, which Swift cannot see through.
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
+    // @unchecked: `value` is guarded by the pthread mutex, which Swift cannot see through. The
+    // mutex and condition are allocated, as a pthread object must not move.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var value: Value?
 
     init() {
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&condition, nil)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
     }
 
     deinit {
-        pthread_cond_destroy(&condition)
-        pthread_mutex_destroy(&mutex)
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
     }
 
     func finish(_ value: Value) {
-        pthread_mutex_lock(&mutex)
+        pthread_mutex_lock(mutex)
         self.value = value
-        pthread_cond_signal(&condition)
-        pthread_mutex_unlock(&mutex)
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
     }
 
     func wait() -> Value {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         while true {
             if let value { return value }
-            pthread_cond_wait(&condition, &mutex)
+            pthread_cond_wait(condition, mutex)
         }
     }
 }

@@ -2,6 +2,7 @@ import AlarmKitCore
 import AlarmProtocol
 import AlarmSimulator
 import FoundationEssentials
+import LinuxSupport
 import Testing
 
 @testable import AlarmEngine
@@ -97,6 +98,28 @@ import Testing
         }
         #expect(try owner.alarms.map(\.id) == [b])
         #expect(try rig.manager(Fixture.stranger).alarms.count == 1)
+    }
+
+    /// In the engine's own process a synchronous change waits for the engine on a plain thread,
+    /// and inside a task refuses rather than block a thread the engine's actor may need.
+    @Test func synchronousChangesWaitOnAThreadAndRefuseInsideATask() async throws {
+        let rig = try EngineRig(now: sixFiftyNine)
+        let manager = rig.manager()
+        let id = Alarm.ID()
+        try await manager.schedule(id: id, configuration: Self.wakeUp(at: 7, 0))
+        #expect(throws: AlarmOperationError.self) { try manager.cancel(id: id) as Void }
+        #expect(try manager.alarms.map(\.id) == [id], "the refused change changed nothing")
+        let outcome = await DetachedThread.run { () -> String in
+            do {
+                try manager.cancel(id: id) as Void
+                return "cancelled"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(outcome == "cancelled")
+        #expect(try manager.alarms.isEmpty)
+        #expect(await rig.runtime.alarms(for: Fixture.owner).isEmpty)
     }
 
     @Test func aCountdownKeepsCountingInWallTimeAcrossARestart() async throws {
