@@ -89,7 +89,7 @@ extension Appliance {
         case .stop:
             await silence()
             if await perform(.stop, on: alarm, because: "STOP pressed"), let intent = alarm.definition.stopIntent {
-                await intents.run(intent, for: alarm.id, owner: alarm.owner)
+                runtime.intents.post(intent, button: .stop, alarm: alarm.id, owner: alarm.owner)
             }
         case .snooze:
             guard alert.secondaryButton != nil else {
@@ -106,7 +106,7 @@ extension Appliance {
             case .custom:
                 if await perform(.stop, on: alarm, because: "SNOOZE pressed (custom action)"),
                    let intent = alarm.definition.secondaryIntent {
-                    await intents.run(intent, for: alarm.id, owner: alarm.owner)
+                    runtime.intents.post(intent, button: .secondary, alarm: alarm.id, owner: alarm.owner)
                 }
             }
         }

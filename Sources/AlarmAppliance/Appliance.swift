@@ -30,7 +30,6 @@ public actor Appliance {
     let hardware: ApplianceHardware
     let clock: any WallClock
     public let settings: ApplianceSettings
-    let intents: any IntentRunner
     let logger: Logger
     let renderer: ScreenRenderer
 
@@ -89,14 +88,12 @@ public actor Appliance {
         hardware: ApplianceHardware,
         clock: any WallClock,
         settings: ApplianceSettings = ApplianceSettings(),
-        intents: (any IntentRunner)? = nil,
         logger: Logger
     ) {
         self.runtime = runtime
         self.hardware = hardware
         self.clock = clock
         self.settings = settings
-        self.intents = intents ?? LoggingIntentRunner(logger: logger)
         self.logger = logger
         self.renderer = ScreenRenderer(size: hardware.display.size, clockFormat: settings.clockFormat)
         self.gestures = ButtonGestures(longPressDuration: settings.longPressDuration)

@@ -219,6 +219,18 @@ public final class ControlClient: Sendable {
         stream(ControlOperationName.subscribeAuthorization, of: AlarmManager.AuthorizationState.self)
     }
 
+    /// The intents delivered to the caller: those waiting at once, then each new one, across
+    /// reconnections (each new connection starts with those still waiting, so one may come again
+    /// until it is acknowledged).
+    public func intentDeliveries() -> AsyncStream<AlarmIntentDelivery> {
+        stream(ControlOperationName.subscribeIntents, of: AlarmIntentDelivery.self)
+    }
+
+    /// Marks a delivery handled, so it is not delivered again.
+    public func acknowledgeIntent(_ id: UUID) async throws {
+        _ = try await request(ControlOperationName.acknowledgeIntent, AlarmIDParameters(id: id), as: JSONValue.self)
+    }
+
     private func stream<Value: Decodable & Sendable>(
         _ operation: String, of type: Value.Type
     ) -> AsyncStream<Value> {

@@ -1,5 +1,6 @@
 import AlarmKitCore
 import AlarmProtocol
+import FoundationEssentials
 
 /// Serves an ``AlarmManager`` from `alarmd` over its control socket: the same API as in process.
 ///
@@ -19,7 +20,7 @@ import AlarmProtocol
 ///   ``performBlocking(_:id:)``) block the calling thread for one round trip on a connection of
 ///   their own (``ControlClient/requestBlocking(_:_:as:)``); the rest share one connection.
 /// - `alarmUpdates` and `authorizationUpdates` keep going across daemon restarts: they yield the
-///   fresh value after each reconnection.
+///   fresh value after each reconnection; `intentDeliveries` yields what still waits.
 public struct SocketAlarmBackend: AlarmBackend {
     public let client: ControlClient
 
@@ -63,5 +64,13 @@ public struct SocketAlarmBackend: AlarmBackend {
 
     public func alarmUpdates() -> AsyncStream<[Alarm]> {
         client.alarmUpdates()
+    }
+
+    public func intentDeliveries() -> AsyncStream<AlarmIntentDelivery> {
+        client.intentDeliveries()
+    }
+
+    public func acknowledgeIntent(_ id: UUID) async throws {
+        try await client.acknowledgeIntent(id)
     }
 }

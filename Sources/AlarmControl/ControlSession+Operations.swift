@@ -39,6 +39,15 @@ extension ControlSession {
             try await authorizeAdministrator()
             return try subscribe(request, runtime.authorizationUpdates(for: client), event: ControlEventName.authorization)
 
+        case ControlOperationName.subscribeIntents:
+            _ = try request.parameters(NoParameters.self)
+            return try subscribe(request, runtime.intents.deliveries(for: client), event: ControlEventName.intent)
+
+        case ControlOperationName.acknowledgeIntent:
+            let parameters = try request.parameters(AlarmIDParameters.self)
+            runtime.intents.acknowledge(parameters.id, for: client)
+            return .result(JSONValue.null)
+
         case ControlOperationName.unsubscribe:
             let parameters = try request.parameters(UnsubscribeParameters.self)
             _ = unsubscribe(parameters.subscription)

@@ -48,6 +48,8 @@ public actor AlarmRuntime {
     var scheduler: AlarmScheduler
     var authorizations: [ClientID: AlarmManager.AuthorizationState]
     public nonisolated let store: AlarmStore
+    /// The intents of presses at the device, on their way to the clients that own the alarms.
+    public nonisolated let intents: IntentMailbox
     let clock: any WallClock
     let timeZones: any TimeZoneProvider
     let clockTrust: ClockTrustPolicy
@@ -101,6 +103,7 @@ public actor AlarmRuntime {
         self.store = AlarmStore(
             directory: configuration.storeDirectory, logger: logger, compactionEntries: configuration.storeSnapshotEvery)
         self.history = AlarmHistory(directory: configuration.storeDirectory)
+        self.intents = IntentMailbox(directory: configuration.storeDirectory, clock: clock, logger: logger)
         self.clock = clock
         self.storageRetryInterval = max(configuration.storageRetryInterval, .seconds(1))
         self.timeZones = timeZones
@@ -176,6 +179,7 @@ public actor AlarmRuntime {
         authorizationStates.finishAll()
         eventBroadcast.finishAll()
         snapshotBroadcast.finishAll()
+        intents.finishAll()
         // Every change is durable already; a snapshot now lets the next start read one file.
         if store.hasJournalEntries || durability.hasUnsavedChanges {
             do {

@@ -1,5 +1,6 @@
 import AlarmKitCore
 import AlarmProtocol
+import FoundationEssentials
 import Glibc
 
 /// Serves an ``AlarmManager`` from an ``AlarmRuntime`` in the same process, for one client.
@@ -60,6 +61,14 @@ public struct InProcessAlarmBackend: AlarmBackend {
 
     public func alarmUpdates() -> AsyncStream<[Alarm]> {
         runtime.alarmUpdates(for: client)
+    }
+
+    public func intentDeliveries() -> AsyncStream<AlarmIntentDelivery> {
+        runtime.intents.deliveries(for: client)
+    }
+
+    public func acknowledgeIntent(_ id: UUID) async throws {
+        runtime.intents.acknowledge(id, for: client)
     }
 
     private static var isInTask: Bool { withUnsafeCurrentTask { $0 != nil } }

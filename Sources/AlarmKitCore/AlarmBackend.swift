@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What an ``AlarmManager`` talks to: the engine in this process, or `alarmd` over its socket.
 ///
 /// A backend serves one client: every call acts on that client's alarms only. The synchronous
@@ -21,4 +23,9 @@ public protocol AlarmBackend: Sendable {
     /// A new stream that yields the client's whole list as it is when the subscription takes
     /// effect, then after every change.
     func alarmUpdates() -> AsyncStream<[Alarm]>
+    /// A new stream of the intents delivered to the client: those waiting for it at once, then
+    /// each new one. One not yet acknowledged may come again (after a reconnection).
+    func intentDeliveries() -> AsyncStream<AlarmIntentDelivery>
+    /// Marks a delivery handled, so it is not delivered again; an unknown id is no error.
+    func acknowledgeIntent(_ id: UUID) async throws
 }

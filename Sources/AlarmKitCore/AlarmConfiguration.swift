@@ -9,23 +9,6 @@ public enum AlertSound: Codable, Hashable, Sendable {
     case named(String)
 }
 
-/// An action the device runs when a button of an alarm is pressed.
-///
-/// AlarmKit runs App Intents; on the appliance an intent is a name that the owning client is
-/// notified of, and that the device configuration may map to a command. Clients never supply
-/// commands themselves.
-public struct AlarmIntent: Codable, Hashable, Sendable {
-    /// A name the owning client recognises, for example `"open-app"` or `"log-medication"`.
-    public var name: String
-    /// Parameters passed along with the notification.
-    public var parameters: [String: String]
-
-    public init(_ name: String, parameters: [String: String] = [:]) {
-        self.name = name
-        self.parameters = parameters
-    }
-}
-
 extension AlarmManager {
     /// Everything needed to schedule an alarm or a timer.
     ///
@@ -36,18 +19,18 @@ extension AlarmManager {
         public var countdownDuration: Alarm.CountdownDuration?
         public var schedule: Alarm.Schedule?
         public var attributes: AlarmAttributes<Metadata>
-        /// Run when the alarm is stopped from the device.
-        public var stopIntent: AlarmIntent?
-        /// Run when the secondary button is pressed and its behaviour is `.custom`.
-        public var secondaryIntent: AlarmIntent?
+        /// Delivered to the app when the alarm is stopped at the device (``LiveActivityIntent``).
+        public var stopIntent: (any AlarmIntentConvertible)?
+        /// Delivered to the app when the secondary button is pressed and its behaviour is `.custom`.
+        public var secondaryIntent: (any AlarmIntentConvertible)?
         public var sound: AlertSound
 
         public init(
             countdownDuration: Alarm.CountdownDuration? = nil,
             schedule: Alarm.Schedule? = nil,
             attributes: AlarmAttributes<Metadata>,
-            stopIntent: AlarmIntent? = nil,
-            secondaryIntent: AlarmIntent? = nil,
+            stopIntent: (any AlarmIntentConvertible)? = nil,
+            secondaryIntent: (any AlarmIntentConvertible)? = nil,
             sound: AlertSound = .default
         ) {
             self.countdownDuration = countdownDuration
@@ -62,8 +45,8 @@ extension AlarmManager {
         public static func alarm(
             schedule: Alarm.Schedule? = nil,
             attributes: AlarmAttributes<Metadata>,
-            stopIntent: AlarmIntent? = nil,
-            secondaryIntent: AlarmIntent? = nil,
+            stopIntent: (any AlarmIntentConvertible)? = nil,
+            secondaryIntent: (any AlarmIntentConvertible)? = nil,
             sound: AlertSound = .default
         ) -> Self {
             Self(
@@ -75,8 +58,8 @@ extension AlarmManager {
         public static func timer(
             duration: TimeInterval,
             attributes: AlarmAttributes<Metadata>,
-            stopIntent: AlarmIntent? = nil,
-            secondaryIntent: AlarmIntent? = nil,
+            stopIntent: (any AlarmIntentConvertible)? = nil,
+            secondaryIntent: (any AlarmIntentConvertible)? = nil,
             sound: AlertSound = .default
         ) -> Self {
             Self(

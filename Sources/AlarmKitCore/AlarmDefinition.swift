@@ -34,7 +34,7 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
     }
 
     /// Erases a configuration's metadata type; throws `.invalidConfiguration` if the metadata
-    /// cannot be encoded.
+    /// cannot be encoded, or an intent cannot be kept as an ``AlarmIntent``.
     public init<Metadata>(_ configuration: AlarmManager.AlarmConfiguration<Metadata>) throws(AlarmOperationError) {
         var encodedMetadata: Data?
         if let metadata = configuration.attributes.metadata {
@@ -50,8 +50,8 @@ public struct AlarmDefinition: Codable, Hashable, Sendable {
             presentation: configuration.attributes.presentation,
             tintColor: configuration.attributes.tintColor,
             metadata: encodedMetadata,
-            stopIntent: configuration.stopIntent,
-            secondaryIntent: configuration.secondaryIntent,
+            stopIntent: try configuration.stopIntent?.alarmIntent(),
+            secondaryIntent: try configuration.secondaryIntent?.alarmIntent(),
             sound: configuration.sound
         )
     }
@@ -140,6 +140,12 @@ extension AlarmDefinition {
         if let paused = presentation.paused { texts.append(("presentation.paused.title", paused.title)) }
         for (field, text) in texts where text.count > Self.maximumTextLength {
             throw .invalidConfiguration("\(field) has \(text.count) characters; at most \(Self.maximumTextLength)")
+        }
+        for (field, intent) in [("stopIntent", stopIntent), ("secondaryIntent", secondaryIntent)] {
+            guard let intent else { continue }
+            guard !intent.name.isEmpty, intent.name.count <= Self.maximumTextLength else {
+                throw .invalidConfiguration("\(field).name must have 1 to \(Self.maximumTextLength) characters")
+            }
         }
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Schedules and changes the alarms of one client, as AlarmKit's `AlarmManager` does.
 ///
 /// An app uses `AlarmManager.shared` (module `AlarmKit`), its own alarms on this device's
@@ -29,7 +31,8 @@ public final class AlarmManager: Sendable {
         case notDetermined, denied, authorized
     }
 
-    private let backend: any AlarmBackend
+    let backend: any AlarmBackend
+    let intentTypes = Mutex(IntentTypes())
 
     public init(backend: any AlarmBackend) {
         self.backend = backend

@@ -21,7 +21,8 @@ import FoundationEssentials
 /// - A response has `ok` and either `result` or `error` (``ControlErrorBody``). A request that
 ///   cannot be parsed far enough to read its `id` gets `"id":null`.
 /// - Events (`alarms`, `authorization`) follow a `subscribeAlarms`/`subscribeAuthorization`
-///   response and carry its `subscription` number; each holds the whole current value.
+///   response and carry its `subscription` number; each holds the whole current value. `intent`
+///   events (after `subscribeIntents`) each hold one delivery instead.
 /// - Dates are seconds since 1970 (a JSON number); ``AlarmDefinition/metadata`` is base64.
 ///
 /// See ``ControlOperationName`` for the operations and their parameters.
@@ -67,6 +68,8 @@ public enum ControlProtocol {
 /// | `schedule` | `id` (UUID), `definition` (``AlarmDefinition``) | the `Alarm` |
 /// | `stop`, `countdown`, `pause`, `resume`, `cancel` | `id` | `null` |
 /// | `subscribeAlarms`, `subscribeAuthorization` | none | ``ControlSubscription``; then events |
+/// | `subscribeIntents` | none | ``ControlSubscription``; then an `intent` event per delivery |
+/// | `acknowledgeIntent` | `id` (the delivery's) | `null` (also for an unknown id) |
 /// | `unsubscribe` | `subscription` | `null` (also for an unknown number) |
 /// | `authorizationState`, `requestAuthorization` | none | `"notDetermined"`, `"denied"` or `"authorized"` |
 /// | `allAlarms` (administrators) | none | `[OwnedAlarm]` (`{"owner": uid, "alarm": …}`) |
@@ -86,11 +89,13 @@ public enum ControlOperationName {
     public static let allAlarms = "allAlarms"
     public static let authorizations = "authorizations"
     public static let setAuthorization = "setAuthorization"
+    public static let subscribeIntents = "subscribeIntents"
+    public static let acknowledgeIntent = "acknowledgeIntent"
 
     /// The operations every version-1 server answers (the actions by their ``AlarmAction`` names).
     public static let builtIn: Set<String> = Set([
         hello, alarms, schedule, subscribeAlarms, subscribeAuthorization, unsubscribe, authorizationState,
-        requestAuthorization, allAlarms, authorizations, setAuthorization,
+        requestAuthorization, allAlarms, authorizations, setAuthorization, subscribeIntents, acknowledgeIntent,
     ] + AlarmAction.allCases.map(\.rawValue))
 }
 
@@ -100,4 +105,7 @@ public enum ControlEventName {
     public static let alarms = "alarms"
     /// `data` is the subscriber's authorization state.
     public static let authorization = "authorization"
+    /// `data` is one ``AlarmIntentDelivery``: those waiting when the subscription starts, then each
+    /// new one. A delivery comes again on each new subscription until it is acknowledged.
+    public static let intent = "intent"
 }

@@ -62,6 +62,17 @@ enum JSONOutput {
         var state: String
         @Null var title: String?
     }
+
+    /// An intent delivered by a press at the device, in `watch --json`.
+    struct Intent: Encodable {
+        var version = JSONOutput.version
+        var time: String
+        var id: String
+        var intent: String
+        var button: String
+        var parameters: [String: String]
+        var delivery: String
+    }
 }
 
 /// An optional field that is `null` when empty: the synthesized encoders leave a `nil` out, and

@@ -19,6 +19,8 @@ struct ScheduleCommand: AsyncParsableCommand {
             --snooze is AlarmKit's postAlert countdown, also used by `alarmctl snooze`. \
             --countdown is AlarmKit's preAlert: the alarm counts down for that long before each \
             time it rings (pause and resume work during it). \
+            --stop-intent NAME delivers the intent NAME to you when STOP is pressed at the device: \
+            `alarmctl watch --json` prints it, so a script can react. \
             --sound names a WAV file in the device's sounds directory (default: the built-in tone). \
             A user's first alarm asks the person at the device for permission first (up to 60 s; \
             see `alarmctl auth`). Prints the new alarm's id and when it rings (--json: the alarm \
@@ -51,6 +53,9 @@ struct ScheduleCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("What SNOOZE does while it rings: snooze, custom or none.", valueName: "snooze|custom|none"))
     var secondary = "snooze"
+
+    @Option(help: ArgumentHelp("The intent to deliver to you when STOP is pressed at the device.", valueName: "NAME"))
+    var stopIntent: String?
 
     @Option(help: ArgumentHelp("Use this id (a UUID) instead of a new one.", valueName: "UUID"))
     var id: String?
@@ -125,7 +130,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             schedule: schedule, countdownDuration: durations,
             presentation: AlarmPresentation(
                 alert: alert, countdown: .init(title: title), paused: .init(title: title, resumeButton: .resume)),
-            secondaryIntent: secondaryIntent, sound: try ScheduleInput.sound(sound))
+            stopIntent: stopIntent.map { AlarmIntent($0) }, secondaryIntent: secondaryIntent, sound: try ScheduleInput.sound(sound))
         try ScheduleInput.check(definition)
         return definition
     }

@@ -13,12 +13,15 @@ struct WatchCommand: AsyncParsableCommand {
             id's first 8 characters, the new state (scheduled, countdown, paused, alerting, or gone \
             once it no longer exists) and the title. It keeps following if alarmd restarts. \
             Ctrl-C (SIGINT) or SIGTERM ends it with exit status 0. --json prints one object per \
-            line: {"version":1,"time":INSTANT,"id":ID,"state":STATE,"title":TITLE or null}.
+            line: {"version":1,"time":INSTANT,"id":ID,"state":STATE,"title":TITLE or null}.             It also prints the intents of your alarms' buttons pressed at the device (see             `schedule --stop-intent`): a line "intent NAME (stop)", or with --json             {"version":1,"time":PRESSED,"id":ALARM,"intent":NAME,"button":"stop" or "secondary",            "parameters":{...},"delivery":ID}; those waiting for you come first. An intent stays             waiting (up to 24 hours, 16 per user) until a program acknowledges it:             --acknowledge does, so that a script reacting to it runs once per press.
             """
     )
 
     @Flag(help: "One JSON object per line.")
     var json = false
+
+    @Flag(help: "Acknowledge each intent once printed, so it is not delivered again.")
+    var acknowledge = false
 
     @OptionGroup var connection: SocketOptions
 
@@ -28,6 +31,7 @@ struct WatchCommand: AsyncParsableCommand {
         // Trapped before subscribing, so that Ctrl-C at any moment from here on ends cleanly.
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let updates = session.client.alarmUpdates()
+        let intents = session.client.intentDeliveries()
         let printer = ChangePrinter(json: json, zone: TimeText.localZone())
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -38,6 +42,14 @@ struct WatchCommand: AsyncParsableCommand {
                 for await alarms in updates {
                     let titles = await Self.titles(session)
                     known = printer.report(alarms, titles: titles, known: known, now: Date())
+                }
+            }
+            group.addTask { [acknowledge] in
+                // A delivery comes again after a reconnection until it is acknowledged.
+                var printed: Set<UUID> = []
+                for await delivery in intents {
+                    if printed.insert(delivery.id).inserted { printer.report(delivery) }
+                    if acknowledge { try? await session.client.acknowledgeIntent(delivery.id) }
                 }
             }
             await group.next()
@@ -84,6 +96,19 @@ struct ChangePrinter: Sendable {
         }
         if !text.isEmpty { writeToStandardOutput(text) }
         return next
+    }
+
+    func report(_ delivery: AlarmIntentDelivery) {
+        if json {
+            writeToStandardOutput(JSONOutput.line(JSONOutput.Intent(
+                time: ISO8601.format(delivery.date, in: zone), id: delivery.alarmID.uuidString, intent: delivery.intent.name,
+                button: delivery.button.rawValue, parameters: delivery.intent.parameters, delivery: delivery.id.uuidString)))
+        } else {
+            let state = "intent"
+            let padding = String(repeating: " ", count: Self.stateWidth - state.count)
+            writeToStandardOutput("\(TimeText.timeOfDay(delivery.date, in: zone))  \(delivery.alarmID.uuidString.prefix(8))  \(state)\(padding)  "
+                + "\(TerminalText.escaped(delivery.intent.name)) (\(delivery.button.rawValue))\n")
+        }
     }
 
     func line(_ id: Alarm.ID, state: String, title: String?, now: Date) -> String {

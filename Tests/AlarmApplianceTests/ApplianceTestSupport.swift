@@ -144,7 +144,6 @@ final class ApplianceRig: Sendable {
     let indicator: FakeIndicator
     let display: FakeCharacterDisplay
     let buttons: FakeButtonInput
-    let intents = RecordingIntentRunner()
     let settings: ApplianceSettings
     let appliance: Appliance
 
@@ -167,7 +166,7 @@ final class ApplianceRig: Sendable {
         appliance = Appliance(
             runtime: runtime,
             hardware: ApplianceHardware(buttons: buttons, indicator: indicator, audio: audioLog, display: display),
-            clock: clock, settings: settings, intents: intents, logger: Scene.logger)
+            clock: clock, settings: settings, logger: Scene.logger)
         await appliance.start()
     }
 
@@ -226,25 +225,20 @@ final class ApplianceRig: Sendable {
         await runtime.record(for: Scene.key(id))?.phase.state
     }
 
-    /// The display's rows as text (custom glyphs as ①...).
-    var lines: [String] { display.lines }
-}
-
-/// Runs nothing; remembers which intents the appliance asked for.
-final class RecordingIntentRunner: IntentRunner {
-    struct Run: Hashable, Sendable {
+    /// An intent as the appliance delivered it.
+    struct Delivered: Hashable {
         var intent: AlarmIntent
         var alarm: Alarm.ID
-        var owner: ClientID
+        var button: AlarmIntentDelivery.Button
     }
 
-    private let runs = Mutex<[Run]>([])
-
-    var recorded: [Run] { runs.withLock { $0 } }
-
-    func run(_ intent: AlarmIntent, for alarm: Alarm.ID, owner: ClientID) async {
-        runs.withLock { $0.append(Run(intent: intent, alarm: alarm, owner: owner)) }
+    /// The intents waiting for `owner`, oldest first.
+    func delivered(to owner: ClientID = Scene.owner) -> [Delivered] {
+        runtime.intents.waiting(for: owner).map { Delivered(intent: $0.intent, alarm: $0.alarmID, button: $0.button) }
     }
+
+    /// The display's rows as text (custom glyphs as ①...).
+    var lines: [String] { display.lines }
 }
 
 /// An audio output in front of a ``FakeAudioOutput`` that logs each call, and at each `stop()`

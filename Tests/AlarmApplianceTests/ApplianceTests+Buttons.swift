@@ -35,7 +35,8 @@ extension ApplianceTests {
         }
 
         await rig.tap(.stop)
-        #expect(rig.intents.recorded == [.init(intent: AlarmIntent("theirs"), alarm: shared, owner: stranger)])
+        #expect(rig.delivered(to: stranger) == [.init(intent: AlarmIntent("theirs"), alarm: shared, button: .stop)])
+        #expect(rig.delivered(to: Scene.owner).isEmpty, "only the alarm's owner gets its intent")
         #expect(await rig.runtime.alarms(for: stranger).isEmpty)
         #expect(await rig.state(of: shared) == .alerting)
         #expect(rig.lines[0].contains("Mine"))
@@ -58,7 +59,7 @@ extension ApplianceTests {
         #expect(rig.audioLog.calls.last == .stop(watched: .alerting))
         #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         #expect(await rig.runtime.alarms(for: Scene.owner).isEmpty)
-        #expect(rig.intents.recorded == [.init(intent: AlarmIntent("open-app"), alarm: id, owner: Scene.owner)])
+        #expect(rig.delivered() == [.init(intent: AlarmIntent("open-app"), alarm: id, button: .stop)])
         #expect(rig.indicator.pattern == .off)
         #expect(rig.display.isBacklightOn)
         #expect(rig.lines == ["     07:00      ", "   No alarms    "])
@@ -67,7 +68,7 @@ extension ApplianceTests {
         await rig.advance(by: 0.15)
         await rig.release(.stop)
         #expect(rig.audioLog.stops == 1)
-        #expect(rig.intents.recorded.count == 1)
+        #expect(rig.delivered().count == 1)
         #expect(rig.lines == ["     07:00      ", "   No alarms    "])
     }
 
@@ -99,7 +100,7 @@ extension ApplianceTests {
         #expect(rig.lines == ["①Pills     07:00", "Stop       Taken"])
 
         await rig.tap(.snooze)
-        #expect(rig.intents.recorded == [.init(intent: intent, alarm: id, owner: Scene.owner)])
+        #expect(rig.delivered() == [.init(intent: intent, alarm: id, button: .secondary)])
         #expect(await rig.runtime.record(for: Scene.key(id)) == nil)
         #expect(rig.audio.nowPlaying == nil)
         #expect(rig.audioLog.stops == 1)

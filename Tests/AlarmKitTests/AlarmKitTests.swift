@@ -130,4 +130,8 @@ final class RecordingBackend: AlarmBackend {
     }
     func alarms() throws -> [Alarm] { [] }
     func alarmUpdates() -> AsyncStream<[Alarm]> { AsyncStream { $0.finish() } }
+    func intentDeliveries() -> AsyncStream<AlarmIntentDelivery> { AsyncStream { $0.finish() } }
+    func acknowledgeIntent(_ id: UUID) async throws {
+        log.withLock { $0.append("acknowledge \(id)") }
+    }
 }

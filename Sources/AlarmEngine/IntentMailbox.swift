@@ -1,0 +1,175 @@
+import AlarmKitCore
+import AlarmProtocol
+import AlarmTime
+import FoundationEssentials
+import Glibc
+import Logging
+import Synchronization
+
+/// The intents on their way to the clients that own their alarms, kept in `intents.json` in the
+/// state directory until each is acknowledged.
+///
+/// A press at the device posts the alarm's intent here after the alarm's own change is made; it
+/// goes at once to every subscription of the owner, and waits for the owner's next one if there
+/// is none. Nothing here waits for a client, and the daemon never runs an intent itself.
+///
+/// Bounded, so a client that never connects cannot fill the disk: at most
+/// ``capacityPerClient`` deliveries wait per client (the oldest go first), none longer than
+/// ``lifetime``. The file is replaced durably on every change; when it cannot be written (a full
+/// or read-only disk) the deliveries still go out, and the next change tries again.
+public final class IntentMailbox: Sendable {
+    public static let capacityPerClient = 16
+    public static let lifetime: TimeInterval = 24 * 60 * 60
+
+    private struct State {
+        var waiting: [ClientID: [AlarmIntentDelivery]] = [:]
+        var subscribers: [ClientID: [Int: AsyncStream<AlarmIntentDelivery>.Continuation]] = [:]
+        var nextToken = 0
+        var failingToSave = false
+    }
+
+    /// The file's content: every waiting delivery with its owner, oldest first.
+    private struct Stored: Codable {
+        var version = 1
+        var deliveries: [Owned]
+    }
+
+    private struct Owned: Codable {
+        var owner: ClientID
+        var delivery: AlarmIntentDelivery
+    }
+
+    let path: String
+    private let directory: String
+    private let clock: any WallClock
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// Loads what was waiting; a file that cannot be read is set aside and logged.
+    init(directory: String, clock: any WallClock, logger: Logger) {
+        self.directory = directory
+        self.path = directory + "/intents.json"
+        self.clock = clock
+        self.logger = logger
+        do {
+            guard let bytes = try DurableFile.read(path) else { return }
+            let stored = try ControlProtocol.makeDecoder().decode(Stored.self, from: Data(bytes))
+            var waiting: [ClientID: [AlarmIntentDelivery]] = [:]
+            for owned in stored.deliveries { waiting[owned.owner, default: []].append(owned.delivery) }
+            state.withLock { $0.waiting = waiting }
+        } catch {
+            let aside = try? DurableFile.moveAside(
+                path, to: "\(path).bad-\(Int(clock.now.timeIntervalSince1970))", directory: directory)
+            logger.error("Waiting intents unreadable; kept aside, none delivered", metadata: [
+                "intents.error": "\(error)", "intents.kept": "\(aside ?? "left in place")",
+            ])
+        }
+    }
+
+    /// Delivers `intent` of `owner`'s alarm, pressed now: to the owner's subscriptions at once,
+    /// and kept for its later ones until acknowledged.
+    public func post(_ intent: AlarmIntent, button: AlarmIntentDelivery.Button, alarm: Alarm.ID, owner: ClientID) {
+        let delivery = AlarmIntentDelivery(alarmID: alarm, button: button, intent: intent, date: clock.now)
+        let listeners = state.withLock { state in
+            var waiting = state.waiting[owner, default: []]
+            waiting.append(delivery)
+            if waiting.count > Self.capacityPerClient {
+                let dropped = waiting.removeFirst()
+                logger.warning("Intent dropped unacknowledged: its client has too many waiting", metadata: [
+                    "client": "\(owner)", "intent": "\(dropped.intent.name)", "alarm.id": "\(dropped.alarmID)",
+                ])
+            }
+            state.waiting[owner] = waiting
+            save(&state)
+            return state.subscribers[owner]?.count ?? 0
+        }
+        logger.info(listeners > 0 ? "Alarm intent sent to its client" : "Alarm intent kept until its client connects", metadata: [
+            "client": "\(owner)", "intent": "\(intent.name)", "alarm.id": "\(alarm)",
+        ])
+    }
+
+    /// The owner's waiting deliveries at once, then each new one.
+    public func deliveries(for owner: ClientID) -> AsyncStream<AlarmIntentDelivery> {
+        let (stream, continuation) = AsyncStream.makeStream(of: AlarmIntentDelivery.self)
+        let token = state.withLock { state in
+            if dropExpired(&state) { save(&state) }
+            state.waiting[owner]?.forEach { continuation.yield($0) }
+            state.nextToken += 1
+            state.subscribers[owner, default: [:]][state.nextToken] = continuation
+            return state.nextToken
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in
+                state.subscribers[owner]?[token] = nil
+                if state.subscribers[owner]?.isEmpty == true { state.subscribers[owner] = nil }
+            }
+        }
+        return stream
+    }
+
+    /// Forgets a delivery the owner has handled; an unknown id (another process of the owner
+    /// acknowledged it first) is no error.
+    public func acknowledge(_ id: UUID, for owner: ClientID) {
+        state.withLock { state in
+            guard let index = state.waiting[owner]?.firstIndex(where: { $0.id == id }) else { return }
+            state.waiting[owner]?.remove(at: index)
+            if state.waiting[owner]?.isEmpty == true { state.waiting[owner] = nil }
+            save(&state)
+        }
+    }
+
+    /// What waits for `owner`, oldest first.
+    public func waiting(for owner: ClientID) -> [AlarmIntentDelivery] {
+        state.withLock { $0.waiting[owner] ?? [] }
+    }
+
+    func finishAll() {
+        let all = state.withLock { state in
+            defer { state.subscribers.removeAll() }
+            return state.subscribers.values.flatMap(\.values)
+        }
+        all.forEach { $0.finish() }
+    }
+
+    // MARK: - Keeping them
+
+    /// Drops deliveries older than ``lifetime``; `true` if any went.
+    private func dropExpired(_ state: inout State) -> Bool {
+        let oldest = clock.now.addingTimeInterval(-Self.lifetime)
+        var dropped = false
+        for (owner, deliveries) in state.waiting where deliveries.contains(where: { $0.date < oldest }) {
+            let kept = deliveries.filter { $0.date >= oldest }
+            state.waiting[owner] = kept.isEmpty ? nil : kept
+            dropped = true
+        }
+        return dropped
+    }
+
+    /// Writes what waits (an empty mailbox as no file); a failure is logged once until a write
+    /// works again.
+    private func save(_ state: inout State) {
+        _ = dropExpired(&state)
+        let owned = state.waiting.sorted { $0.key < $1.key }.flatMap { owner, deliveries in
+            deliveries.map { Owned(owner: owner, delivery: $0) }
+        }
+        do {
+            if owned.isEmpty {
+                if unlink(path) != 0, errno != ENOENT { throw StoreError(operation: "unlink", path: path, errno: errno) }
+            } else {
+                let bytes = try ControlProtocol.makeEncoder().encode(Stored(deliveries: owned))
+                try DurableFile.replace(path, with: Array(bytes), directory: directory)
+            }
+            if state.failingToSave {
+                state.failingToSave = false
+                logger.notice("Waiting intents saved again", metadata: ["intents.file": "\(path)"])
+            }
+        } catch {
+            if !state.failingToSave {
+                state.failingToSave = true
+                logger.warning("Waiting intents cannot be saved; a restart would lose them", metadata: [
+                    "intents.file": "\(path)", "intents.error": "\(error)",
+                ])
+            }
+        }
+    }
+}
