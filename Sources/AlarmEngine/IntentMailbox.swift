@@ -81,7 +81,9 @@ public final class IntentMailbox: Sendable {
             }
             state.waiting[owner] = waiting
             save(&state)
-            return state.subscribers[owner]?.count ?? 0
+            let listeners = state.subscribers[owner]?.values ?? [:].values
+            listeners.forEach { $0.yield(delivery) }
+            return listeners.count
         }
         logger.info(listeners > 0 ? "Alarm intent sent to its client" : "Alarm intent kept until its client connects", metadata: [
             "client": "\(owner)", "intent": "\(intent.name)", "alarm.id": "\(alarm)",

@@ -1,0 +1,87 @@
+import AlarmKitCore
+import AlarmProtocol
+import AlarmSimulator
+import AlarmTestKit
+import FoundationEssentials
+import Testing
+
+@testable import AlarmEngine
+
+/// The intents of presses at the device on their way to their clients: kept until acknowledged,
+/// across a restart, bounded in number and age, and never shown to another client.
+@Suite(.timeLimit(.minutes(1))) struct IntentMailboxTests {
+    static let owner = ClientID(rawValue: 1000)
+    static let stranger = ClientID(rawValue: 1001)
+    static let monday = Fixture.at("2026-11-23T07:00:00+01:00")
+
+    @Test func aWaitingIntentComesFirstToEachNewSubscriptionThenNewOnesAndOnlyToItsOwner() async throws {
+        let rig = try EngineRig(now: Self.monday)
+        let alarm = Alarm.ID()
+        rig.runtime.intents.post(AlarmIntent("coffee"), button: .stop, alarm: alarm, owner: Self.owner)
+        var theirs = rig.runtime.intents.deliveries(for: Self.owner).makeAsyncIterator()
+        let strangers = rig.runtime.intents.deliveries(for: Self.stranger)
+        let first = try #require(await theirs.nextElement())
+        #expect(first.intent == AlarmIntent("coffee") && first.alarmID == alarm && first.button == .stop)
+        #expect(first.date == Self.monday)
+
+        rig.runtime.intents.post(AlarmIntent("open", parameters: ["tab": "alarms"]), button: .secondary, alarm: alarm, owner: Self.owner)
+        #expect(await theirs.nextElement()?.intent.parameters == ["tab": "alarms"])
+        // A second subscription (another connection of the same user) gets both: none acknowledged.
+        #expect(await rig.runtime.intents.deliveries(for: Self.owner).prefix(2).map(\.intent.name).collected() == ["coffee", "open"])
+
+        rig.runtime.intents.finishAll()
+        #expect(await strangers.collected().isEmpty, "a stranger never sees another client's intents")
+    }
+
+    @Test func anAcknowledgedIntentIsGoneAndAWaitingOneOutlivesARestart() async throws {
+        let rig = try EngineRig(now: Self.monday)
+        rig.runtime.intents.post(AlarmIntent("coffee"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
+        rig.runtime.intents.post(AlarmIntent("lights"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
+        let coffee = try #require(rig.runtime.intents.waiting(for: Self.owner).first)
+        rig.runtime.intents.acknowledge(coffee.id, for: Self.stranger)
+        #expect(rig.runtime.intents.waiting(for: Self.owner).count == 2, "only the owner acknowledges its own")
+        rig.runtime.intents.acknowledge(coffee.id, for: Self.owner)
+        rig.runtime.intents.acknowledge(coffee.id, for: Self.owner)
+
+        let restarted = try rig.restarted()
+        #expect(restarted.intents.waiting(for: Self.owner).map(\.intent.name) == ["lights"])
+        let lights = try #require(restarted.intents.waiting(for: Self.owner).first)
+        restarted.intents.acknowledge(lights.id, for: Self.owner)
+        #expect(!TestFiles.names(in: rig.directory.path).contains("intents.json"), "an empty mailbox is no file")
+        #expect(try rig.restarted().intents.waiting(for: Self.owner).isEmpty)
+    }
+
+    @Test func aClientThatNeverConnectsKeepsOnlyItsNewestIntentsForADay() async throws {
+        let rig = try EngineRig(now: Self.monday)
+        let mailbox = rig.runtime.intents
+        for index in 0..<(IntentMailbox.capacityPerClient + 3) {
+            mailbox.post(AlarmIntent("press-\(index)"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
+        }
+        let names = mailbox.waiting(for: Self.owner).map(\.intent.name)
+        #expect(names.count == IntentMailbox.capacityPerClient)
+        #expect(names.first == "press-3" && names.last == "press-\(IntentMailbox.capacityPerClient + 2)")
+
+        rig.clock.advance(by: 12 * 3600)
+        mailbox.post(AlarmIntent("noon"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
+        rig.clock.advance(by: 12 * 3600 + 1)
+        #expect(await mailbox.deliveries(for: Self.owner).prefix(1).map(\.intent.name).collected() == ["noon"])
+        #expect(try rig.restarted().intents.waiting(for: Self.owner).map(\.intent.name) == ["noon"])
+    }
+
+    @Test func aDamagedMailboxIsSetAsideAndTheEngineStarts() async throws {
+        let rig = try EngineRig(now: Self.monday)
+        try TestFiles.write(Array("{\"version\":1,\"deliveries\":[{".utf8), to: rig.directory.path + "/intents.json")
+        let restarted = try rig.restarted()
+        #expect(restarted.intents.waiting(for: Self.owner).isEmpty)
+        #expect(TestFiles.names(in: rig.directory.path).contains { $0.hasPrefix("intents.json.bad-") })
+        restarted.intents.post(AlarmIntent("coffee"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
+        #expect(try rig.restarted().intents.waiting(for: Self.owner).count == 1)
+    }
+}
+
+extension AsyncSequence where Self: Sendable {
+    /// Every element until the sequence ends.
+    func collected() async rethrows -> [Element] {
+        try await reduce(into: []) { $0.append($1) }
+    }
+}
