@@ -34,8 +34,7 @@ actor ViewModel { // Linux: an actor, not an `@Observable class` with `@MainActo
         }
     }
 
-    @discardableResult // Linux: the terminal waits for the task before its next command
-    func scheduleAlarm(with userInput: AlarmForm) -> Task<Void, Never> { // Linux: returns the scheduling task
+    func scheduleAlarm(with userInput: AlarmForm) -> Task<Void, Never> { // Linux: returns the scheduling task, which the terminal waits for before its next command
         let attributes = AlarmAttributes(presentation: alarmPresentation(with: userInput),
                                          metadata: CookingData(),
                                          tintColor: Color.blue)
@@ -50,8 +49,7 @@ actor ViewModel { // Linux: an actor, not an `@Observable class` with `@MainActo
         return scheduleAlarm(id: id, label: userInput.localizedLabel, alarmConfiguration: alarmConfiguration) // Linux: returns the scheduling task
     }
 
-    @discardableResult // Linux: the terminal waits for the task before its next command
-    func scheduleAlarm(id: UUID, label: LocalizedStringResource, alarmConfiguration: AlarmConfiguration) -> Task<Void, Never> { // Linux: returns the scheduling task
+    func scheduleAlarm(id: UUID, label: LocalizedStringResource, alarmConfiguration: AlarmConfiguration) -> Task<Void, Never> { // Linux: returns the scheduling task, which the terminal waits for before its next command
         Task {
             do {
                 guard await requestAuthorization() else {
