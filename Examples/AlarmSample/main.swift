@@ -2,7 +2,7 @@
 // this device, an app that imports nothing but AlarmKit. How the port is organised:
 //
 // - CookingData.swift, AlarmForm.swift, AppIntents.swift and ViewModel.swift are Apple's files.
-//   A line that differs from Apple's says why with `// Linux:`; every other line is Apple's.
+//   A line that differs from Apple's says why with `// Linux:`; the others are Apple's lines.
 // - TerminalFrontEnd.swift and this file stand for the SwiftUI app (ContentView's list of alarms,
 //   AlarmAddView's form) and the widget's pause, resume and stop buttons: commands read from
 //   standard input, one per line, and the alarms printed as they change.
