@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "AlarmScenario", targets: ["AlarmScenario"]),
         .executable(name: "alarmctl", targets: ["alarmctl"]),
         .executable(name: "alarmd", targets: ["alarmd"]),
+        .executable(name: "alarm-sample", targets: ["alarm-sample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -153,6 +154,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // Apple's sample "Scheduling an alarm with AlarmKit", a terminal in place of its SwiftUI: only AlarmKit.
+        .executableTarget(name: "alarm-sample", dependencies: ["AlarmKit"], path: "Examples/AlarmSample"),
         // Helpers shared by the test targets: child processes, temporary directories.
         .target(name: "AlarmTestKit", dependencies: ["AlarmKitCore"], path: "Tests/AlarmTestKit"),
         // A child process for the crash-safety test: applies changes until it is killed.
