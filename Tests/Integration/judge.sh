@@ -187,6 +187,25 @@ judge_timer() {
     verdict timer "paused at $r1 s and stood still ($r2 s); resumed to end at +$(calc "$next - $p2" | cut -d. -f1) s; LCD paused \"$(jv '.text | join(" / ")' "$dir/lcd-paused.json")\""
 }
 
+# --- intent: STOP delivers the alarm's stop intent to its owner's client ------------------------------
+
+judge_intent() {
+    local dir=$1 live later pressed_at
+    load_facts "$dir"
+    live=$dir/watch-live.jsonl later=$dir/watch-later.jsonl
+    expect "the watching client did not get the intent of the STOP press ($(grep -c intent "$live" 2>/dev/null) intent lines)" \
+        jq -se --arg id "$f_id" 'map(select(.intent == "coffee" and .id == $id and .button == "stop")) | length == 1' "$live"
+    pressed_at=$(epoch "$(jq -sr 'map(select(.intent == "coffee"))[0].time' "$live" 2>/dev/null)")
+    expect "the intent's time ($pressed_at) is not the press's ($f_press_stop)" \
+        awk "BEGIN { d = $pressed_at - $f_press_stop; exit !(d > -2 && d < 2) }"
+    expect "a client connecting after the press did not get the waiting intent" \
+        jq -se --arg id "$f_waiting_id" 'map(select(.intent == "lights" and .id == $id)) | length == 1' "$later"
+    expect "an acknowledged intent was delivered again" \
+        jq -se 'map(select(.intent == "coffee")) | length == 0' "$later"
+    expect "alarmd did not log the delivery" grep -q "Alarm intent sent to its client" "$dir/alarmd-journal.txt"
+    verdict intent "live: $(jv -sc 'map(select(.intent)) | .[0] | {intent, button}' "$live"); after a press with nobody listening: $(jv -sc 'map(select(.intent)) | map(.intent)' "$later")"
+}
+
 # --- restart: kill -9 mid-countdown ----------------------------------------------------------------
 
 judge_restart() {
@@ -398,6 +417,7 @@ judge_ready() {
         main/boot) judge_boot "$results/main/boot" ;;
         main/ring) judge_ring "$results/main/ring" ;;
         main/timer) judge_timer "$results/main/timer" ;;
+        main/intent) judge_intent "$results/main/intent" ;;
         main/restart) judge_restart "$results/main/restart" ;;
         main/clock) judge_clock "$results/main/clock" ;;
         main/measurements) judge_measurements "$results/main/measurements" ;;
