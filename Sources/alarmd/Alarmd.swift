@@ -36,7 +36,9 @@ struct Alarmd: AsyncParsableCommand {
             --config (default /etc/alarmd/alarmd.toml), drives the board of the profile, and serves \
             alarmctl on the control socket. \
             alarmd --simulate runs the whole appliance on a simulated board in this terminal: the \
-            LCD, the LED and the sound are drawn as text, keys press the buttons. \
+            LCD, the LED and the sound are drawn as text, keys press the buttons; apps and alarmctl \
+            reach it on --socket (default $XDG_RUNTIME_DIR/alarmd-simulator.sock, else \
+            /tmp/alarmd-simulator-UID.sock), which it names on its screen. \
             alarmd --simulate --script FILE runs a scenario in virtual time instead and prints \
             one line per step, then `N passed, N failed`.
             """
@@ -51,7 +53,7 @@ struct Alarmd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The board profile, a name or a path (service mode; `simulated` runs headless on fakes).", valueName: "NAME|PATH"))
     var board: String?
 
-    @Option(help: ArgumentHelp("The control socket (service mode).", valueName: "PATH"))
+    @Option(help: ArgumentHelp("The control socket.", valueName: "PATH"))
     var socket: String?
 
     @Option(help: ArgumentHelp("Run this scenario file in virtual time and exit.", valueName: "FILE"))
@@ -80,8 +82,11 @@ struct Alarmd: AsyncParsableCommand {
     var logLevel: String?
 
     func validate() throws {
-        if simulate, config != nil || board != nil || socket != nil {
-            throw ValidationError("--config, --board and --socket are for the service; --simulate runs the simulator")
+        if simulate, config != nil || board != nil {
+            throw ValidationError("--config and --board are for the service; --simulate runs the simulator")
+        }
+        if script != nil, socket != nil {
+            throw ValidationError("--script runs a scenario alone; --socket is for the service and the interactive simulator")
         }
         if !simulate, script != nil || start != nil || speed != 1 {
             throw ValidationError("--script, --start and --speed need --simulate")

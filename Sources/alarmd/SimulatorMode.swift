@@ -1,5 +1,6 @@
 import AlarmALSA
 import AlarmAppliance
+import AlarmControl
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
@@ -54,6 +55,7 @@ struct SimulatorMode {
             terminal: terminal, clock: clock, zones: zones, speed: options.start == nil && options.speed == 1 ? 1 : options.speed,
             display: display, indicator: indicator, audio: audio, recent: recent)
         let person = runtime.manager(for: .currentUser)
+        let server = openControlSocket(runtime: runtime, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await runtime.run() }
             group.addTask { await appliance.run() }
@@ -65,6 +67,31 @@ struct SimulatorMode {
             }
             group.cancelAll()
         }
+        await server?.stop()
+    }
+
+    /// The control socket, so that apps and alarmctl can use the simulated clock as the real one;
+    /// the simulator runs without it if it cannot be opened (another simulator listens there).
+    private func openControlSocket(runtime: AlarmRuntime, logger: Logger) -> ControlServer? {
+        let path = options.socket ?? Self.defaultSocketPath
+        let server = ControlServer(configuration: .init(socketPath: path), runtime: runtime, logger: logger)
+        do {
+            try server.start()
+        } catch {
+            logger.warning("No control socket: apps and alarmctl cannot reach the simulator", metadata: ["error": "\(error)"])
+            return nil
+        }
+        logger.notice("Apps and alarmctl: ALARMD_SOCKET=\(path)")
+        return server
+    }
+
+    /// `$XDG_RUNTIME_DIR/alarmd-simulator.sock`, else `/tmp/alarmd-simulator-UID.sock`: the
+    /// user's own, never the service's `/run/alarmd/control.sock`.
+    static var defaultSocketPath: String {
+        if let runtimeDirectory = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), access(runtimeDirectory, W_OK) == 0 {
+            return runtimeDirectory + "/alarmd-simulator.sock"
+        }
+        return "/tmp/alarmd-simulator-\(getuid()).sock"
     }
 
     private func makeClock(zone: TimeZoneRules) throws -> any WallClock {
