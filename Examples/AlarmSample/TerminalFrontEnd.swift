@@ -58,21 +58,39 @@ actor TerminalFrontEnd {
             }
         }
         printing = Task {
+            // A finished command waits here until the update it caused has reached the view model:
+            // printed earlier, an update still on its way would bring a cancelled alarm back for a
+            // moment (as "Alarm (Old Session)", Apple's label for an alarm it did not schedule).
+            var settling: CheckedContinuation<Void, Never>?
             for await event in events.stream {
                 switch event {
-                case .changed:
+                case .changed where settling == nil:
                     if !running { show(await viewModel.alarmsMap) }
+                case .changed:
+                    break
                 case .settled(let command):
+                    settling = command
+                }
+                if let command = settling, await isUpToDate() {
+                    settling = nil
                     running = false
                     show(await viewModel.alarmsMap)
                     command.resume()
                 }
             }
+            settling?.resume()
         }
         running = true
         // ContentView's `onAppear`.
         await viewModel.fetchAlarms()
         await settle()
+    }
+
+    /// Whether the view model has the daemon's list as it is now; an unreachable daemon has
+    /// nothing more to send.
+    private func isUpToDate() async -> Bool {
+        guard let current = try? AlarmManager.shared.alarms else { return true }
+        return await viewModel.latestUpdate == current
     }
 
     /// Prints the changes not printed yet, then stops printing.

@@ -112,8 +112,18 @@ actor ViewModel { // Linux: an actor, not an `@Observable class` with `@MainActo
         Task {
             for await incomingAlarms in alarmManager.alarmUpdates {
                 await updateAlarmState(with: incomingAlarms) // Linux: `await`: the update runs on the actor
+                await received(incomingAlarms) // Linux: for the terminal, which waits for the update a command caused
             }
         }
+    }
+
+    // Linux: the newest list `alarmUpdates` delivered, so that the terminal can wait until the
+    // update a command caused has arrived (it comes on its own connection, after the reply).
+    private(set) var latestUpdate: [Alarm]?
+
+    private func received(_ remoteAlarms: [Alarm]) { // Linux: as above
+        latestUpdate = remoteAlarms
+        changes.continuation.yield()
     }
 
     private func updateAlarmState(with remoteAlarms: [Alarm]) {
