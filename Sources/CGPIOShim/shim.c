@@ -78,10 +78,6 @@ const char *alarmd_gpio_chip_name(const alarmd_gpio_chip *chip) {
     return chip->name;
 }
 
-const char *alarmd_gpio_chip_label(const alarmd_gpio_chip *chip) {
-    return chip->label;
-}
-
 int alarmd_gpio_chip_line_count(const alarmd_gpio_chip *chip) {
     return (int)chip->line_count;
 }

@@ -117,12 +117,12 @@ struct DaemonMode {
             TaskService { await runtime.run() },
             TaskService { await appliance.run() },
             TaskService {
-                await Completion.never()
+                await UntilCancelled.wait()
                 await server.stop()
             },
             TaskService {
                 await status.followParts(logger: logger)
-                await Completion.never()  // a service that returns would stop the whole group
+                await UntilCancelled.wait()  // a service that returns would stop the whole group
             },
         ]
         if let interval = Self.watchdogInterval(logger: logger) {
@@ -139,7 +139,7 @@ struct DaemonMode {
                 "board": "\(profile.name)", "control.socket": "\(socketPath)",
                 "version": "\(AlarmdVersion.current)",
             ])
-            await Completion.never()
+            await UntilCancelled.wait()
         })
         // No signals for the group itself: its signal sources would start libdispatch's worker
         // pool, and with it a timer that wakes the daemon every second (ShutdownSignals).
@@ -227,9 +227,9 @@ struct TaskService: Service {
     }
 }
 
-/// Waiting for nothing, until cancelled.
-enum Completion {
-    static func never() async {
+/// A service's wait for nothing: it returns only when the group cancels it.
+enum UntilCancelled {
+    static func wait() async {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
         for await _ in stream {}
         withExtendedLifetime(continuation) {}

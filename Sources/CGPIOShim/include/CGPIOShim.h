@@ -48,9 +48,8 @@ int alarmd_gpio_chip_open(const char *chip, alarmd_gpio_chip **out);
 /// Closes a chip. NULL is ignored.
 void alarmd_gpio_chip_close(alarmd_gpio_chip *chip);
 
-/// The chip's name ("gpiochip0") and label ("pinctrl-bcm2711"); valid until the chip is closed.
+/// The chip's name ("gpiochip0"); valid until the chip is closed.
 const char *alarmd_gpio_chip_name(const alarmd_gpio_chip *chip);
-const char *alarmd_gpio_chip_label(const alarmd_gpio_chip *chip);
 
 /// How many lines the chip has.
 int alarmd_gpio_chip_line_count(const alarmd_gpio_chip *chip);
