@@ -26,9 +26,16 @@ final class Broadcaster<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// A new stream for `key` that starts with the latest value.
     func subscribe(_ key: Key) -> AsyncStream<Value> {
+        subscribe(key, startingWith: [])
+    }
+
+    /// A new stream for `key` that starts with the latest value, then `first` (what the caller
+    /// keeps of its own, read under a lock it also holds when it publishes).
+    func subscribe(_ key: Key, startingWith first: [Value]) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
         let token = state.withLock { state in
             if replaysLatest, let value = state.latest[key] ?? initialValue { continuation.yield(value) }
+            first.forEach { continuation.yield($0) }
             state.nextToken += 1
             state.subscribers[key, default: [:]][state.nextToken] = continuation
             return state.nextToken
@@ -42,11 +49,15 @@ final class Broadcaster<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return stream
     }
 
-    /// Records `value` as the latest for `key` and sends it to every subscriber of `key`.
-    func publish(_ value: Value, for key: Key) {
+    /// Records `value` as the latest for `key` and sends it to every subscriber of `key`; returns
+    /// how many there were.
+    @discardableResult
+    func publish(_ value: Value, for key: Key) -> Int {
         state.withLock { state in
             if replaysLatest { state.latest[key] = value }
-            state.subscribers[key]?.values.forEach { $0.yield(value) }
+            let subscribers = state.subscribers[key]?.values ?? [:].values
+            subscribers.forEach { $0.yield(value) }
+            return subscribers.count
         }
     }
 

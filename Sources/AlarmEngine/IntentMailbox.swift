@@ -23,8 +23,6 @@ public final class IntentMailbox: Sendable {
 
     private struct State {
         var waiting: [ClientID: [AlarmIntentDelivery]] = [:]
-        var subscribers: [ClientID: [Int: AsyncStream<AlarmIntentDelivery>.Continuation]] = [:]
-        var nextToken = 0
         var failingToSave = false
     }
 
@@ -43,7 +41,10 @@ public final class IntentMailbox: Sendable {
     private let directory: String
     private let clock: any WallClock
     private let logger: Logger
+    /// Held while a delivery is posted and while a subscription starts, so that a new
+    /// subscription gets each delivery once: waiting when it starts, or sent after.
     private let state = Mutex(State())
+    private let subscriptions = Broadcaster<ClientID, AlarmIntentDelivery>(replaysLatest: false)
 
     /// Loads what was waiting; a file that cannot be read is set aside and logged.
     init(directory: String, clock: any WallClock, logger: Logger) {
@@ -81,9 +82,7 @@ public final class IntentMailbox: Sendable {
             }
             state.waiting[owner] = waiting
             save(&state)
-            let listeners = state.subscribers[owner]?.values ?? [:].values
-            listeners.forEach { $0.yield(delivery) }
-            return listeners.count
+            return subscriptions.publish(delivery, for: owner)
         }
         logger.info(listeners > 0 ? "Alarm intent sent to its client" : "Alarm intent kept until its client connects", metadata: [
             "client": "\(owner)", "intent": "\(intent.name)", "alarm.id": "\(alarm)",
@@ -92,21 +91,10 @@ public final class IntentMailbox: Sendable {
 
     /// The owner's waiting deliveries at once, then each new one.
     public func deliveries(for owner: ClientID) -> AsyncStream<AlarmIntentDelivery> {
-        let (stream, continuation) = AsyncStream.makeStream(of: AlarmIntentDelivery.self)
-        let token = state.withLock { state in
+        state.withLock { state in
             if dropExpired(&state) { save(&state) }
-            state.waiting[owner]?.forEach { continuation.yield($0) }
-            state.nextToken += 1
-            state.subscribers[owner, default: [:]][state.nextToken] = continuation
-            return state.nextToken
+            return subscriptions.subscribe(owner, startingWith: state.waiting[owner] ?? [])
         }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in
-                state.subscribers[owner]?[token] = nil
-                if state.subscribers[owner]?.isEmpty == true { state.subscribers[owner] = nil }
-            }
-        }
-        return stream
     }
 
     /// Forgets a delivery the owner has handled; an unknown id (another process of the owner
@@ -126,11 +114,7 @@ public final class IntentMailbox: Sendable {
     }
 
     func finishAll() {
-        let all = state.withLock { state in
-            defer { state.subscribers.removeAll() }
-            return state.subscribers.values.flatMap(\.values)
-        }
-        all.forEach { $0.finish() }
+        subscriptions.finishAll()
     }
 
     // MARK: - Keeping them

@@ -104,10 +104,8 @@ struct ChangePrinter: Sendable {
                 time: ISO8601.format(delivery.date, in: zone), id: delivery.alarmID.uuidString, intent: delivery.intent.name,
                 button: delivery.button.rawValue, parameters: delivery.intent.parameters, delivery: delivery.id.uuidString)))
         } else {
-            let state = "intent"
-            let padding = String(repeating: " ", count: Self.stateWidth - state.count)
-            writeToStandardOutput("\(TimeText.timeOfDay(delivery.date, in: zone))  \(delivery.alarmID.uuidString.prefix(8))  \(state)\(padding)  "
-                + "\(TerminalText.escaped(delivery.intent.name)) (\(delivery.button.rawValue))\n")
+            writeToStandardOutput(line(
+                delivery.alarmID, state: "intent", title: "\(delivery.intent.name) (\(delivery.button.rawValue))", now: delivery.date))
         }
     }
 
