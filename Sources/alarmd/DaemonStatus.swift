@@ -122,12 +122,10 @@ enum DaemonOperations {
         var id: Alarm.ID?
     }
 
-    static func handlers(runtime: AlarmRuntime, status: DaemonStatus) -> [String: ControlServer.Handler] {
-        [
-            // A client learns nothing of the others' alarms: their count and times are theirs.
-            "status": .init(requiresAdministrator: false) { call in
-                await status.report(alarmsOf: call.peer.isAdministrator ? nil : call.peer.client)
-            },
+    /// The daemon's own operations; `status` needs the board's parts, which the simulator
+    /// (`status: nil`) does not report.
+    static func handlers(runtime: AlarmRuntime, status: DaemonStatus?) -> [String: ControlServer.Handler] {
+        var handlers: [String: ControlServer.Handler] = [
             // Full records (titles, countdown ends) for alarmctl's list, show and watch: the
             // AlarmKit `Alarm` carries neither.
             "alarmRecords": .init(requiresAdministrator: false) { call in
@@ -159,5 +157,12 @@ enum DaemonOperations {
                 return await runtime.history(for: ClientID(rawValue: call.peer.uid))
             },
         ]
+        if let status {
+            // A client learns nothing of the others' alarms: their count and times are theirs.
+            handlers["status"] = .init(requiresAdministrator: false) { call in
+                await status.report(alarmsOf: call.peer.isAdministrator ? nil : call.peer.client)
+            }
+        }
+        return handlers
     }
 }

@@ -74,7 +74,9 @@ struct SimulatorMode {
     /// the simulator runs without it if it cannot be opened (another simulator listens there).
     private func openControlSocket(runtime: AlarmRuntime, logger: Logger) -> ControlServer? {
         let path = options.socket ?? Self.defaultSocketPath
-        let server = ControlServer(configuration: .init(socketPath: path), runtime: runtime, logger: logger)
+        let server = ControlServer(
+            configuration: .init(socketPath: path), runtime: runtime,
+            handlers: DaemonOperations.handlers(runtime: runtime, status: nil), logger: logger)
         do {
             try server.start()
         } catch {

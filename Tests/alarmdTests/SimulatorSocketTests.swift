@@ -1,5 +1,6 @@
 import AlarmClient
 import AlarmKitCore
+import AlarmProtocol
 import AlarmTestKit
 import CLinuxSupport
 import Dispatch
@@ -8,7 +9,7 @@ import Glibc
 import Testing
 
 /// `alarmd --simulate` in a pseudo-terminal serves the control socket: an app sets an alarm
-/// through it, the simulator's `s` key (STOP) silences the alarm, and the app receives the
+/// through it, alarmctl's records are there, the simulator's `s` key (STOP) silences the alarm, and the app receives the
 /// alarm's stop intent.
 @Suite(.timeLimit(.minutes(2))) struct SimulatorSocketTests {
     @Test func theSimulatorsStopKeyDeliversTheStopIntentToTheAppOverItsSocket() async throws {
@@ -48,6 +49,11 @@ import Testing
             attributes: AlarmAttributes<NoAlarmMetadata>(presentation: .init(alert: .init(title: "Sim")), tintColor: .blue),
             stopIntent: AlarmIntent("coffee", parameters: ["cups": "2"])))
         while let alarms = await lists.next(), alarms.first?.state != .alerting {}
+        // alarmctl's list, show and watch read the daemon's records, which the simulator serves too.
+        let client = ControlClient(path: socket)
+        defer { client.close() }
+        let records = try await client.request("alarmRecords", as: [AlarmRecord].self)
+        #expect(records.map(\.definition.presentation.alert.title) == ["Sim"])
 
         #expect(write(controller, "s", 1) == 1)
         let delivery = try #require(await deliveries.next())
