@@ -15,11 +15,13 @@ let package = Package(
         .executable(name: "alarmctl", targets: ["alarmctl"]),
         .executable(name: "alarmd", targets: ["alarmd"]),
         .executable(name: "alarm-sample", targets: ["alarm-sample"]),
+        .executable(name: "alarm-web", targets: ["alarm-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // Linux interfaces Swift's Glibc module leaves out (timerfd, eventfd, CLOCK_BOOTTIME,
@@ -116,10 +118,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The daemon's pieces: configuration file, systemd notification, journal logging.
+        // Log lines for the journal on stderr, with `<N>` priorities: alarmd's and alarm-web's.
+        .target(name: "JournalLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // The daemon's pieces: configuration file, systemd notification.
         .target(
             name: "AlarmDaemon",
-            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "JournalLogging", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
         ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
@@ -139,7 +143,7 @@ let package = Package(
             name: "alarmd",
             dependencies: [
                 "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO",
-                "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmProtocol", "AlarmScenario",
+                "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmProtocol", "AlarmScenario", "JournalLogging",
                 "AlarmSimulator", "AlarmTime", "CLinuxSupport", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -152,6 +156,25 @@ let package = Package(
                 "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The phone page's server: pairing, the JSON API and its event stream, over FlyingFox (HTTP
+        // on plain sockets; builds with the arm64 toolchain's Swift 6.0.3, which Hummingbird does not).
+        .target(
+            name: "AlarmWeb",
+            dependencies: [
+                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `alarm-web`: the phone page, a separate process and user, a client of alarmd's socket.
+        .executableTarget(
+            name: "alarm-web",
+            dependencies: [
+                "AlarmWeb", "JournalLogging", "LinuxSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Apple's sample "Scheduling an alarm with AlarmKit", a terminal in place of its SwiftUI: only AlarmKit.
@@ -227,7 +250,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "JournalLogging", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",

@@ -71,14 +71,15 @@ public actor Appliance {
     /// Why the LED last failed; cleared once it shows a pattern.
     public var indicatorFault: HardwareError? { indicator.fault }
 
-    /// Clients waiting for the person's answer, oldest first.
+    /// Questions waiting for the person's answer, oldest first.
     var prompts: [PendingPrompt] = []
+    /// Numbers the prompts, so each one is new content on the display.
+    var promptsAsked: UInt64 = 0
     /// The run loop's input, so work that arrives from outside (a prompt) wakes it.
     var loopInput: AsyncStream<Input>.Continuation?
 
     struct PendingPrompt {
-        var client: ClientID
-        var name: String
+        var question: DevicePrompt
         var deadline: Date
         var answer: CheckedContinuation<AlarmManager.AuthorizationState, Never>
     }
@@ -400,8 +401,8 @@ public actor Appliance {
     private func updateDisplay(_ snapshot: DeviceSnapshot) async {
         let now = snapshot.now
         let showsNextAlarm = nextAlarmShownUntil.map { now < $0 } ?? false
-        let prompt = prompts.first.map { (client: $0.client, name: $0.name) }
-        let newContent = ScreenRenderer.content(of: snapshot, showsNextAlarm: showsNextAlarm, prompting: prompt?.client)
+        let prompt = prompts.first?.question
+        let newContent = ScreenRenderer.content(of: snapshot, showsNextAlarm: showsNextAlarm, prompting: prompt)
         if newContent != content {
             content = newContent
             contentSince = now
@@ -448,10 +449,27 @@ extension Appliance {
     /// ``ApplianceSettings/authorizationTimeout`` leaves it `.notDetermined`. Prompts queue; an
     /// alert shows over them.
     public func requestAuthorization(for client: ClientID, named name: String) async -> AlarmManager.AuthorizationState {
+        await ask(.init(question: "Allow \(name) to set alarms?", tallLines: ["Allow " + name, "to set alarms?"]),
+                  about: ["client": "\(client)", "user": "\(name)"])
+    }
+
+    /// Asks the person at the device whether a phone may use the clock's page: "Pair phone
+    /// NAME? CODE", where CODE is what the phone shows. SNOOZE allows (`.authorized`), STOP
+    /// refuses (`.denied`); nobody answering within ``ApplianceSettings/authorizationTimeout``
+    /// gives `.notDetermined`.
+    public func requestPairing(named name: String, code: String) async -> AlarmManager.AuthorizationState {
+        await ask(.init(question: "Pair phone \(name)? Code \(code)", tallLines: ["Pair phone " + name + "?", "Code " + code]),
+                  about: ["phone": "\(name)", "code": "\(code)"])
+    }
+
+    private func ask(_ question: DevicePrompt, about metadata: Logger.Metadata) async -> AlarmManager.AuthorizationState {
         let deadline = clock.now.addingTimeInterval(settings.authorizationTimeout / .seconds(1))
+        promptsAsked += 1
+        var question = question
+        question.number = promptsAsked
         let decision = await withCheckedContinuation { (answer: CheckedContinuation<AlarmManager.AuthorizationState, Never>) in
-            prompts.append(PendingPrompt(client: client, name: name, deadline: deadline, answer: answer))
-            logger.notice("Asking on the device whether a client may set alarms", metadata: ["client": "\(client)", "user": "\(name)"])
+            prompts.append(PendingPrompt(question: question, deadline: deadline, answer: answer))
+            logger.notice("Asking on the device: \(question.question)", metadata: metadata)
             if let loopInput {
                 loopInput.yield(.promptAdded)
             } else {
@@ -467,8 +485,8 @@ extension Appliance {
         guard !prompts.isEmpty else { return false }
         let prompt = prompts.removeFirst()
         let decision: AlarmManager.AuthorizationState = button == .snooze ? .authorized : .denied
-        logger.notice("Client authorization answered on the device", metadata: [
-            "client": "\(prompt.client)", "user": "\(prompt.name)", "authorization": "\(decision.rawValue)",
+        logger.notice("Answered on the device", metadata: [
+            "question": "\(prompt.question.question)", "answer": "\(decision == .authorized ? "yes" : "no")",
         ])
         prompt.answer.resume(returning: decision)
         return true
@@ -478,7 +496,7 @@ extension Appliance {
         let now = clock.now
         while let first = prompts.first, first.deadline <= now {
             prompts.removeFirst()
-            logger.info("Nobody answered the authorization prompt", metadata: ["client": "\(first.client)"])
+            logger.info("Nobody answered on the device", metadata: ["question": "\(first.question.question)"])
             first.answer.resume(returning: .notDetermined)
         }
     }

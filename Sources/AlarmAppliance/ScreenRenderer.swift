@@ -16,8 +16,23 @@ public enum ScreenContent: Hashable, Sendable {
     case paused(AlarmKey)
     /// Missed alarms, until a button is pressed.
     case missed
-    /// "Allow alice to set alarms?", answered with the buttons.
-    case authorizationPrompt(ClientID)
+    /// A question answered with the buttons ("Allow alice to set alarms?"), by its number.
+    case prompt(UInt64)
+}
+
+/// A yes/no question for the person at the device, answered with SNOOZE (yes) or STOP (no).
+public struct DevicePrompt: Hashable, Sendable {
+    /// The question on one scrolling line ("Allow alice to set alarms?").
+    public var question: String
+    /// The same, for displays of 4 rows and more: a line each, centered.
+    public var tallLines: [String]
+    /// Tells a question from an earlier one with the same words.
+    public var number: UInt64 = 0
+
+    public init(question: String, tallLines: [String]) {
+        self.question = question
+        self.tallLines = tallLines
+    }
 }
 
 /// Draws the appliance's screens for a 16x2 or 20x4 character LCD (any display of at least 16
@@ -52,12 +67,12 @@ public struct ScreenRenderer: Sendable {
         public var soundFault: String?
         /// When the current content first appeared: scrolling counts from here.
         public var contentSince: Date
-        /// A client waiting to be allowed to set alarms, and the name to show for it.
-        public var prompt: (client: ClientID, name: String)?
+        /// A question waiting for the person's answer.
+        public var prompt: DevicePrompt?
 
         public init(
             snapshot: DeviceSnapshot, showsNextAlarm: Bool = false, soundFault: String? = nil, contentSince: Date,
-            prompt: (client: ClientID, name: String)? = nil
+            prompt: DevicePrompt? = nil
         ) {
             self.snapshot = snapshot
             self.showsNextAlarm = showsNextAlarm
@@ -73,13 +88,13 @@ public struct ScreenRenderer: Sendable {
         public var nextChange: Date?
     }
 
-    /// What the display shows for this state: an alert over an authorization prompt over a
+    /// What the display shows for this state: an alert over a question over a
     /// countdown over missed alarms over the clock.
     public static func content(
-        of snapshot: DeviceSnapshot, showsNextAlarm: Bool, prompting client: ClientID? = nil
+        of snapshot: DeviceSnapshot, showsNextAlarm: Bool, prompting prompt: DevicePrompt? = nil
     ) -> ScreenContent {
         if let alert = snapshot.alerting.first { return .alert(alert.key) }
-        if let client { return .authorizationPrompt(client) }
+        if let prompt { return .prompt(prompt.number) }
         if let countdown = snapshot.countdowns.first {
             if case .paused = countdown.phase { return .paused(countdown.key) }
             return .countdown(countdown.key)
@@ -91,9 +106,9 @@ public struct ScreenRenderer: Sendable {
     public func render(_ input: Input) -> Output {
         var canvas = Canvas(size: size, now: input.snapshot.now, contentSince: input.contentSince)
         let snapshot = input.snapshot
-        switch Self.content(of: snapshot, showsNextAlarm: input.showsNextAlarm, prompting: input.prompt?.client) {
-        case .authorizationPrompt:
-            drawPrompt(name: input.prompt?.name ?? "", on: &canvas)
+        switch Self.content(of: snapshot, showsNextAlarm: input.showsNextAlarm, prompting: input.prompt) {
+        case .prompt:
+            if let prompt = input.prompt { drawPrompt(prompt, on: &canvas) }
         case .alert:
             drawAlert(snapshot.alerting[0], others: snapshot.alerting.count - 1, fault: input.soundFault, on: &canvas)
         case .countdown, .paused:
@@ -191,12 +206,14 @@ public struct ScreenRenderer: Sendable {
     }
 
     /// STOP answers no, SNOOZE yes: the labels sit over the buttons, as an alert's do.
-    private func drawPrompt(name: String, on canvas: inout Canvas) {
+    private func drawPrompt(_ prompt: DevicePrompt, on canvas: inout Canvas) {
         if isTall {
-            canvas.center("Allow " + name, row: 0)
-            canvas.center("to set alarms?", row: 1)
+            for (row, line) in prompt.tallLines.prefix(lastRow).enumerated() {
+                let codes = HD44780Text.encode(line)
+                if codes.count <= size.columns { canvas.center(codes, row: row) } else { canvas.scroll(codes, row: row) }
+            }
         } else {
-            canvas.scroll(HD44780Text.encode("Allow \(name) to set alarms?"), row: 0)
+            canvas.scroll(HD44780Text.encode(prompt.question), row: 0)
         }
         canvas.labels(left: HD44780Text.encode("No"), right: HD44780Text.encode("Yes"), row: lastRow)
     }

@@ -226,6 +226,13 @@ public final class ControlClient: Sendable {
         stream(ControlOperationName.subscribeIntents, of: AlarmIntentDelivery.self)
     }
 
+    /// A ``DeviceChange`` after every change of any client's alarms or of the device's state,
+    /// across reconnections (none is replayed: read what you show once the stream has started).
+    /// Administrators only; for another client the stream ends at once.
+    public func deviceChanges() -> AsyncStream<DeviceChange> {
+        stream(ControlOperationName.subscribeDevice, of: DeviceChange.self)
+    }
+
     /// Marks a delivery handled, so it is not delivered again.
     public func acknowledgeIntent(_ id: UUID) async throws {
         _ = try await request(ControlOperationName.acknowledgeIntent, AlarmIDParameters(id: id), as: JSONValue.self)

@@ -43,6 +43,11 @@ extension ControlSession {
             _ = try request.parameters(NoParameters.self)
             return try subscribe(request, runtime.intents.deliveries(for: client), event: ControlEventName.intent)
 
+        case ControlOperationName.subscribeDevice:
+            try requireAdministrator(request)
+            _ = try request.parameters(NoParameters.self)
+            return try subscribe(request, runtime.deviceSnapshots().map { DeviceChange(revision: $0.revision) }, event: ControlEventName.device)
+
         case ControlOperationName.acknowledgeIntent:
             let parameters = try request.parameters(AlarmIDParameters.self)
             runtime.intents.acknowledge(parameters.id, for: client)
@@ -121,7 +126,7 @@ extension ControlSession {
     }
 
     private func subscribe<Value: Encodable & Sendable>(
-        _ request: ControlRequest, _ stream: AsyncStream<Value>, event: String
+        _ request: ControlRequest, _ stream: some AsyncSequence<Value, Never> & Sendable, event: String
     ) throws -> Outcome {
         let number = subscribe(stream, event: event) { number in
             send(ControlSubscription(subscription: number), to: request)

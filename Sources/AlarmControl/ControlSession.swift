@@ -151,7 +151,7 @@ final class ControlSession: Sendable {
     /// Starts forwarding `stream` as events of a new subscription and returns its number, after
     /// `reply(number)` has queued the response; `nil` (and no reply) at the limit or once closed.
     func subscribe<Value: Encodable & Sendable>(
-        _ stream: AsyncStream<Value>, event: String, reply: (Int) -> Void
+        _ stream: some AsyncSequence<Value, Never> & Sendable, event: String, reply: (Int) -> Void
     ) -> Int? {
         let number: Int? = state.withLock { state in
             guard !state.closed, state.subscriptions.count < server.configuration.maximumSubscriptions else { return nil }

@@ -75,6 +75,7 @@ public enum ControlProtocol {
 /// | `allAlarms` (administrators) | none | `[OwnedAlarm]` (`{"owner": uid, "alarm": …}`) |
 /// | `authorizations` (administrators) | none | `[`` ClientAuthorization ``]` |
 /// | `setAuthorization` (administrators) | `uid`, `state` | `null` |
+/// | `subscribeDevice` (administrators) | none | a subscription: `device` events |
 ///
 /// The daemon may register more (``ControlServer/Handler``), e.g. `status` and `history`.
 public enum ControlOperationName {
@@ -91,11 +92,13 @@ public enum ControlOperationName {
     public static let setAuthorization = "setAuthorization"
     public static let subscribeIntents = "subscribeIntents"
     public static let acknowledgeIntent = "acknowledgeIntent"
+    public static let subscribeDevice = "subscribeDevice"
 
     /// The operations every version-1 server answers (the actions by their ``AlarmAction`` names).
     public static let builtIn: Set<String> = Set([
         hello, alarms, schedule, subscribeAlarms, subscribeAuthorization, unsubscribe, authorizationState,
         requestAuthorization, allAlarms, authorizations, setAuthorization, subscribeIntents, acknowledgeIntent,
+        subscribeDevice,
     ] + AlarmAction.allCases.map(\.rawValue))
 }
 
@@ -108,4 +111,18 @@ public enum ControlEventName {
     /// `data` is one ``AlarmIntentDelivery``: those waiting when the subscription starts, then each
     /// new one. A delivery comes again on each new subscription until it is acknowledged.
     public static let intent = "intent"
+    /// `data` is a ``DeviceChange``: something any client's alarms or the device's state (the
+    /// store's health, missed alarms) changed. For a client that shows the whole device, such as
+    /// the phone page, which then asks again for what it shows.
+    public static let device = "device"
+}
+
+/// A `device` event's data.
+public struct DeviceChange: Codable, Hashable, Sendable {
+    /// Increases with every change.
+    public var revision: UInt64
+
+    public init(revision: UInt64) {
+        self.revision = revision
+    }
 }

@@ -14,6 +14,8 @@ import AlarmTime
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import JournalLogging
+import LinuxSupport
 import Logging
 import ServiceLifecycle
 
@@ -103,7 +105,7 @@ struct DaemonMode {
         let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
         let server = ControlServer(
             configuration: control, runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, status: status), logger: logger)
+            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, status: status), logger: logger)
         do {
             try server.start()
         } catch {

@@ -122,9 +122,20 @@ enum DaemonOperations {
         var id: Alarm.ID?
     }
 
+    /// `requestPairing`'s parameters: the phone's name and the code it shows, both on the display.
+    struct PairingParameters: Decodable {
+        var name: String
+        var code: String
+    }
+
+    /// `requestPairing`'s answer: `allowed` (SNOOZE), `refused` (STOP) or `unanswered`.
+    struct PairingAnswer: Encodable, Sendable {
+        var answer: String
+    }
+
     /// The daemon's own operations; `status` needs the board's parts, which the simulator
     /// (`status: nil`) does not report.
-    static func handlers(runtime: AlarmRuntime, status: DaemonStatus?) -> [String: ControlServer.Handler] {
+    static func handlers(runtime: AlarmRuntime, appliance: Appliance, status: DaemonStatus?) -> [String: ControlServer.Handler] {
         var handlers: [String: ControlServer.Handler] = [
             // Full records (titles, countdown ends) for alarmctl's list, show and watch: the
             // AlarmKit `Alarm` carries neither.
@@ -157,6 +168,23 @@ enum DaemonOperations {
                 return await runtime.history(for: ClientID(rawValue: call.peer.uid))
             },
         ]
+        // The phone page (alarm-web, an administrator) asks the person at the clock whether a
+        // browser may use it. The answer comes within ApplianceSettings.authorizationTimeout.
+        handlers["requestPairing"] = .init(requiresAdministrator: true) { call in
+            let parameters = try call.request.parameters(PairingParameters.self)
+            guard (1...32).contains(parameters.name.count),
+                  !parameters.name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw ControlRequestError(id: call.request.id, .malformed, "\"name\" must be 1 to 32 characters on one line")
+            }
+            guard (4...8).contains(parameters.code.count), parameters.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw ControlRequestError(id: call.request.id, .malformed, "\"code\" must be 4 to 8 digits")
+            }
+            switch await appliance.requestPairing(named: parameters.name, code: parameters.code) {
+            case .authorized: return PairingAnswer(answer: "allowed")
+            case .denied: return PairingAnswer(answer: "refused")
+            case .notDetermined: return PairingAnswer(answer: "unanswered")
+            }
+        }
         if let status {
             // A client learns nothing of the others' alarms: their count and times are theirs.
             handlers["status"] = .init(requiresAdministrator: false) { call in

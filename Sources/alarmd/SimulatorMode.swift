@@ -55,7 +55,7 @@ struct SimulatorMode {
             terminal: terminal, clock: clock, zones: zones, speed: options.start == nil && options.speed == 1 ? 1 : options.speed,
             display: display, indicator: indicator, audio: audio, recent: recent)
         let person = runtime.manager(for: .currentUser)
-        let server = openControlSocket(runtime: runtime, logger: logger)
+        let server = openControlSocket(runtime: runtime, appliance: appliance, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await runtime.run() }
             group.addTask { await appliance.run() }
@@ -72,11 +72,13 @@ struct SimulatorMode {
 
     /// The control socket, so that apps and alarmctl can use the simulated clock as the real one;
     /// the simulator runs without it if it cannot be opened (another simulator listens there).
-    private func openControlSocket(runtime: AlarmRuntime, logger: Logger) -> ControlServer? {
+    private func openControlSocket(runtime: AlarmRuntime, appliance: Appliance, logger: Logger) -> ControlServer? {
         let path = options.socket ?? Self.defaultSocketPath
+        // The person running the simulator owns its board: their group administers it, so the
+        // phone page (alarm-web, run as them) may show every alarm and ask to pair.
         let server = ControlServer(
-            configuration: .init(socketPath: path), runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, status: nil), logger: logger)
+            configuration: .init(socketPath: path, administrators: .init(groupID: getgid())), runtime: runtime,
+            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, status: nil), logger: logger)
         do {
             try server.start()
         } catch {

@@ -1,6 +1,7 @@
 import AlarmDaemon
 import AlarmTestKit
 import Glibc
+import JournalLogging
 import Logging
 import Testing
 

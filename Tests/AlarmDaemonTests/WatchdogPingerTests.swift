@@ -1,3 +1,4 @@
+import JournalLogging
 import AlarmDaemon
 import AlarmTestKit
 import Logging

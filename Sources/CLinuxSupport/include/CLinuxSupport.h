@@ -49,5 +49,7 @@ int alarmd_clock_is_synchronized(void);
 #include "CLinuxSupportNotify.h"
 #include "CLinuxSupportSignals.h"
 #include "CLinuxSupportExecutor.h"
+// epoll, which Glibc's module leaves out (alarm-web's socket pool).
+#include <sys/epoll.h>
 
 #endif

@@ -1,17 +1,16 @@
 import CLinuxSupport
 import Glibc
-import LinuxSupport
 
-/// SIGTERM and SIGINT, delivered to `body` from a thread of alarmd's own that sleeps on an
+/// SIGTERM and SIGINT, delivered to `body` from a thread of the process's own that sleeps on an
 /// eventfd; it unblocks them, so they arrive even when the process inherited them blocked.
 ///
 /// swift-service-lifecycle's signal handling uses libdispatch signal sources, whose first job
 /// starts libdispatch's worker pool with its once-a-second timer (see ``ThreadPoolExecutor``), so
-/// the daemon triggers the group's graceful shutdown from here instead.
-enum ShutdownSignals {
+/// alarmd and alarm-web start their graceful shutdowns from here instead.
+public enum ShutdownSignals {
     /// Calls `body` with the signal's number each time one of `signals` arrives, for the rest of
     /// the process's life. Once per process.
-    static func watch(_ signals: [Int32], _ body: @escaping @Sendable (Int32) -> Void) throws {
+    public static func watch(_ signals: [Int32], _ body: @escaping @Sendable (Int32) -> Void) throws {
         let descriptor = signals.withUnsafeBufferPointer {
             alarmd_signals_to_eventfd($0.baseAddress, Int32($0.count))
         }
@@ -30,10 +29,10 @@ enum ShutdownSignals {
         guard created == 0 else { throw SetupError(operation: "pthread_create", errno: created) }
     }
 
-    struct SetupError: Error, CustomStringConvertible {
+    public struct SetupError: Error, CustomStringConvertible {
         var operation: String
         var errno: Int32
 
-        var description: String { "\(operation) failed: \(String(cString: strerror(errno)))" }
+        public var description: String { "\(operation) failed: \(String(cString: strerror(errno)))" }
     }
 }

@@ -1,0 +1,75 @@
+import AlarmClient
+import AlarmKitCore
+import AlarmProtocol
+import FoundationEssentials
+
+/// The page's connection to alarmd: an AlarmKit client of the control socket like any other,
+/// in the administrators' group so that it shows and rings the whole household's alarms.
+public final class DeviceLink: Sendable {
+    private let client: ControlClient
+    /// Pairing questions wait for a person for up to a minute: on a connection of their own,
+    /// so that they hold up nothing else.
+    private let questions: ControlClient
+
+    public init(socketPath: String) {
+        client = ControlClient(connector: .unixSocket(path: socketPath))
+        questions = ControlClient(connector: .unixSocket(path: socketPath))
+    }
+
+    public func close() {
+        client.close()
+        questions.close()
+    }
+
+    /// The page's own uid on alarmd's side: its alarms are the ones it may change.
+    func ownUID() async throws -> UInt32 {
+        try await client.hello().uid
+    }
+
+    /// Every client's alarms, with their titles and phases.
+    func records() async throws -> [AlarmRecord] {
+        try await client.request("alarmRecords", parameters: ["all": .bool(true)], as: [AlarmRecord].self)
+    }
+
+    /// The device's parts, clock and store; `nil` from a daemon without `status` (the simulator).
+    func status() async -> StatusReport? {
+        try? await client.request("status", as: StatusReport.self)
+    }
+
+    func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws {
+        _ = try await client.schedule(id: id, definition: definition)
+    }
+
+    func perform(_ operation: String, id: Alarm.ID) async throws {
+        _ = try await client.request(operation, parameters: ["id": .string(id.uuidString)])
+    }
+
+    /// Something changed on the device.
+    func changes() -> AsyncStream<DeviceChange> {
+        client.deviceChanges()
+    }
+
+    /// Asks the person at the clock: "Pair phone NAME? Code CODE".
+    func askToPair(name: String, code: String) async -> PairingAnswer {
+        do {
+            let answer = try await questions.request(
+                "requestPairing", parameters: ["name": .string(name), "code": .string(code)], as: [String: String].self)
+            switch answer["answer"] {
+            case "allowed": return .allowed
+            case "refused": return .refused
+            default: return .unanswered
+            }
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+}
+
+/// What the person at the clock answered.
+enum PairingAnswer: Sendable {
+    case allowed
+    case refused
+    case unanswered
+    /// The question could not be asked (alarmd unreachable, or too old for pairing).
+    case failed(String)
+}

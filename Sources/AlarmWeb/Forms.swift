@@ -1,0 +1,102 @@
+import AlarmKitCore
+import FoundationEssentials
+
+/// The body of `POST /api/alarms` and `PUT /api/alarms/ID`.
+struct AlarmForm: Decodable {
+    var time: String
+    var repeatDays: [String]?
+    var label: String?
+    var snoozeSeconds: Int?
+    var sound: String?
+
+    enum CodingKeys: String, CodingKey {
+        case time, repeatDays = "repeat", label, snoozeSeconds, sound
+    }
+
+    static func decode(_ body: Data) throws -> AlarmForm {
+        do {
+            return try JSONDecoder.web.decode(AlarmForm.self, from: body)
+        } catch {
+            throw WebError(400, "expected {\"time\": \"07:30\", \"repeat\": [\"mon\", ...], \"label\": ..., \"snoozeSeconds\": ..., \"sound\": ...}: \(Self.summary(error))")
+        }
+    }
+
+    static func summary(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "\"\(key.stringValue)\" is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
+        default: "not valid JSON"
+        }
+    }
+
+    /// The AlarmKit definition: an alarm at `time` (local), once or weekly, with a snooze.
+    func alarm() throws -> AlarmDefinition {
+        let parts = time.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]), parts[1].count == 2,
+              (0...23).contains(hour), (0...59).contains(minute)
+        else { throw WebError(400, "\"time\" must be HH:MM, from 00:00 to 23:59, not \"\(time)\"") }
+        var days: [Locale.Weekday] = []
+        for name in repeatDays ?? [] {
+            guard let day = Self.weekdays[name] else {
+                throw WebError(400, "\"repeat\" takes mon, tue, wed, thu, fri, sat, sun, not \"\(name)\"")
+            }
+            if !days.contains(day) { days.append(day) }
+        }
+        let title = (label ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard title.count <= 64 else { throw WebError(400, "\"label\" is longer than 64 characters") }
+        let snooze = snoozeSeconds ?? 9 * 60
+        guard (60...3_600).contains(snooze) else { throw WebError(400, "\"snoozeSeconds\" must be 60 to 3600") }
+        var alertSound = AlertSound.default
+        if let sound, !sound.isEmpty {
+            guard !sound.contains("/"), !sound.hasPrefix("."), sound.count <= 128 else {
+                throw WebError(400, "\"sound\" must be a file name in the sounds directory")
+            }
+            alertSound = .named(sound)
+        }
+        let shown = title.isEmpty ? "Alarm" : title
+        let definition = AlarmDefinition(
+            schedule: .relative(.init(time: .init(hour: hour, minute: minute), repeats: days.isEmpty ? .never : .weekly(days))),
+            countdownDuration: .init(preAlert: nil, postAlert: TimeInterval(snooze)),
+            presentation: AlarmPresentation(
+                alert: .init(title: shown, stopButton: .stop, secondaryButton: .snooze, secondaryButtonBehavior: .countdown),
+                countdown: .init(title: shown), paused: .init(title: shown, resumeButton: .resume)),
+            sound: alertSound)
+        do {
+            try definition.validate()
+        } catch {
+            throw WebError(400, "\(error)")
+        }
+        return definition
+    }
+
+    static let weekdays: [String: Locale.Weekday] = [
+        "mon": .monday, "tue": .tuesday, "wed": .wednesday, "thu": .thursday, "fri": .friday, "sat": .saturday, "sun": .sunday,
+    ]
+}
+
+/// The body of `POST /api/timers`.
+struct TimerForm: Decodable {
+    var seconds: Int
+    var label: String?
+
+    static func decode(_ body: Data) throws -> TimerForm {
+        do {
+            return try JSONDecoder.web.decode(TimerForm.self, from: body)
+        } catch {
+            throw WebError(400, "expected {\"seconds\": 300, \"label\": \"Tea\"}: \(AlarmForm.summary(error))")
+        }
+    }
+
+    func timer() throws -> AlarmDefinition {
+        guard (1...86_400).contains(seconds) else { throw WebError(400, "\"seconds\" must be 1 to 86400") }
+        let title = (label ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard title.count <= 64 else { throw WebError(400, "\"label\" is longer than 64 characters") }
+        let shown = title.isEmpty ? "Timer" : title
+        return AlarmDefinition(
+            schedule: nil, countdownDuration: .init(preAlert: TimeInterval(seconds), postAlert: nil),
+            presentation: AlarmPresentation(
+                alert: .init(title: shown, stopButton: .stop),
+                countdown: .init(title: shown, pauseButton: .pause), paused: .init(title: shown, resumeButton: .resume)))
+    }
+}

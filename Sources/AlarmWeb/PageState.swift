@@ -1,0 +1,188 @@
+import AlarmKitCore
+import AlarmProtocol
+import AlarmTime
+import FoundationEssentials
+import Glibc
+
+/// What the page shows, sent whole on every change (`GET /api/state`, the `state` events).
+struct PageState: Encodable, Sendable {
+    struct NextAlarm: Encodable, Sendable {
+        var id: String
+        var label: String
+        var date: Date
+    }
+
+    struct AlarmItem: Encodable, Sendable {
+        var id: String
+        var label: String
+        var time: String
+        var repeatDays: [String]
+        var enabled: Bool
+        var skippedDate: String?
+        var next: Date?
+        var snoozeSeconds: Int?
+        var sound: String?
+        var state: String
+        var owner: String
+        var mine: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case id, label, time, repeatDays = "repeat", enabled, skippedDate, next, snoozeSeconds, sound, state, owner, mine
+        }
+    }
+
+    struct TimerItem: Encodable, Sendable {
+        var id: String
+        var label: String
+        var durationSeconds: Int
+        var state: String
+        var endsAt: Date?
+        var remainingSeconds: Int
+    }
+
+    struct Ringing: Encodable, Sendable {
+        var id: String
+        var label: String
+        var kind: String
+        var mine: Bool
+    }
+
+    struct Part: Encodable, Sendable {
+        var name: String
+        var ok: Bool
+        var detail: String
+    }
+
+    struct Status: Encodable, Sendable {
+        var parts: [Part]
+        var clock: String
+        var storage: String
+        var storageDetail: String
+    }
+
+    struct PairingItem: Encodable, Sendable {
+        var id: String
+        var name: String
+        var created: Date
+        var lastSeen: Date
+        var current: Bool
+    }
+
+    var now: Date
+    var zone: String
+    var clockTrusted: Bool
+    var clock24h = true
+    var next: NextAlarm?
+    var alarms: [AlarmItem] = []
+    var timers: [TimerItem] = []
+    var ringing: [Ringing] = []
+    var status: Status?
+    var pairings: [PairingItem] = []
+
+    static let dayNames: [Locale.Weekday: String] = [
+        .monday: "mon", .tuesday: "tue", .wednesday: "wed", .thursday: "thu", .friday: "fri", .saturday: "sat", .sunday: "sun",
+    ]
+
+    /// The page's view of alarmd's records: alarms (with a schedule) and timers, oldest first.
+    init(records: [AlarmRecord], status: StatusReport?, ownUID: UInt32, zone: TimeZoneRules, now: Date) {
+        self.now = now
+        self.zone = zone.identifier
+        clockTrusted = status?.clockTrusted ?? true
+        for record in records.sorted(by: { $0.sequenceNumber < $1.sequenceNumber }) {
+            let label = record.definition.presentation.alert.title
+            let mine = record.owner.rawValue == ownUID
+            if record.phase.isAlerting {
+                ringing.append(Ringing(id: record.id.uuidString, label: label, kind: record.definition.schedule == nil ? "timer" : "alarm", mine: mine))
+            }
+            guard let schedule = record.definition.schedule else {
+                timers.append(Self.timer(record, label: label, now: now))
+                continue
+            }
+            let next = Self.nextAlert(record, zone: zone)
+            var time: Alarm.Schedule.Relative.Time
+            var days: [String] = []
+            switch schedule {
+            case .fixed(let date):
+                let local = zone.localDateTime(at: date).time
+                time = .init(hour: local.hour, minute: local.minute)
+            case .relative(let relative):
+                time = relative.time
+                if case .weekly(let weekly) = relative.repeats {
+                    let chosen = Set(weekly)
+                    days = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday].filter(chosen.contains).compactMap { Self.dayNames[$0] }
+                }
+            }
+            var sound: String?
+            if case .named(let name) = record.definition.sound { sound = name }
+            alarms.append(AlarmItem(
+                id: record.id.uuidString, label: label, time: Self.twoDigits(time.hour) + ":" + Self.twoDigits(time.minute),
+                repeatDays: days, enabled: true, skippedDate: nil, next: next,
+                snoozeSeconds: record.definition.countdownDuration?.postAlert.map { Int($0) },
+                sound: sound, state: Self.state(of: record.phase), owner: Self.userName(record.owner.rawValue), mine: mine))
+            if let next, self.next.map({ next < $0.date }) ?? true {
+                self.next = NextAlarm(id: record.id.uuidString, label: label, date: next)
+            }
+        }
+        if let status {
+            let storage = status.parts.first { $0.name == "storage" }
+            self.status = Status(
+                parts: status.parts.filter { $0.name != "storage" }.map { Part(name: $0.name, ok: $0.state == "ok", detail: $0.detail ?? "") },
+                clock: status.clockTrusted ? "trusted" : "not set", storage: storage?.state ?? "ok", storageDetail: storage?.detail ?? "")
+        }
+    }
+
+    private static func timer(_ record: AlarmRecord, label: String, now: Date) -> TimerItem {
+        let total = Int(record.definition.countdownDuration?.preAlert ?? 0)
+        switch record.phase {
+        case .countdown(let countdown):
+            return TimerItem(id: record.id.uuidString, label: label, durationSeconds: total, state: "countdown", endsAt: countdown.fireDate,
+                             remainingSeconds: max(0, Int(countdown.fireDate.timeIntervalSince(now).rounded(.up))))
+        case .paused(let paused):
+            return TimerItem(id: record.id.uuidString, label: label, durationSeconds: total, state: "paused", endsAt: nil,
+                             remainingSeconds: max(0, Int((paused.total - paused.previouslyElapsed).rounded(.up))))
+        case .alerting, .scheduled:
+            return TimerItem(id: record.id.uuidString, label: label, durationSeconds: total, state: "alerting", endsAt: nil, remainingSeconds: 0)
+        }
+    }
+
+    /// When a scheduled alarm next rings, or a countdown (snooze, pre-alert) ends.
+    static func nextAlert(_ record: AlarmRecord, zone: TimeZoneRules) -> Date? {
+        switch record.phase {
+        case .scheduled(.fixed(let date)?):
+            return date
+        case .scheduled(.day(let day)?):
+            guard case .relative(let relative)? = record.definition.schedule,
+                  let time = CivilTime(hour: relative.time.hour, minute: relative.time.minute)
+            else { return nil }
+            return zone.instant(for: LocalDateTime(date: day, time: time))
+        case .countdown(let countdown):
+            return countdown.fireDate
+        case .scheduled(nil), .paused, .alerting:
+            return nil
+        }
+    }
+
+    private static func state(of phase: AlarmPhase) -> String {
+        switch phase {
+        case .scheduled: "scheduled"
+        case .alerting: "alerting"
+        case .countdown(let countdown): countdown.kind == .postAlert ? "snoozed" : "countdown"
+        case .paused: "paused"
+        }
+    }
+
+    private static func twoDigits(_ number: Int) -> String {
+        number < 10 ? "0\(number)" : "\(number)"
+    }
+
+    /// The owner's login name, or the uid when it has none.
+    static func userName(_ uid: UInt32) -> String {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name else {
+            return "uid \(uid)"
+        }
+        return String(cString: name)
+    }
+}

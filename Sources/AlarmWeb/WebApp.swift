@@ -1,0 +1,339 @@
+import AlarmKitCore
+import AlarmProtocol
+import AlarmTime
+import FoundationEssentials
+import Logging
+import Synchronization
+
+/// The clock's page: its files, and the JSON API the page uses, for paired browsers only.
+///
+/// Every `/api/` route but pairing refuses a browser without a valid `alarm_session` cookie
+/// (401), and every request that changes something must come from the page's own origin (its
+/// `Origin` names the host the request was sent to) with a JSON body: a page on another site
+/// cannot drive the clock through a browser that is paired.
+public final class WebApp: Sendable {
+    public struct Configuration: Sendable {
+        /// The page's files (`index.html`, `app.js`, `app.css`).
+        public var staticDirectory: String
+        /// Where `pairings.json` is kept.
+        public var stateDirectory: String
+        /// Adds `Secure` to the cookies: set it when the page is reached over TLS.
+        public var secureCookies = false
+
+        public init(staticDirectory: String, stateDirectory: String, secureCookies: Bool = false) {
+            self.staticDirectory = staticDirectory
+            self.stateDirectory = stateDirectory
+            self.secureCookies = secureCookies
+        }
+    }
+
+    static let sessionCookie = "alarm_session"
+    static let ticketCookie = "alarm_pairing"
+    /// The largest request body accepted: an alarm is a few hundred bytes.
+    static let maximumBody = 16 * 1024
+    /// How long `POST /api/pair/wait` holds a request before answering "still waiting".
+    static let pairingPoll: Duration = .seconds(20)
+
+    let configuration: Configuration
+    let link: DeviceLink
+    let book: PairingBook
+    let desk = PairingDesk()
+    let logger: Logger
+    let clock: @Sendable () -> Date
+    let zones: any TimeZoneProvider
+    let hub: StateHub
+
+    public init(
+        configuration: Configuration, link: DeviceLink, logger: Logger,
+        zones: any TimeZoneProvider = SystemTimeZoneProvider(), clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.link = link
+        self.logger = logger
+        self.clock = clock
+        self.zones = zones
+        book = PairingBook(directory: configuration.stateDirectory, logger: logger)
+        hub = StateHub()
+    }
+
+    /// Follows the device's changes for the open event streams, until cancelled.
+    public func run() async {
+        for await _ in link.changes() {
+            await publishState()
+        }
+    }
+
+    public func respond(to request: WebRequest) async -> WebResponse {
+        do {
+            return try await route(request)
+        } catch let error as WebError {
+            return error.response
+        } catch let error as AlarmOperationError {
+            return .error(Self.status(of: error), "\(error)")
+        } catch {
+            return .error(503, "the alarm clock did not answer: \(error)")
+        }
+    }
+
+    private func route(_ request: WebRequest) async throws -> WebResponse {
+        let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
+        guard path.hasPrefix("/api/") else { return try staticFile(path, method: request.method) }
+        let changes = request.method != "GET" && request.method != "HEAD"
+        if changes { try checkSameOrigin(request) }
+        let parts = path.split(separator: "/").dropFirst().map(String.init)
+        let padded = parts + Array(repeating: "", count: Swift.max(0, 3 - parts.count))
+        let route = (request.method, parts.count, padded[0], padded[1], padded[2])
+        switch route {
+        case ("POST", 1, "pair", _, _):
+            return try await startPairing(request)
+        case ("POST", 2, "pair", "wait", _):
+            return try await waitForPairing(request)
+        default:
+            break
+        }
+        let pairing = try session(request)
+        switch route {
+        case ("GET", 1, "state", _, _):
+            return .json(200, try await state(for: pairing))
+        case ("GET", 1, "events", _, _):
+            return events(for: pairing)
+        case ("POST", 1, "alarms", _, _):
+            let id = UUID()
+            try await link.schedule(id: id, definition: try AlarmForm.decode(request.body).alarm())
+            return .json(201, ["id": id.uuidString])
+        case ("PUT", 2, "alarms", let id, _):
+            // The edited alarm is scheduled before the old one goes, so a refusal loses nothing.
+            let definition = try AlarmForm.decode(request.body).alarm()
+            let old = try alarmID(id)
+            let new = UUID()
+            try await link.schedule(id: new, definition: definition)
+            try await link.perform(AlarmAction.cancel.rawValue, id: old)
+            return .json(200, ["id": new.uuidString])
+        case ("DELETE", 2, "alarms", let id, _), ("DELETE", 2, "timers", let id, _):
+            try await link.perform(AlarmAction.cancel.rawValue, id: try alarmID(id))
+            return .json(200, ["ok": true])
+        case ("POST", 3, "alarms", let id, let action), ("POST", 3, "timers", let id, let action):
+            guard let operation = Self.actions[action] else { throw WebError(404, "no such action: \(action)") }
+            try await link.perform(operation, id: try alarmID(id))
+            return .json(200, ["ok": true])
+        case ("POST", 1, "timers", _, _):
+            let id = UUID()
+            try await link.schedule(id: id, definition: try TimerForm.decode(request.body).timer())
+            return .json(201, ["id": id.uuidString])
+        case ("DELETE", 2, "pairings", let id, _):
+            guard try book.revoke(id: id) else { throw WebError(404, "no paired browser \(id)") }
+            await publishState()
+            return .json(200, ["ok": true])
+        default:
+            throw WebError(404, "no such route: \(request.method) \(path)")
+        }
+    }
+
+    /// The page's action names and the protocol's operations.
+    static let actions: [String: String] = [
+        "stop": AlarmAction.stop.rawValue, "snooze": AlarmAction.countdown.rawValue,
+        "pause": AlarmAction.pause.rawValue, "resume": AlarmAction.resume.rawValue,
+    ]
+
+    private func alarmID(_ text: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else { throw WebError(404, "no alarm \(text)") }
+        return id
+    }
+
+    // MARK: - Checks
+
+    /// The pairing of the browser that sent `request`, or 401.
+    private func session(_ request: WebRequest) throws -> Pairing {
+        guard let token = request.cookie(Self.sessionCookie), let pairing = book.pairing(token: token, at: clock()) else {
+            throw WebError(401, "this browser is not paired with the clock", pairing: true)
+        }
+        return pairing
+    }
+
+    /// Refuses a change whose `Origin` is not the host it was sent to, and a body that is not JSON.
+    private func checkSameOrigin(_ request: WebRequest) throws {
+        guard let origin = request.headers["origin"], let host = request.headers["host"],
+              origin == "http://" + host || origin == "https://" + host
+        else {
+            throw WebError(403, "cross-origin request refused: changes must come from the clock's own page")
+        }
+        guard request.body.count <= Self.maximumBody else { throw WebError(413, "request body larger than \(Self.maximumBody) bytes") }
+        if !request.body.isEmpty {
+            let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            guard type == "application/json" else { throw WebError(415, "the body must be JSON (Content-Type: application/json)") }
+        }
+    }
+
+    static func status(of error: AlarmOperationError) -> Int {
+        switch error {
+        case .notFound: 404
+        case .invalidTransition, .noCountdownDuration, .duplicateID: 409
+        case .invalidConfiguration: 400
+        case .notAuthorized: 403
+        case .storageFailure, .serviceUnavailable: 503
+        }
+    }
+
+    // MARK: - Pairing
+
+    private struct PairRequest: Decodable {
+        var name: String
+    }
+
+    private func startPairing(_ request: WebRequest) async throws -> WebResponse {
+        let name: String
+        do {
+            name = try JSONDecoder.web.decode(PairRequest.self, from: request.body).name.trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            throw WebError(400, "expected {\"name\": \"a name for this phone\"}")
+        }
+        guard (1...32).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw WebError(400, "the phone's name must be 1 to 32 characters")
+        }
+        let question: PairingDesk.Question
+        do {
+            question = try await desk.open(name: name, now: clock()) { [link, book, clock] name, code in
+                switch await link.askToPair(name: name, code: code) {
+                case .allowed:
+                    do {
+                        return .allowed(try book.add(name: name, at: clock()))
+                    } catch {
+                        return .failed("the pairing could not be saved: \(error)")
+                    }
+                case .refused: return .refused
+                case .unanswered: return .unanswered
+                case .failed(let reason): return .failed(reason)
+                }
+            }
+        } catch .busy {
+            throw WebError(409, "the clock is asking about another phone; try again in a minute")
+        } catch .tooMany(let retryAfter) {
+            throw WebError(429, "too many attempts; try again in \(Int((retryAfter / 60).rounded(.up))) minutes")
+        }
+        logger.info("Pairing asked at the clock", metadata: ["name": "\(name)"])
+        return WebResponse.json(201, ["code": question.code, "expires": ISO8601.format(question.expires, in: .utc)])
+            .setting(cookie: cookie(Self.ticketCookie, question.ticket, path: "/api/pair", maxAge: Int(PairingDesk.questionLifetime)))
+    }
+
+    private func waitForPairing(_ request: WebRequest) async throws -> WebResponse {
+        guard let ticket = request.cookie(Self.ticketCookie) else { throw WebError(409, "no pairing was asked from this browser") }
+        switch await desk.outcome(ticket: ticket, waitingUpTo: Self.pairingPoll, now: clock) {
+        case .unknownTicket:
+            throw WebError(409, "no pairing was asked from this browser, or it is over; ask again")
+        case .waiting:
+            return .json(202, ["waiting": true])
+        case .decided(.allowed(let pairing)):
+            await publishState()
+            return WebResponse.json(200, ["paired": true])
+                .setting(cookie: cookie(Self.sessionCookie, pairing.token, path: "/", maxAge: 400 * 86_400))
+                .setting(cookie: cookie(Self.ticketCookie, "", path: "/api/pair", maxAge: 0))
+        case .decided(.refused):
+            throw WebError(403, "refused at the clock")
+        case .decided(.unanswered):
+            throw WebError(410, "nobody answered at the clock in time")
+        case .decided(.failed(let reason)):
+            throw WebError(503, "the clock could not ask: \(reason)")
+        }
+    }
+
+    private func cookie(_ name: String, _ value: String, path: String, maxAge: Int) -> String {
+        "\(name)=\(value); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (configuration.secureCookies ? "; Secure" : "")
+    }
+
+    // MARK: - State
+
+    private func state(for pairing: Pairing) async throws -> PageState {
+        var state = try await currentState()
+        state.pairings = book.all.map {
+            .init(id: $0.id, name: $0.name, created: $0.created, lastSeen: $0.lastSeen, current: $0.id == pairing.id)
+        }
+        return state
+    }
+
+    func currentState() async throws -> PageState {
+        async let records = link.records()
+        async let status = link.status()
+        let uid = try await link.ownUID()
+        let zone = (try? zones.currentZone()) ?? .utc
+        return PageState(records: try await records, status: await status, ownUID: uid, zone: zone, now: clock())
+    }
+
+    /// Rebuilds the state and sends it to every open event stream.
+    func publishState() async {
+        guard let state = try? await currentState() else { return }
+        hub.publish(state)
+    }
+
+    private func events(for pairing: Pairing) -> WebResponse {
+        let (stream, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingNewest(4))
+        let subscription = hub.subscribe { [book] state in
+            guard let current = book.all.first(where: { $0.id == pairing.id }) else {
+                // Revoked: the stream ends, and the page's next request learns why.
+                continuation.finish()
+                return
+            }
+            var state = state
+            state.pairings = book.all.map {
+                .init(id: $0.id, name: $0.name, created: $0.created, lastSeen: $0.lastSeen, current: $0.id == current.id)
+            }
+            guard let json = try? JSONEncoder.web.encode(state) else { return }
+            continuation.yield(Data("event: state\ndata: ".utf8) + json + Data("\n\n".utf8))
+        }
+        continuation.onTermination = { [hub] _ in hub.unsubscribe(subscription) }
+        Task { await publishState() }
+        return WebResponse(
+            status: 200,
+            headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
+            events: stream)
+    }
+
+    // MARK: - Files
+
+    static let files: [String: String] = [
+        "/": "index.html", "/index.html": "index.html", "/app.js": "app.js", "/app.css": "app.css", "/icon.svg": "icon.svg",
+    ]
+    static let types: [String: String] = [
+        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
+        "svg": "image/svg+xml",
+    ]
+
+    private func staticFile(_ path: String, method: String) throws -> WebResponse {
+        guard method == "GET" || method == "HEAD" else { throw WebError(405, "\(method) is not allowed here") }
+        guard let name = Self.files[path],
+              let data = FileManager.default.contents(atPath: configuration.staticDirectory + "/" + name)
+        else { throw WebError(404, "not found: \(path)") }
+        let type = Self.types[String(name.split(separator: ".").last ?? "")] ?? "application/octet-stream"
+        return WebResponse(status: 200, headers: [
+            ("Content-Type", type), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
+            ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
+            ("Referrer-Policy", "no-referrer"),
+        ], body: method == "HEAD" ? Data() : data)
+    }
+}
+
+/// The event streams open now, each given every new page state.
+final class StateHub: Sendable {
+    private struct State {
+        var subscribers: [UInt64: @Sendable (PageState) -> Void] = [:]
+        var next: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    func publish(_ page: PageState) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        subscribers.forEach { $0(page) }
+    }
+
+    func subscribe(_ receive: @escaping @Sendable (PageState) -> Void) -> UInt64 {
+        state.withLock { state in
+            state.next += 1
+            state.subscribers[state.next] = receive
+            return state.next
+        }
+    }
+
+    func unsubscribe(_ id: UInt64) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+    }
+}
