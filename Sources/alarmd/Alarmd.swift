@@ -77,6 +77,10 @@ struct Alarmd: AsyncParsableCommand {
     var stateDir: String?
 
     @Option(help: ArgumentHelp(
+        "With --simulate: serve the phone page (alarm-web) here, HOST:PORT, or `off`.", valueName: "ADDRESS"))
+    var web = "127.0.0.1:8080"
+
+    @Option(help: ArgumentHelp(
         "Log level: trace, debug, info, notice, warning, error, critical (default: info on the screen, warning for --script on stderr).",
         valueName: "LEVEL"))
     var logLevel: String?

@@ -56,6 +56,8 @@ struct SimulatorMode {
             display: display, indicator: indicator, audio: audio, recent: recent)
         let person = runtime.manager(for: .currentUser)
         let server = openControlSocket(runtime: runtime, appliance: appliance, logger: logger)
+        let page = server == nil || options.web == "off" ? nil : SimulatorPage.start(
+            listen: options.web, socket: options.socket ?? Self.defaultSocketPath, stateDirectory: stateDirectory + "/web", logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await runtime.run() }
             group.addTask { await appliance.run() }
@@ -67,6 +69,7 @@ struct SimulatorMode {
             }
             group.cancelAll()
         }
+        page?.stop()
         await server?.stop()
     }
 
