@@ -17,7 +17,7 @@
  *   confirm-dialog, confirm-text, confirm-yes, confirm-no.
  * data-testid only: alarm-error, ringing-kind, ringing-error, timer-quick-1, timer-quick-5, timer-quick-10.
  * Repeated rows carry data-testid and data-id (the server's id):
- *   li[data-testid=alarm-row][data-id]: alarm-time, alarm-label, alarm-repeat, alarm-next, alarm-owner,
+ *   li[data-testid=alarm-row][data-id]: alarm-row-time, alarm-row-label, alarm-row-repeat, alarm-row-next, alarm-row-owner,
  *     alarm-switch (role=switch, aria-checked), alarm-edit, alarm-skip, alarm-unskip, alarm-delete
  *   li[data-testid=timer-row][data-id]: timer-name, timer-countdown (mm:ss), timer-pause, timer-resume, timer-cancel
  *   li[data-testid=pairing-row][data-id]: pairing-name, pairing-current, pairing-revoke
@@ -511,13 +511,13 @@
     }, text);
     return h('li', { 'data-testid': 'alarm-row', 'data-id': a.id, class: on ? '' : 'off' },
       h('div', { class: 'alarm-top' },
-        h('div', { class: 'alarm-time', 'data-testid': 'alarm-time' }, timeNodes(F.wallTime, wall)),
+        h('div', { class: 'alarm-time', 'data-testid': 'alarm-row-time' }, timeNodes(F.wallTime, wall)),
         control),
       h('p', { class: 'alarm-sub' },
-        h('span', { 'data-testid': 'alarm-label' }, label), ' · ',
-        h('span', { 'data-testid': 'alarm-repeat' }, repeatText(a.repeat))),
-      h('p', { class: 'alarm-next', 'data-testid': 'alarm-next' }, alarmNextText(a)),
-      !a.mine && h('p', { class: 'hint', 'data-testid': 'alarm-owner' }, `Set by ${a.owner || 'someone else'} on the clock; read-only here`),
+        h('span', { 'data-testid': 'alarm-row-label' }, label), ' · ',
+        h('span', { 'data-testid': 'alarm-row-repeat' }, repeatText(a.repeat))),
+      h('p', { class: 'alarm-next', 'data-testid': 'alarm-row-next' }, alarmNextText(a)),
+      !a.mine && h('p', { class: 'hint', 'data-testid': 'alarm-row-owner' }, `Set by ${a.owner || 'someone else'} on the clock; read-only here`),
       a.mine && h('div', { class: 'row-actions' },
         btn('alarm-edit', 'Edit', 'Edit alarm', () => openAlarm(a)),
         repeating && on && !a.skippedDate && btn('alarm-skip', 'Skip next', 'Skip the next ring of', () =>
