@@ -244,7 +244,7 @@ function timeParts(f, date) {
 }
 function timeNodes(f, date) {
   const [main, period] = timeParts(f, date);
-  return [main, period && h('small', {}, period)];
+  return [main, period && h('small', {}, ` ${period}`)]; // the space inside, so it is small too
 }
 const timeText = (f, date) => timeParts(f, date).join(' ').trim();
 function wallDate(hhmm) {
