@@ -1,6 +1,6 @@
 /* alarmd's phone page, drawn from the latest /api/state (a GET, then the /api/events stream).
 
-Test hooks. Each element with an id also gets data-testid = id (set at the end of this file):
+Test hooks: each element with an id also has data-testid = id (set near the end of this file):
  loading toast error-{banner,text,dismiss} pairing pair-{form,name,button,wait,code,instructions,status,retry}
  app next-alarm next-{time,detail,in} clock-warning offline add-alarm alarm-list alarm-empty
  alarm-dialog alarm-{time,label,snooze,sound,save,cancel} repeat-{once,weekdays,weekends,daily,custom}
@@ -9,9 +9,8 @@ Test hooks. Each element with an id also gets data-testid = id (set at the end o
  set-{volume,volume-out,crescendo,snooze,autosilence} phones pairing-list
  ringing ringing-{kind,label,more,stop,snooze} confirm-dialog confirm-{text,yes,no}
 data-testid only: alarm-error ringing-error timer-quick-{1,5,10}
-Rows have data-testid and data-id (the server's id), and inside them data-testid:
- alarm-row: alarm-row-{time,label,repeat,next,owner} alarm-switch (role=switch, aria-checked)
-   alarm-{edit,skip,unskip,delete}
+Rows (data-testid, data-id = the server's id) and data-testid inside them:
+ alarm-row: alarm-row-{time,label,repeat,next,owner} alarm-switch (role=switch) alarm-{edit,skip,unskip,delete}
  timer-row: timer-{name,state,countdown,pause,resume,cancel} (timer-countdown reads mm:ss)
  pairing-row: pairing-{name,current,revoke}; status-row (data-name); missed-row */
 
@@ -26,13 +25,14 @@ let state = null, skew = 0, es = null, streamUp = false, pairingShown = false, p
 let drawn = {}, editing = null, settingsDirty = false, tickTimer = 0, toastTimer = 0, fmtKey = '', F = {};
 const quieted = new Map();
 
-// Builds elements; strings become text nodes, so server data never becomes markup.
+// Builds elements (tid: data-testid); strings become text nodes, so server data never becomes markup.
 function h(tag, props, ...kids) {
   const el = document.createElement(tag);
   for (const k in props) {
     const v = props[k];
     if (v == null || v === false) continue;
     if (k === 'class') el.className = v;
+    else if (k === 'tid') el.dataset.testid = v;
     else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v);
   }
@@ -46,6 +46,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const serverNow = () => Date.now() + skew;
 const enc = encodeURIComponent;
 const valid = (d) => d && !Number.isNaN(+d);
+const whole = (v, lo, hi) => Number.isInteger(v) && v >= lo && v <= hi;
 
 function toast(msg) {
   say('toast', msg);
@@ -53,7 +54,7 @@ function toast(msg) {
   toastTimer = setTimeout(() => say('toast', ''), 3500);
 }
 
-// Errors go where the person looks: into an open dialog (the banner would be hidden under it), else the banner.
+// Errors show in an open dialog (the banner would be under it), else in the banner.
 function showError(msg) {
   const dlg = ['ringing', 'alarm-dialog'].map($).find((d) => d.open);
   const box = dlg ? dlg.querySelector('.dlg-error') : $('error-text');
@@ -64,7 +65,7 @@ function hideError() {
   for (const b of document.querySelectorAll('.dlg-error, #error-banner')) b.hidden = true;
 }
 
-// Resolves to {status, data} on 2xx, else throws an Error with .status (0: unreachable).
+// {status, data} on 2xx, else throws an Error with .status (0: unreachable).
 async function api(method, path, body) {
   const opts = { method, cache: 'no-store', headers: {} };
   if (method !== 'GET') opts.headers['Content-Type'] = 'application/json';
@@ -81,7 +82,7 @@ async function api(method, path, body) {
   throw Object.assign(new Error((data && data.error) || `The clock answered with error ${res.status}.`), { status: res.status });
 }
 
-// A change made here. The new state arrives on the stream; fetch it only while the stream is down.
+// A change: the new state comes on the stream, so fetch it only while the stream is down.
 async function act(method, path, body, done) {
   try {
     await api(method, path, body);
@@ -302,8 +303,8 @@ function applyState(s) {
   render();
 }
 
-// Redraws a section only when its data changed, then puts focus back on the same control
-// (a list redrawn under a keyboard's or screen reader's focus would throw the person to the top).
+// Redraws a section only when its data changed, and puts focus back on the same control:
+// a list redrawn under a screen reader's focus would throw the person to the top.
 function section(name, data, draw) {
   const key = JSON.stringify(data);
   if (drawn[name] === key) return;
@@ -320,8 +321,8 @@ function render() {
   const deps = [state.zone, state.clock24h, dayNumber(new Date(serverNow()))]; // "Tomorrow" changes at midnight
   renderNext();
   renderRinging();
-  section('alarms', [state.alarms, deps], renderAlarms);
-  section('timers', [state.timers], renderTimers);
+  section('alarms', [state.alarms, deps], () => $('alarm-list').replaceChildren(...(state.alarms || []).map(alarmRow)));
+  section('timers', [state.timers], () => $('timer-list').replaceChildren(...(state.timers || []).map(timerRow)));
   section('device', [state.status, state.clockTrusted, state.missed, deps], renderDevice);
   section('settings', [state.settings], renderSettings);
   section('pairings', [state.pairings, deps], renderPairings);
@@ -382,7 +383,7 @@ async function ringAction(action) {
 
 // A row's button: named with the row's subject for screen readers ("Edit" alone is ambiguous in a list).
 const rowBtn = (id, testid, text, aria, onclick) => h('button', {
-  class: 'btn small', 'data-testid': testid, 'data-key': `${id}:${testid}`, 'aria-label': aria, onclick,
+  class: 'btn small', tid: testid, 'data-key': `${id}:${testid}`, 'aria-label': aria, onclick,
 }, text);
 
 function alarmNextText(a) {
@@ -396,12 +397,6 @@ function alarmNextText(a) {
   return ok ? `Next: ${when(next)}` : '';
 }
 
-function renderAlarms() {
-  const alarms = state.alarms || [];
-  $('alarm-list').replaceChildren(...alarms.map(alarmRow));
-  $('alarm-empty').hidden = alarms.length > 0;
-}
-
 function alarmRow(a) {
   const on = !!a.enabled && a.state !== 'disabled';
   const label = a.label || 'Alarm';
@@ -411,17 +406,17 @@ function alarmRow(a) {
   const control = a.mine
     ? h('button', {
       role: 'switch', class: 'switch', 'aria-checked': String(on), 'aria-label': `Alarm ${name}`,
-      'data-testid': 'alarm-switch', 'data-key': `${a.id}:switch`, onclick: (e) => toggleAlarm(url, e.currentTarget),
+      tid: 'alarm-switch', 'data-key': `${a.id}:switch`, onclick: (e) => toggleAlarm(url, e.currentTarget),
     }, h('span', { class: 'track', 'aria-hidden': 'true' }))
     : h('span', { class: on ? 'tag on' : 'tag' }, on ? 'On' : 'Off');
-  return h('li', { 'data-testid': 'alarm-row', 'data-id': a.id, class: on ? '' : 'off' },
+  return h('li', { tid: 'alarm-row', 'data-id': a.id, class: on ? '' : 'off' },
     h('div', { class: 'row-top' },
-      h('div', { class: 'alarm-time', 'data-testid': 'alarm-row-time' }, timeNodes(F.wall, wall)), control),
+      h('div', { class: 'alarm-time', tid: 'alarm-row-time' }, timeNodes(F.wall, wall)), control),
     h('p', {},
-      h('span', { 'data-testid': 'alarm-row-label' }, label), ' · ',
-      h('span', { 'data-testid': 'alarm-row-repeat' }, repeatText(a.repeat))),
-    h('p', { class: 'hint', 'data-testid': 'alarm-row-next' }, alarmNextText(a)),
-    !a.mine && h('p', { class: 'hint', 'data-testid': 'alarm-row-owner' }, `Set by ${a.owner || 'someone else'} at the clock; read-only here`),
+      h('span', { tid: 'alarm-row-label' }, label), ' · ',
+      h('span', { tid: 'alarm-row-repeat' }, repeatText(a.repeat))),
+    h('p', { class: 'hint', tid: 'alarm-row-next' }, alarmNextText(a)),
+    !a.mine && h('p', { class: 'hint', tid: 'alarm-row-owner' }, `Set by ${a.owner || 'someone else'} at the clock; read-only here`),
     a.mine && h('div', { class: 'row-actions' },
       rowBtn(a.id, 'alarm-edit', 'Edit', `Edit alarm ${name}`, () => openAlarm(a)),
       (a.repeat || []).length && on && !a.skippedDate && rowBtn(a.id, 'alarm-skip', 'Skip next', `Skip the next ring of ${name}`, () => post(`${url}/skip`, 'Next ring skipped')),
@@ -453,7 +448,7 @@ function openAlarm(a) {
   const secs = a ? a.snoozeSeconds : state.settings && state.settings.snoozeSeconds;
   $('alarm-snooze').value = Math.min(60, Math.max(1, Math.round((secs || 540) / 60)));
   const sounds = (state.sounds || []).slice();
-  if (a && a.sound && !sounds.includes(a.sound)) sounds.push(a.sound); // keep a sound the list lost: saving must not change it
+  if (a && a.sound && !sounds.includes(a.sound)) sounds.push(a.sound); // saving must not drop a sound the list lost
   $('alarm-sound').replaceChildren(h('option', { value: '' }, 'Built-in tone'), ...sounds.map((s) => h('option', { value: s }, s)));
   $('alarm-sound').value = (a && a.sound) || '';
   hideError();
@@ -469,7 +464,7 @@ async function saveAlarm(ev) {
   const snooze = Number($('alarm-snooze').value);
   if (!/^\d\d:\d\d$/.test(time)) return showError('Choose a time.');
   if (!repeat.length && mode === 'custom') return showError('Choose at least one day, or pick Once.');
-  if (!Number.isInteger(snooze) || snooze < 1 || snooze > 60) return showError('Snooze must be a whole number of minutes from 1 to 60.');
+  if (!whole(snooze, 1, 60)) return showError('Snooze must be a whole number of minutes from 1 to 60.');
   const body = { time, repeat, label: $('alarm-label').value.trim(), snoozeSeconds: snooze * 60, sound: $('alarm-sound').value || null };
   $('alarm-save').disabled = true;
   const ok = await (editing ? act('PUT', `/api/alarms/${enc(editing.id)}`, body, 'Alarm saved') : post('/api/alarms', 'Alarm added', body));
@@ -477,14 +472,10 @@ async function saveAlarm(ev) {
   if (ok) $('alarm-dialog').close();
 }
 
-function renderTimers() {
-  $('timer-list').replaceChildren(...(state.timers || []).map(timerRow));
-}
-
 function timerRow(t) {
   const label = t.label || 'Timer';
   const paused = t.state === 'paused';
-  const digits = h('span', { 'aria-hidden': 'true', 'data-testid': 'timer-countdown', 'data-name': label });
+  const digits = h('span', { 'aria-hidden': 'true', tid: 'timer-countdown', 'data-name': label });
   // Screen readers get a polite line that changes once a minute, not sixty times.
   const spoken = h('span', { class: 'vh', 'aria-live': 'polite', 'aria-atomic': 'true' });
   const ends = Date.parse(t.endsAt);
@@ -492,10 +483,10 @@ function timerRow(t) {
   else digits.dataset.left = t.state === 'alerting' ? 0 : t.remainingSeconds || 0;
   const url = `/api/timers/${enc(t.id)}`;
   drawCountdown(digits, spoken);
-  return h('li', { 'data-testid': 'timer-row', 'data-id': t.id, class: paused ? 'paused' : '' },
+  return h('li', { tid: 'timer-row', 'data-id': t.id, class: paused ? 'paused' : '' },
     h('div', { class: 'row-top' },
-      h('strong', { 'data-testid': 'timer-name' }, label),
-      h('span', { class: 'hint', 'data-testid': 'timer-state' }, paused ? 'Paused' : t.state === 'alerting' ? 'Ringing' : '')),
+      h('strong', { tid: 'timer-name' }, label),
+      h('span', { class: 'hint', tid: 'timer-state' }, paused ? 'Paused' : t.state === 'alerting' ? 'Ringing' : '')),
     h('p', { class: 'countdown' }, digits, spoken),
     h('div', { class: 'row-actions' },
       paused && rowBtn(t.id, 'timer-resume', 'Resume', `Resume ${label}`, () => post(`${url}/resume`, 'Timer resumed')),
@@ -523,7 +514,7 @@ function stopTicking() {
 }
 
 async function startTimer(minutes) {
-  if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) {
+  if (!whole(minutes, 1, 1440)) {
     showError('Minutes must be a whole number from 1 to 1440.');
     return $('timer-minutes').focus();
   }
@@ -531,7 +522,7 @@ async function startTimer(minutes) {
   if (await post('/api/timers', `Timer started: ${minutes} min`, { seconds: minutes * 60, label })) $('timer-label').value = '';
 }
 
-const statusRow = (name, ok, detail, key) => h('li', { class: 'part', 'data-testid': 'status-row', 'data-name': key },
+const statusRow = (name, ok, detail, key) => h('li', { class: 'part', tid: 'status-row', 'data-name': key },
   h('span', {}, name), h('span', { class: ok ? 'ok' : 'bad' }, ok ? '✓ Working' : '✗ Problem'), detail && h('span', { class: 'hint' }, detail));
 
 function renderDevice() {
@@ -546,7 +537,7 @@ function renderDevice() {
   const bad = parts.filter((p) => !p.ok).length + !clockOk + !storageOk;
   say('device-summary', bad ? `${bad} problem${bad > 1 ? 's' : ''}` : 'All working');
   $('device-summary').className = bad ? 'bad' : 'hint';
-  const missed = (state.missed || []).map((m) => h('li', { 'data-testid': 'missed-row' },
+  const missed = (state.missed || []).map((m) => h('li', { tid: 'missed-row' },
     `${m.label || 'Alarm'} · ${valid(new Date(m.date)) ? when(new Date(m.date)) : ''}`));
   $('missed-list').replaceChildren(...(missed.length ? missed : [h('li', { class: 'hint' }, 'None')]));
 }
@@ -565,7 +556,7 @@ function renderSettings() {
 
 function readSettings() {
   const n = (id) => Number($(id).value);
-  const bad = (id, lo, hi) => $(id).value === '' || !Number.isInteger(n(id)) || n(id) < lo || n(id) > hi;
+  const bad = (id, lo, hi) => $(id).value === '' || !whole(n(id), lo, hi);
   const range = [['set-crescendo', 0, 600], ['set-snooze', 1, 60], ['set-autosilence', 0, 60]].find((r) => bad(...r));
   if (range) return showError(`${$(range[0]).labels[0].textContent}: a whole number, please.`);
   return { volumeDB: n('set-volume'), crescendoSeconds: n('set-crescendo'), snoozeSeconds: n('set-snooze') * 60, autoSilenceSeconds: n('set-autosilence') * 60 };
@@ -583,10 +574,10 @@ async function saveSettings(ev) {
 function renderPairings() {
   $('pairing-list').replaceChildren(...(state.pairings || []).map((p) => {
     const seen = new Date(p.lastSeen);
-    return h('li', { 'data-testid': 'pairing-row', 'data-id': p.id },
+    return h('li', { tid: 'pairing-row', 'data-id': p.id },
       h('div', { class: 'row-top' },
-        h('strong', { 'data-testid': 'pairing-name' }, p.name),
-        p.current && h('span', { class: 'tag on', 'data-testid': 'pairing-current' }, 'This phone')),
+        h('strong', { tid: 'pairing-name' }, p.name),
+        p.current && h('span', { class: 'tag on', tid: 'pairing-current' }, 'This phone')),
       p.lastSeen && valid(seen) && h('p', { class: 'hint' }, `Last seen ${when(seen)}`),
       h('div', { class: 'row-actions' },
         rowBtn(p.id, 'pairing-revoke', p.current ? 'Unpair this phone' : 'Revoke', p.current ? `Unpair this phone, ${p.name}` : `Revoke ${p.name}`, () => revoke(p))));
@@ -594,8 +585,7 @@ function renderPairings() {
 }
 
 async function revoke(p) {
-  const q = p.current ? 'Unpair this phone? To use this page again you will need to pair it at the clock.'
-    : `Revoke “${p.name}”? That phone will need to pair again at the clock.`;
+  const q = `${p.current ? 'Unpair this phone' : `Revoke “${p.name}”`}? It will need to pair again at the clock.`;
   if (!await confirmBox(q, p.current ? 'Unpair' : 'Revoke', 'Cancel')) return;
   if (await del(`/api/pairings/${enc(p.id)}`, 'Revoked') && p.current) refresh(); // its 401 shows pairing
 }
@@ -612,9 +602,9 @@ function confirmBox(text, yes, no) {
   return new Promise((resolve) => dlg.addEventListener('close', () => resolve(dlg.returnValue === 'yes'), { once: true }));
 }
 
-// The seven day toggles (2024-01-01 was a Monday, for Intl's full day names).
+// The seven day toggles; screen readers get the full day names.
 $('alarm-days').lastElementChild.append(...DAYS.flatMap((d, i) => [
-  h('input', { type: 'checkbox', id: `day-${d}`, value: d, 'aria-label': new Intl.DateTimeFormat('en-GB', { weekday: 'long', timeZone: 'UTC' }).format(Date.UTC(2024, 0, i + 1)) }),
+  h('input', { type: 'checkbox', id: `day-${d}`, value: d, 'aria-label': 'Monday Tuesday Wednesday Thursday Friday Saturday Sunday'.split(' ')[i] }),
   h('label', { for: `day-${d}` }, d[0].toUpperCase() + d.slice(1))]));
 
 for (const el of document.querySelectorAll('[id]')) el.dataset.testid ||= el.id;
