@@ -173,7 +173,6 @@ async function pair(ev) {
     const code = String((await api('POST', '/api/pair', { name })).data.code);
     hideError();
     say('pair-code', code);
-    $('pair-code').setAttribute('aria-label', code.split('').join(' ')); // read digit by digit
     say('pair-instructions', `Check that the clock shows ${code}, then press SNOOZE on the clock to allow, STOP to refuse.`);
     say('pair-status', 'Waiting for an answer at the clock…');
     $('pair-retry').hidden = $('pair-form').hidden = true;
