@@ -120,10 +120,10 @@ let package = Package(
         ),
         // Log lines for the journal on stderr, with `<N>` priorities: alarmd's and alarm-web's.
         .target(name: "JournalLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        // The daemon's pieces: configuration file, systemd notification.
+        // The daemon's pieces: configuration file, systemd notification, its own socket operations.
         .target(
             name: "AlarmDaemon",
-            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmEngine", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "JournalLogging", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "JournalLogging", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
         ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
@@ -265,6 +265,13 @@ let package = Package(
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
         .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "CLinuxSupport"]),
+        .testTarget(
+            name: "AlarmWebTests",
+            dependencies: [
+                "AlarmAppliance", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmSimulator",
+                "AlarmTestKit", "AlarmTime", "AlarmWeb", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "VMProbeKitTests", dependencies: ["VMProbeKit", "AlarmTestKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -105,7 +105,7 @@ struct DaemonMode {
         let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
         let server = ControlServer(
             configuration: control, runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, status: status), logger: logger)
+            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance).merging(["status": status.handler]) { _, status in status }, logger: logger)
         do {
             try server.start()
         } catch {

@@ -106,91 +106,13 @@ struct DaemonStatus: Sendable {
     }
 }
 
-/// The daemon's own operations on the control socket, beside the AlarmKit ones.
-enum DaemonOperations {
-    struct HistoryParameters: Decodable {
-        /// Everyone's (administrators only); default the caller's.
-        var all: Bool?
-    }
-
-    /// `alarmRecords`' parameters: `history`'s, and optionally one alarm.
-    struct RecordsParameters: Decodable {
-        /// Everyone's (administrators only); default the caller's.
-        var all: Bool?
-        /// Only this alarm (an empty list if it is not among them): what `alarmctl schedule`
-        /// shows of the alarm it just set, without fetching and decoding every other one.
-        var id: Alarm.ID?
-    }
-
-    /// `requestPairing`'s parameters: the phone's name and the code it shows, both on the display.
-    struct PairingParameters: Decodable {
-        var name: String
-        var code: String
-    }
-
-    /// `requestPairing`'s answer: `allowed` (SNOOZE), `refused` (STOP) or `unanswered`.
-    struct PairingAnswer: Encodable, Sendable {
-        var answer: String
-    }
-
-    /// The daemon's own operations; `status` needs the board's parts, which the simulator
-    /// (`status: nil`) does not report.
-    static func handlers(runtime: AlarmRuntime, appliance: Appliance, status: DaemonStatus?) -> [String: ControlServer.Handler] {
-        var handlers: [String: ControlServer.Handler] = [
-            // Full records (titles, countdown ends) for alarmctl's list, show and watch: the
-            // AlarmKit `Alarm` carries neither.
-            "alarmRecords": .init(requiresAdministrator: false) { call in
-                let parameters = try call.request.parameters(RecordsParameters.self)
-                let all = parameters.all == true
-                if all, !call.peer.isAdministrator {
-                    throw ControlRequestError(
-                        id: call.request.id, .forbidden, "only root and the admin group see everyone's alarms")
-                }
-                let visible = { (record: AlarmRecord) in all || record.owner == call.peer.client }
-                if let id = parameters.id {
-                    // Everyone's alarms with this id (ids are each client's own), or the caller's one.
-                    let records = all
-                        ? await runtime.allRecords().filter { $0.id == id }
-                        : await runtime.record(for: AlarmKey(owner: call.peer.client, id: id)).map { [$0] } ?? []
-                    return records
-                }
-                return await runtime.allRecords().filter(visible)
-            },
-            "history": .init(requiresAdministrator: false) { call in
-                let parameters = try call.request.parameters(HistoryParameters.self)
-                if parameters.all == true {
-                    guard call.peer.isAdministrator else {
-                        throw ControlRequestError(
-                            id: call.request.id, .forbidden, "only root and the admin group see everyone's history")
-                    }
-                    return await runtime.history(for: nil)
-                }
-                return await runtime.history(for: ClientID(rawValue: call.peer.uid))
-            },
-        ]
-        // The phone page (alarm-web, an administrator) asks the person at the clock whether a
-        // browser may use it. The answer comes within ApplianceSettings.authorizationTimeout.
-        handlers["requestPairing"] = .init(requiresAdministrator: true) { call in
-            let parameters = try call.request.parameters(PairingParameters.self)
-            guard (1...32).contains(parameters.name.count),
-                  !parameters.name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw ControlRequestError(id: call.request.id, .malformed, "\"name\" must be 1 to 32 characters on one line")
-            }
-            guard (4...8).contains(parameters.code.count), parameters.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw ControlRequestError(id: call.request.id, .malformed, "\"code\" must be 4 to 8 digits")
-            }
-            switch await appliance.requestPairing(named: parameters.name, code: parameters.code) {
-            case .authorized: return PairingAnswer(answer: "allowed")
-            case .denied: return PairingAnswer(answer: "refused")
-            case .notDetermined: return PairingAnswer(answer: "unanswered")
-            }
+extension DaemonStatus {
+    /// `status`, for every client: the device's parts and clock, and the caller's own alarm
+    /// figures (an administrator's are the device's).
+    var handler: ControlServer.Handler {
+        // A client learns nothing of the others' alarms: their count and times are theirs.
+        .init(requiresAdministrator: false) { call in
+            await report(alarmsOf: call.peer.isAdministrator ? nil : call.peer.client)
         }
-        if let status {
-            // A client learns nothing of the others' alarms: their count and times are theirs.
-            handlers["status"] = .init(requiresAdministrator: false) { call in
-                await status.report(alarmsOf: call.peer.isAdministrator ? nil : call.peer.client)
-            }
-        }
-        return handlers
     }
 }

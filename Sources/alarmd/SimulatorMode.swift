@@ -1,6 +1,7 @@
 import AlarmALSA
 import AlarmAppliance
 import AlarmControl
+import AlarmDaemon
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
@@ -81,7 +82,7 @@ struct SimulatorMode {
         // phone page (alarm-web, run as them) may show every alarm and ask to pair.
         let server = ControlServer(
             configuration: .init(socketPath: path, administrators: .init(groupID: getgid())), runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, status: nil), logger: logger)
+            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance), logger: logger)
         do {
             try server.start()
         } catch {

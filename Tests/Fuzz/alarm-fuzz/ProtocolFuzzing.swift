@@ -3,6 +3,7 @@ import FoundationEssentials
 
 @testable import AlarmClient
 @testable import AlarmControl
+import AlarmDaemon
 @testable import AlarmProtocol
 
 /// The `protocol` target: an input is the bytes a client sent (or the daemon, for the client's
@@ -92,9 +93,9 @@ enum ProtocolFuzzing {
         case ControlOperationName.setAuthorization:
             _ = try request.parameters(SetAuthorizationParameters.self)
         case "alarmRecords":
-            _ = try request.parameters(RecordsParameters.self)
+            _ = try request.parameters(DaemonOperations.RecordsParameters.self)
         case "history":
-            _ = try request.parameters(HistoryParameters.self)
+            _ = try request.parameters(DaemonOperations.HistoryParameters.self)
         default:
             // hello, subscriptions, authorization queries, status: their params are ignored.
             _ = request.anyParameters
@@ -138,16 +139,4 @@ enum ProtocolFuzzing {
 /// parse the text.
 struct ParsedByJSONDecoder: Decodable {
     init(from decoder: any Decoder) throws {}
-}
-
-/// `alarmd`'s `DaemonOperations.HistoryParameters` (`history`), which lives in the executable and
-/// cannot be imported.
-struct HistoryParameters: Decodable {
-    var all: Bool?
-}
-
-/// `alarmd`'s `DaemonOperations.RecordsParameters` (`alarmRecords`).
-struct RecordsParameters: Decodable {
-    var all: Bool?
-    var id: Alarm.ID?
 }

@@ -1,0 +1,172 @@
+import AlarmHardware
+import AlarmKitCore
+import Foundation
+import Testing
+
+@testable import AlarmWeb
+
+/// The page's HTTP API: who it lets in (pairing at the clock, cookies, origins) and what bad
+/// requests get, against a real engine and control server.
+@Suite(.timeLimit(.minutes(1))) struct WebAPITests {
+    /// Every API route but pairing, with a body where the route takes one.
+    static let routes: [(String, String, String?)] = [
+        ("GET", "/api/state", nil), ("GET", "/api/events", nil),
+        ("POST", "/api/alarms", #"{"time":"07:30"}"#), ("PUT", "/api/alarms/\(UUID())", #"{"time":"07:30"}"#),
+        ("DELETE", "/api/alarms/\(UUID())", nil), ("POST", "/api/alarms/\(UUID())/stop", nil),
+        ("POST", "/api/alarms/\(UUID())/snooze", nil), ("POST", "/api/timers", #"{"seconds":60}"#),
+        ("POST", "/api/timers/\(UUID())/pause", nil), ("DELETE", "/api/timers/\(UUID())", nil),
+        ("DELETE", "/api/pairings/abc", nil),
+    ]
+
+    @Test func everyRouteRefusesABrowserThatIsNotPaired() async throws {
+        let rig = try await WebRig()
+        for (method, path, body) in Self.routes {
+            for cookies in [[:], ["alarm_session": "guessed"]] {
+                let response = await rig.request(method, path, json: body, cookies: cookies)
+                #expect(response.status == 401, "\(method) \(path)")
+                #expect(try WebRig.json(response)["pairing"] as? Bool == true)
+            }
+        }
+        #expect(await rig.runtime.allRecords().isEmpty)
+        await rig.stop()
+    }
+
+    @Test func pairingAtTheClockLetsThatBrowserIn() async throws {
+        let rig = try await WebRig()
+        let (ticket, code) = try await rig.ask(name: "Alice's phone")
+        #expect(code.count == 4)
+        #expect(rig.display.lines[0].hasPrefix("Pair phone"))
+        await rig.answer(.snooze)
+        let collected = await rig.request("POST", "/api/pair/wait", cookies: ticket)
+        #expect(collected.status == 200)
+        let cookies = try #require(WebRig.cookies(collected))
+        let session = try #require(cookies["alarm_session"])
+        #expect(collected.headers.contains { $0.0 == "Set-Cookie" && $0.1.contains("HttpOnly") && $0.1.contains("SameSite=Strict") })
+        let state = await rig.request("GET", "/api/state", cookies: ["alarm_session": session])
+        #expect(state.status == 200)
+        let pairings = try #require(try WebRig.json(state)["pairings"] as? [[String: Any]])
+        #expect(pairings.map { $0["name"] as? String } == ["Alice's phone"])
+        #expect(pairings.first?["current"] as? Bool == true)
+        // The ticket is spent: the same browser cannot collect a second pairing with it.
+        #expect(await rig.request("POST", "/api/pair/wait", cookies: ticket).status == 409)
+        await rig.stop()
+    }
+
+    @Test func stopAtTheClockRefusesAndNobodyIsLetIn() async throws {
+        let rig = try await WebRig()
+        let (ticket, _) = try await rig.ask(name: "Mallory")
+        await rig.answer(.stop)
+        let collected = await rig.request("POST", "/api/pair/wait", cookies: ticket)
+        #expect(collected.status == 403)
+        #expect(WebRig.cookies(collected)?["alarm_session"] == nil)
+        #expect(rig.app.book.all.isEmpty)
+        await rig.stop()
+    }
+
+    @Test func anotherBrowserCannotCollectAPairingItDidNotAskFor() async throws {
+        let rig = try await WebRig()
+        _ = try await rig.ask(name: "Alice's phone")
+        await rig.answer(.snooze)
+        let thief = await rig.request("POST", "/api/pair/wait", cookies: ["alarm_pairing": "0123456789abcdef0123456789abcdef"])
+        #expect(thief.status == 409)
+        #expect(WebRig.cookies(thief) == nil)
+        await rig.stop()
+    }
+
+    @Test func pairingIsOneQuestionAtATimeAndRateLimited() async throws {
+        let rig = try await WebRig()
+        let (first, _) = try await rig.ask(name: "first")
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"second"}"#).status == 409)
+        await rig.answer(.stop)
+        #expect(await rig.request("POST", "/api/pair/wait", cookies: first).status == 403)
+        for attempt in 2...PairingDesk.attemptsPerWindow {
+            let (ticket, _) = try await rig.ask(name: "attempt \(attempt)")
+            await rig.answer(.stop)
+            #expect(await rig.request("POST", "/api/pair/wait", cookies: ticket).status == 403)
+        }
+        let refused = await rig.request("POST", "/api/pair", json: #"{"name":"one more"}"#)
+        #expect(refused.status == 429)
+        #expect((try WebRig.json(refused)["error"] as? String)?.contains("try again in 15 minutes") == true)
+        await rig.stop()
+    }
+
+    @Test func changesFromAnotherOriginAreRefused() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        for origin in ["http://evil.example", "null", "http://clock.local:8081", "https://evil.example:8080"] as [String?] + [nil] {
+            let response = await rig.request("POST", "/api/alarms", json: #"{"time":"07:30"}"#, cookies: cookies, origin: origin)
+            #expect(response.status == 403, "Origin \(origin ?? "missing")")
+        }
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"x"}"#, origin: "http://evil.example").status == 403)
+        #expect(await rig.runtime.allRecords().isEmpty)
+        await rig.stop()
+    }
+
+    @Test func malformedBodiesGet400AndChangeNothing() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        let kept = await rig.request("POST", "/api/alarms", json: #"{"time":"06:45","repeat":["mon"]}"#, cookies: cookies)
+        #expect(kept.status == 201)
+        let keptID = try #require(try WebRig.json(kept)["id"] as? String)
+        let bad = [
+            "", "{", "[]", "null", #"{"time":7}"#, #"{"time":"24:00"}"#, #"{"time":"7:5"}"#, #"{"time":"07:30","repeat":["someday"]}"#,
+            #"{"time":"07:30","snoozeSeconds":5}"#, #"{"time":"07:30","sound":"../../etc/passwd"}"#,
+            #"{"time":"07:30","label":"\#(String(repeating: "x", count: 65))"}"#,
+        ]
+        for body in bad {
+            #expect(await rig.request("POST", "/api/alarms", json: body, cookies: cookies).status == 400, "\(body)")
+            #expect(await rig.request("PUT", "/api/alarms/\(keptID)", json: body, cookies: cookies).status == 400, "\(body)")
+        }
+        for body in ["{}", #"{"seconds":0}"#, #"{"seconds":"60"}"#, #"{"seconds":86401}"#] {
+            #expect(await rig.request("POST", "/api/timers", json: body, cookies: cookies).status == 400, "\(body)")
+        }
+        var form = await rig.request("POST", "/api/alarms", json: #"{"time":"07:30"}"#, cookies: cookies)
+        form = await rig.app.respond(to: WebRequest(
+            method: "POST", path: "/api/alarms",
+            headers: ["Host": "clock.local:8080", "Origin": WebRig.origin, "Content-Type": "application/x-www-form-urlencoded",
+                      "Cookie": "alarm_session=\(cookies["alarm_session"] ?? "")"],
+            body: Data("time=07:30".utf8)))
+        #expect(form.status == 415)
+        let records = await rig.runtime.allRecords()
+        #expect(records.count == 2)
+        #expect(records.contains { $0.id.uuidString == keptID })
+        await rig.stop()
+    }
+
+    @Test func aRevokedBrowserIsRefused() async throws {
+        let rig = try await WebRig()
+        let alice = try await rig.pair(name: "Alice")
+        let bob = try await rig.pair(name: "Bob")
+        let bobID = try #require(rig.app.book.all.first { $0.name == "Bob" }?.id)
+        #expect(await rig.request("DELETE", "/api/pairings/\(bobID)", cookies: alice).status == 200)
+        #expect(await rig.request("GET", "/api/state", cookies: bob).status == 401)
+        #expect(await rig.request("GET", "/api/state", cookies: alice).status == 200)
+        // The book is on disk: a restarted page still refuses Bob and knows Alice.
+        let reread = PairingBook(directory: rig.directory.path + "/web", logger: WebRig.logger)
+        #expect(reread.all.map(\.name) == ["Alice"])
+        await rig.stop()
+    }
+
+    @Test func aWeekdayAlarmAndATimerReachTheEngine() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        let added = await rig.request(
+            "POST", "/api/alarms", json: #"{"time":"7:30","repeat":["mon","tue","wed","thu","fri"],"label":"Work","snoozeSeconds":300}"#,
+            cookies: cookies)
+        #expect(added.status == 201)
+        #expect(await rig.request("POST", "/api/timers", json: #"{"seconds":300,"label":"Tea"}"#, cookies: cookies).status == 201)
+        let state = try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))
+        let alarm = try #require((state["alarms"] as? [[String: Any]])?.first)
+        #expect(alarm["time"] as? String == "07:30")
+        #expect(alarm["repeat"] as? [String] == ["mon", "tue", "wed", "thu", "fri"])
+        #expect(alarm["snoozeSeconds"] as? Int == 300)
+        #expect(alarm["mine"] as? Bool == true)
+        let timer = try #require((state["timers"] as? [[String: Any]])?.first)
+        #expect(timer["state"] as? String == "countdown")
+        #expect(timer["remainingSeconds"] as? Int == 300)
+        let timerID = try #require(timer["id"] as? String)
+        #expect(await rig.request("POST", "/api/timers/\(timerID)/pause", cookies: cookies).status == 200)
+        #expect(await rig.request("POST", "/api/timers/\(timerID)/pause", cookies: cookies).status == 409)
+        await rig.stop()
+    }
+}
