@@ -90,7 +90,7 @@ build_package() {
     esac
     UNIT_DIR=$lib/systemd/system UDEV_RULES_DIR=$lib/udev/rules.d \
         "$source_dir/deploy/install.sh" --prefix /usr --destdir "$package" --bin-dir "$bin_dir" --quiet
-    for program in alarmd alarmctl; do
+    for program in alarmd alarmctl alarm-web; do
         "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/$program"
     done
 
@@ -103,7 +103,7 @@ build_package() {
     # dpkg-shlibdeps recognises the package's tree by its DEBIAN directory.
     install -d -m 0755 "$package/DEBIAN"
     printf 'Source: alarmd\n\nPackage: alarmd\nArchitecture: any\n' >"$work/debian/control"
-    shlibs=$(cd "$work" && dpkg-shlibdeps "$@" -O -e debian/alarmd/usr/bin/alarmd -e debian/alarmd/usr/bin/alarmctl \
+    shlibs=$(cd "$work" && dpkg-shlibdeps "$@" -O -e debian/alarmd/usr/bin/alarmd -e debian/alarmd/usr/bin/alarmctl -e debian/alarmd/usr/bin/alarm-web \
         2>"$work/dpkg-shlibdeps.log")
     # Its one warning here is about a tree layout it handles anyway.
     grep -v "binaries to analyze should already be installed" "$work/dpkg-shlibdeps.log" >&2 || true
@@ -125,7 +125,8 @@ Description: bedside alarm clock daemon for Raspberry Pi boards
  clock jump or a daylight-saving change. It drives two buttons and an LED over
  GPIO (libgpiod), a character LCD over I2C and a speaker over ALSA, as
  described by a board profile in /usr/share/alarmd/boards. alarmctl is its
- command-line client.
+ command-line client; alarm-web serves its page to phones on the home network
+ (port 8080), where a browser is let in once paired at the clock's buttons.
 EOF
     echo /etc/alarmd/alarmd.toml >"$package/DEBIAN/conffiles"
 
@@ -141,14 +142,16 @@ if [ "$1" = configure ]; then
     fi
     # Enabled on the first installation only: an upgrade keeps what the administrator chose.
     if [ -z "$2" ]; then
-        systemctl enable alarmd.service >/dev/null 2>&1 || true
+        systemctl enable alarmd.service alarm-web.service >/dev/null 2>&1 || true
     fi
     if [ -d /run/systemd/system ]; then
         systemctl daemon-reload
         if [ -z "$2" ]; then
             systemctl start alarmd.service || echo "alarmd did not start; see journalctl -u alarmd" >&2
+            systemctl start alarm-web.service || echo "alarm-web did not start; see journalctl -u alarm-web" >&2
         else
             systemctl try-restart alarmd.service || echo "alarmd did not restart; see journalctl -u alarmd" >&2
+            systemctl try-restart alarm-web.service || echo "alarm-web did not restart; see journalctl -u alarm-web" >&2
         fi
     fi
 fi
@@ -159,9 +162,9 @@ set -e
 # On removal (not on upgrade: postinst restarts then) stop and disable while the unit still exists.
 if [ "$1" = remove ]; then
     if [ -d /run/systemd/system ]; then
-        systemctl stop alarmd.service || true
+        systemctl stop alarm-web.service alarmd.service || true
     fi
-    systemctl disable alarmd.service >/dev/null 2>&1 || true
+    systemctl disable alarm-web.service alarmd.service >/dev/null 2>&1 || true
 fi
 EOF
     cat >"$package/DEBIAN/postrm" <<'EOF'
@@ -174,10 +177,10 @@ case "$1" in
         fi
         ;;
 esac
-# Purging deletes the alarms and the clients' records; the user and groups stay (Debian never
-# removes a system user, whose IDs may still own files).
+# Purging deletes the alarms, the clients' records and the paired browsers; the users and
+# groups stay (Debian never removes a system user, whose IDs may still own files).
 if [ "$1" = purge ]; then
-    rm -rf /var/lib/alarmd
+    rm -rf /var/lib/alarmd /var/lib/alarm-web
 fi
 EOF
     chmod 0755 "$package/DEBIAN/postinst" "$package/DEBIAN/prerm" "$package/DEBIAN/postrm"
@@ -192,6 +195,7 @@ if [ $cross = 0 ]; then
     set -- --package-path "$source_dir" --scratch-path "$output/build"
     "$source_dir/deploy/swift-build-release" "$@" --product alarmd
     "$source_dir/deploy/swift-build-release" "$@" --product alarmctl
+    "$source_dir/deploy/swift-build-release" "$@" --product alarm-web
     build_package "$("$source_dir/deploy/swift-build-release" "$@" --show-bin-path)" "" \
         "$output/alarmd_${version}_${arch}.deb" strip
     exit 0
@@ -206,6 +210,7 @@ for suite in bookworm trixie; do
     set -- "$suite" --package-path "$source_dir" --scratch-path "$scratch"
     "$source_dir/deploy/cross/swift-build" "$@" --product alarmd
     "$source_dir/deploy/cross/swift-build" "$@" --product alarmctl
+    "$source_dir/deploy/cross/swift-build" "$@" --product alarm-web
     cross_prepare_package_database "$suite"
     DEB_HOST_ARCH=arm64 DEB_HOST_MULTIARCH=aarch64-linux-gnu DEB_HOST_GNU_TYPE=aarch64-linux-gnu \
         build_package "$scratch/build/aarch64-unknown-linux-gnu/release" "$suite" \

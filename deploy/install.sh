@@ -8,7 +8,7 @@
 #   --prefix DIR   where programs and data go (default /usr). /etc/alarmd is always /etc.
 #   --destdir DIR  stage everything under DIR instead of / (also DESTDIR=DIR); nothing on the
 #                  running system is touched then (no user, no systemctl).
-#   --bin-dir DIR  take alarmd and alarmctl from DIR instead of building them.
+#   --bin-dir DIR  take alarmd, alarmctl and alarm-web from DIR instead of building them.
 #   --no-start     install and enable, but do not start or restart the service.
 #   --quiet        no notes on stderr (errors still go there).
 #
@@ -58,9 +58,10 @@ if [ -z "$bin_dir" ]; then
     set -- --package-path "$source_dir" --scratch-path "$source_dir/.build-release"
     "$deploy/swift-build-release" "$@" --product alarmd
     "$deploy/swift-build-release" "$@" --product alarmctl
+    "$deploy/swift-build-release" "$@" --product alarm-web
     bin_dir=$("$deploy/swift-build-release" "$@" --show-bin-path)
 fi
-for program in alarmd alarmctl; do
+for program in alarmd alarmctl alarm-web; do
     [ -x "$bin_dir/$program" ] || { echo "install.sh: $bin_dir/$program is missing" >&2; exit 66; }
 done
 
@@ -70,10 +71,17 @@ doc=$prefix/share/doc/alarmd
 
 install -D -m 0755 "$bin_dir/alarmd" "$root$prefix/bin/alarmd"
 install -D -m 0755 "$bin_dir/alarmctl" "$root$prefix/bin/alarmctl"
+install -D -m 0755 "$bin_dir/alarm-web" "$root$prefix/bin/alarm-web"
 # The unit names the binary by path: follow the prefix.
 install -d -m 0755 "$root$unit_dir"
 sed "s|^ExecStart=/usr/bin/alarmd |ExecStart=$prefix/bin/alarmd |" "$deploy/alarmd.service" >"$root$unit_dir/alarmd.service"
 chmod 0644 "$root$unit_dir/alarmd.service"
+sed -e "s|^ExecStart=/usr/bin/alarm-web |ExecStart=$prefix/bin/alarm-web |" -e "s|--files /usr/share/alarmd/web|--files $share/web|" \
+    "$deploy/alarm-web.service" >"$root$unit_dir/alarm-web.service"
+chmod 0644 "$root$unit_dir/alarm-web.service"
+for file in "$source_dir"/web/*; do
+    install -D -m 0644 "$file" "$root$share/web/$(basename "$file")"
+done
 install -D -m 0644 "$deploy/alarmd.sysusers" "$root$prefix/lib/sysusers.d/alarmd.conf"
 install -D -m 0644 "$deploy/alarmd.tmpfiles" "$root$prefix/lib/tmpfiles.d/alarmd.conf"
 install -D -m 0644 "$deploy/alarmd.udev" "$root$udev_dir/60-alarmd.rules"
@@ -106,7 +114,7 @@ fi
 
 if [ -n "$root" ]; then
     note "staged under $root; on the target run: systemd-sysusers alarmd.conf," \
-        "systemd-tmpfiles --create alarmd.conf, systemctl daemon-reload, systemctl enable --now alarmd"
+        "systemd-tmpfiles --create alarmd.conf, systemctl daemon-reload, systemctl enable --now alarmd alarm-web"
     exit 0
 fi
 
@@ -116,11 +124,12 @@ if command -v udevadm >/dev/null 2>&1 && [ -d /run/udev ]; then
     udevadm control --reload-rules || true
     udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=i2c-dev || true
 fi
-systemctl enable alarmd.service
+systemctl enable alarmd.service alarm-web.service
 if [ -d /run/systemd/system ]; then
     systemctl daemon-reload
     if [ "$start" = yes ]; then
         systemctl restart alarmd.service || echo "install.sh: alarmd did not start; see journalctl -u alarmd" >&2
+        systemctl restart alarm-web.service || echo "install.sh: alarm-web did not start; see journalctl -u alarm-web" >&2
     fi
 else
     note "systemd is not running here; alarmd starts at the next boot"

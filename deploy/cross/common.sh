@@ -43,11 +43,12 @@ cross_mirror() {
 }
 
 # Host tools: mmdebstrap (the roots), qemu-user-static (running arm64 programs), rsync (the
-# source copy), binutils-aarch64-linux-gnu (strip, readelf), dpkg-dev (packaging).
+# source copy), binutils-aarch64-linux-gnu (strip, readelf), dpkg-dev (packaging), curl (the
+# arm64 phone page's check in Tests/Integration/run-arm64-user).
 cross_host_tools() {
     local missing package
     missing=
-    for package in mmdebstrap qemu-user-static rsync binutils-aarch64-linux-gnu dpkg-dev; do
+    for package in mmdebstrap qemu-user-static rsync binutils-aarch64-linux-gnu dpkg-dev curl; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' ||
             missing="$missing $package"
     done
