@@ -29,7 +29,7 @@ public actor Appliance {
     let runtime: AlarmRuntime
     let hardware: ApplianceHardware
     let clock: any WallClock
-    public let settings: ApplianceSettings
+    public private(set) var settings: ApplianceSettings
     let logger: Logger
     let renderer: ScreenRenderer
 
@@ -246,6 +246,39 @@ public actor Appliance {
     public func soundUnavailable(_ error: HardwareError) async {
         guard soundState.source == nil else { return }
         sound.recordFault(error)
+        await refresh()
+    }
+
+    /// The household's volume and crescendo, from the next alert on (one ringing now keeps its
+    /// sound).
+    public func setSound(volume: Double, crescendo: Duration) {
+        settings.volume = volume
+        settings.crescendo = crescendo
+    }
+
+    /// Plays the built-in tone at `volume` for `length`, so a person hears a volume before
+    /// keeping it. Refused (`false`) while an alarm rings; an alert that begins meanwhile takes
+    /// the sound over.
+    public func playSample(volume: Double, for length: Duration = .seconds(3)) async throws(HardwareError) -> Bool {
+        guard case .quiet = soundState else { return false }
+        do {
+            try await hardware.audio.play(.builtInTone, gain: .constant(volume), looping: true)
+        } catch {
+            throw error as? HardwareError ?? HardwareError(.io, device: "audio", errno: nil)
+        }
+        // The device no longer holds what was prepared for the next alert: prepare again.
+        soundState = .silent
+        let until = clock.now.addingTimeInterval(length / .seconds(1))
+        Task {
+            _ = try? await clock.sleep(until: until)
+            await self.endSample()
+        }
+        return true
+    }
+
+    private func endSample() async {
+        guard case .quiet = soundState else { return }
+        await hardware.audio.stop()
         await refresh()
     }
 

@@ -1,5 +1,6 @@
 import AlarmAppliance
 import AlarmControl
+import AlarmHardware
 import AlarmEngine
 import AlarmKitCore
 import AlarmProtocol
@@ -21,6 +22,13 @@ public enum DaemonOperations {
         public var id: Alarm.ID?
     }
 
+    struct NoSettingsParameters: Decodable {}
+
+    /// `trySound`'s parameters: the volume to hear.
+    public struct TrySoundParameters: Decodable {
+        public var volumeDB: Double
+    }
+
     /// `requestPairing`'s parameters: the phone's name and the code it shows, both on the display.
     public struct PairingParameters: Decodable {
         public var name: String
@@ -33,7 +41,9 @@ public enum DaemonOperations {
     }
 
     /// The daemon's own operations but `status` (it needs the board's parts: alarmd adds it).
-    public static func handlers(runtime: AlarmRuntime, appliance: Appliance) -> [String: ControlServer.Handler] {
+    public static func handlers(
+        runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile
+    ) -> [String: ControlServer.Handler] {
         var handlers: [String: ControlServer.Handler] = [
             // Full records (titles, countdown ends) for alarmctl's list, show and watch: the
             // AlarmKit `Alarm` carries neither.
@@ -66,6 +76,46 @@ public enum DaemonOperations {
                 return await runtime.history(for: ClientID(rawValue: call.peer.uid))
             },
         ]
+        // The household's settings: everyone reads them (a client offers the default snooze);
+        // administrators (the phone page) change them, and try a volume before keeping it.
+        handlers["settings"] = .init(requiresAdministrator: false) { call in
+            _ = try call.request.parameters(NoSettingsParameters.self)
+            return settings.settings
+        }
+        handlers["setSettings"] = .init(requiresAdministrator: true) { call in
+            let new = try call.request.parameters(HouseholdSettings.self)
+            do {
+                try settings.change(to: new)
+            } catch let error as SettingsError {
+                throw ControlRequestError(id: call.request.id, .malformed, error.description)
+            } catch {
+                throw ControlError(.storageFailure, "the settings could not be saved: \(error)")
+            }
+            await appliance.setSound(volume: new.volumeDB, crescendo: .milliseconds(Int64(new.crescendoSeconds * 1000)))
+            await runtime.setAutoSilence(new.autoSilenceSeconds)
+            return new
+        }
+        handlers["trySound"] = .init(requiresAdministrator: true) { call in
+            let parameters = try call.request.parameters(TrySoundParameters.self)
+            guard parameters.volumeDB.isFinite, (-60...0).contains(parameters.volumeDB) else {
+                throw ControlRequestError(id: call.request.id, .malformed, "volumeDB must be from -60 to 0")
+            }
+            do {
+                guard try await appliance.playSample(volume: parameters.volumeDB) else {
+                    throw ControlError(.busy, "an alarm is ringing")
+                }
+            } catch let error as HardwareError {
+                throw ControlError(.serviceUnavailable, "no sound: \(error)")
+            }
+            return JSONValue.null
+        }
+        // The sound files an alarm may name: the WAV files of the sounds directory.
+        handlers["sounds"] = .init(requiresAdministrator: false) { call in
+            _ = try call.request.parameters(NoSettingsParameters.self)
+            let directory = await appliance.settings.soundsDirectory
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            return names.filter { $0.lowercased().hasSuffix(".wav") && !$0.hasPrefix(".") }.sorted()
+        }
         // The phone page (alarm-web, an administrator) asks the person at the clock whether a
         // browser may use it. The answer comes within ApplianceSettings.authorizationTimeout.
         handlers["requestPairing"] = .init(requiresAdministrator: true) { call in

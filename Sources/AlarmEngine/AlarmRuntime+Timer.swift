@@ -39,6 +39,13 @@ extension AlarmRuntime {
         }
     }
 
+    /// How long an unanswered alert rings (the household's setting); `0` rings until stopped.
+    /// An alert ringing now is silenced at its start plus the new length.
+    public func setAutoSilence(_ seconds: TimeInterval) {
+        scheduler.policy.autoSilence = max(0, seconds)
+        rearmTimer()
+    }
+
     private func wakeDeadline() -> Date {
         var deadline = nextDeadline ?? SystemWallClock.latestArmableDeadline
         if !scheduler.isClockTrusted, let interval = clockTrust.recheckInterval {

@@ -33,13 +33,13 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// The file operations of the durable store, on plain POSIX calls so that each step's durability
 /// is explicit.
-enum DurableFile {
+package enum DurableFile {
     /// Reads a whole regular file; `nil` if it does not exist.
     ///
     /// Never blocks and never reads what is not a file: something put in a state file's place (a
     /// FIFO, which a plain open would wait on forever; a device; a directory) is refused after a
     /// non-blocking open, as are a symlink loop and a file the daemon may not read.
-    static func read(_ path: String) throws(StoreError) -> [UInt8]? {
+    package static func read(_ path: String) throws(StoreError) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
@@ -67,7 +67,7 @@ enum DurableFile {
     /// Replaces `path` with `bytes` so that after a crash at any point the file holds either the
     /// old or the new content, and the new content survives a power cut once this returns:
     /// write a temporary file, fsync it, rename it over `path`, fsync the directory.
-    static func replace(_ path: String, with bytes: [UInt8], directory: String) throws(StoreError) {
+    package static func replace(_ path: String, with bytes: [UInt8], directory: String) throws(StoreError) {
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(operation: "create", path: temporary, errno: errno) }

@@ -36,6 +36,32 @@ public final class DeviceLink: Sendable {
         try? await client.request("status", as: StatusReport.self)
     }
 
+    /// The household's settings, and what a test of the volume plays.
+    func settings() async throws -> PageState.Settings {
+        try await client.request("settings", as: PageState.Settings.self)
+    }
+
+    func setSettings(_ settings: PageState.Settings) async throws {
+        _ = try await client.request("setSettings", parameters: [
+            "volumeDB": .number(settings.volumeDB), "crescendoSeconds": .number(settings.crescendoSeconds),
+            "snoozeSeconds": .number(settings.snoozeSeconds), "autoSilenceSeconds": .number(settings.autoSilenceSeconds),
+        ])
+    }
+
+    func trySound(volumeDB: Double) async throws {
+        _ = try await client.request("trySound", parameters: ["volumeDB": .number(volumeDB)])
+    }
+
+    /// The sound files alarms may name.
+    func sounds() async throws -> [String] {
+        try await client.request("sounds", as: [String].self)
+    }
+
+    /// What happened to the alarms lately (rang, stopped, missed...), everyone's.
+    func history() async throws -> [HistoryEntry] {
+        try await client.request("history", parameters: ["all": .bool(true)], as: [HistoryEntry].self)
+    }
+
     func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws {
         _ = try await client.schedule(id: id, definition: definition)
     }

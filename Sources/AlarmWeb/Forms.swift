@@ -100,3 +100,14 @@ struct TimerForm: Decodable {
                 countdown: .init(title: shown, pauseButton: .pause), paused: .init(title: shown, resumeButton: .resume)))
     }
 }
+
+/// The body of `PUT /api/settings` and `POST /api/settings/try` (alarmd checks the ranges).
+enum SettingsForm {
+    static func decode(_ body: Data) throws -> PageState.Settings {
+        do {
+            return try JSONDecoder.web.decode(PageState.Settings.self, from: body)
+        } catch {
+            throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\"}: \(AlarmForm.summary(error))")
+        }
+    }
+}

@@ -60,6 +60,19 @@ struct PageState: Encodable, Sendable {
         var storageDetail: String
     }
 
+    /// The household's settings, as alarmd's `settings` operation has them.
+    struct Settings: Codable, Sendable {
+        var volumeDB: Double
+        var crescendoSeconds: Double
+        var snoozeSeconds: Double
+        var autoSilenceSeconds: Double
+    }
+
+    struct Missed: Encodable, Sendable {
+        var label: String
+        var date: Date
+    }
+
     struct PairingItem: Encodable, Sendable {
         var id: String
         var name: String
@@ -77,6 +90,9 @@ struct PageState: Encodable, Sendable {
     var timers: [TimerItem] = []
     var ringing: [Ringing] = []
     var status: Status?
+    var settings: Settings?
+    var sounds: [String] = []
+    var missed: [Missed] = []
     var pairings: [PairingItem] = []
 
     static let dayNames: [Locale.Weekday: String] = [
@@ -84,7 +100,7 @@ struct PageState: Encodable, Sendable {
     ]
 
     /// The page's view of alarmd's records: alarms (with a schedule) and timers, oldest first.
-    init(records: [AlarmRecord], status: StatusReport?, ownUID: UInt32, zone: TimeZoneRules, now: Date) {
+    init(records: [AlarmRecord], status: StatusReport?, history: [HistoryEntry], ownUID: UInt32, zone: TimeZoneRules, now: Date) {
         self.now = now
         self.zone = zone.identifier
         clockTrusted = status?.clockTrusted ?? true
@@ -123,6 +139,9 @@ struct PageState: Encodable, Sendable {
                 self.next = NextAlarm(id: record.id.uuidString, label: label, date: next)
             }
         }
+        // Alarms that could not ring or rang unanswered in the last day, newest first.
+        missed = history.filter { ($0.kind == .missed || $0.kind == .autoSilenced) && now.timeIntervalSince($0.date) < 86_400 }
+            .sorted { $0.date > $1.date }.map { Missed(label: $0.title, date: $0.date) }
         if let status {
             let storage = status.parts.first { $0.name == "storage" }
             self.status = Status(

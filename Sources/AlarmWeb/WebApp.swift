@@ -70,6 +70,8 @@ public final class WebApp: Sendable {
             return error.response
         } catch let error as AlarmOperationError {
             return .error(Self.status(of: error), "\(error)")
+        } catch let error as ControlError {
+            return .error(Self.status(of: error), error.message)
         } catch {
             return .error(503, "the alarm clock did not answer: \(error)")
         }
@@ -120,6 +122,13 @@ public final class WebApp: Sendable {
             let id = UUID()
             try await link.schedule(id: id, definition: try TimerForm.decode(request.body).timer())
             return .json(201, ["id": id.uuidString])
+        case ("PUT", 1, "settings", _, _):
+            try await link.setSettings(try SettingsForm.decode(request.body))
+            await publishState()
+            return .json(200, ["ok": true])
+        case ("POST", 2, "settings", "try", _):
+            try await link.trySound(volumeDB: try SettingsForm.decode(request.body).volumeDB)
+            return .json(200, ["ok": true])
         case ("DELETE", 2, "pairings", let id, _):
             guard try book.revoke(id: id) else { throw WebError(404, "no paired browser \(id)") }
             await publishState()
@@ -161,6 +170,15 @@ public final class WebApp: Sendable {
         if !request.body.isEmpty {
             let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             guard type == "application/json" else { throw WebError(415, "the body must be JSON (Content-Type: application/json)") }
+        }
+    }
+
+    static func status(of error: ControlError) -> Int {
+        switch error.code {
+        case .malformed: 400
+        case .forbidden: 403
+        case .busy: 409
+        default: 503
         }
     }
 
@@ -253,9 +271,16 @@ public final class WebApp: Sendable {
     func currentState() async throws -> PageState {
         async let records = link.records()
         async let status = link.status()
+        async let history = link.history()
+        async let settings = link.settings()
+        async let sounds = link.sounds()
         let uid = try await link.ownUID()
         let zone = (try? zones.currentZone()) ?? .utc
-        return PageState(records: try await records, status: await status, ownUID: uid, zone: zone, now: clock())
+        var state = PageState(
+            records: try await records, status: await status, history: (try? await history) ?? [], ownUID: uid, zone: zone, now: clock())
+        state.settings = try? await settings
+        state.sounds = (try? await sounds) ?? []
+        return state
     }
 
     /// Rebuilds the state and sends it to every open event stream.

@@ -73,7 +73,11 @@ struct DaemonMode {
         let clock = SystemWallClock()
         let board = await DaemonBoard.open(profile, clock: clock, settings: &configuration.appliance, logger: logger)
 
-        // 4. Engine and appliance.
+        // 4. Engine and appliance, with the household's settings from the phone page (the
+        //    configuration file gives their defaults).
+        let household = HouseholdSettingsFile(
+            directory: configuration.stateDirectory, defaults: HouseholdSettings(configuration), logger: logger)
+        household.settings.apply(to: &configuration.appliance, &configuration.engine)
         let prompter = DevicePrompter(userName: Self.userName(of:))
         let runtime: AlarmRuntime
         do {
@@ -105,7 +109,7 @@ struct DaemonMode {
         let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
         let server = ControlServer(
             configuration: control, runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance).merging(["status": status.handler]) { _, status in status }, logger: logger)
+            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: household).merging(["status": status.handler]) { _, status in status }, logger: logger)
         do {
             try server.start()
         } catch {

@@ -41,10 +41,14 @@ struct SimulatorMode {
         let display = FakeCharacterDisplay(size: size)
         let hardware = ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display)
 
+        // The household settings the phone page changes, kept with the alarms.
+        let household = HouseholdSettingsFile(
+            directory: stateDirectory, defaults: HouseholdSettings(DaemonConfiguration()), logger: logger)
+        var settings = ApplianceSettings(), policy = EnginePolicy()
+        household.settings.apply(to: &settings, &policy)
         let runtime = try AlarmRuntime(
-            configuration: .init(storeDirectory: stateDirectory), clock: clock, timeZones: zones,
+            configuration: .init(policy: policy, storeDirectory: stateDirectory), clock: clock, timeZones: zones,
             authorizer: FixedAuthorization(.authorized), logger: logger)
-        let settings = ApplianceSettings()
         let appliance = Appliance(runtime: runtime, hardware: hardware, clock: clock, settings: settings, logger: logger)
 
         guard case .raw(let terminal) = try RawTerminal.enter() else {
@@ -56,7 +60,7 @@ struct SimulatorMode {
             terminal: terminal, clock: clock, zones: zones, speed: options.start == nil && options.speed == 1 ? 1 : options.speed,
             display: display, indicator: indicator, audio: audio, recent: recent)
         let person = runtime.manager(for: .currentUser)
-        let server = openControlSocket(runtime: runtime, appliance: appliance, logger: logger)
+        let server = openControlSocket(runtime: runtime, appliance: appliance, household: household, logger: logger)
         let page = server == nil || options.web == "off" ? nil : SimulatorPage.start(
             listen: options.web, socket: options.socket ?? Self.defaultSocketPath, stateDirectory: stateDirectory + "/web", logger: logger)
         await withTaskGroup(of: Void.self) { group in
@@ -76,13 +80,15 @@ struct SimulatorMode {
 
     /// The control socket, so that apps and alarmctl can use the simulated clock as the real one;
     /// the simulator runs without it if it cannot be opened (another simulator listens there).
-    private func openControlSocket(runtime: AlarmRuntime, appliance: Appliance, logger: Logger) -> ControlServer? {
+    private func openControlSocket(
+        runtime: AlarmRuntime, appliance: Appliance, household: HouseholdSettingsFile, logger: Logger
+    ) -> ControlServer? {
         let path = options.socket ?? Self.defaultSocketPath
         // The person running the simulator owns its board: their group administers it, so the
         // phone page (alarm-web, run as them) may show every alarm and ask to pair.
         let server = ControlServer(
             configuration: .init(socketPath: path, administrators: .init(groupID: getgid())), runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance), logger: logger)
+            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: household), logger: logger)
         do {
             try server.start()
         } catch {

@@ -1,4 +1,6 @@
 import AlarmHardware
+@testable import AlarmEngine
+import AlarmDaemon
 import AlarmKitCore
 import Foundation
 import Testing
@@ -16,6 +18,8 @@ import Testing
         ("POST", "/api/alarms/\(UUID())/snooze", nil), ("POST", "/api/timers", #"{"seconds":60}"#),
         ("POST", "/api/timers/\(UUID())/pause", nil), ("DELETE", "/api/timers/\(UUID())", nil),
         ("DELETE", "/api/pairings/abc", nil),
+        ("PUT", "/api/settings", #"{"volumeDB":-6,"crescendoSeconds":30,"snoozeSeconds":540,"autoSilenceSeconds":900}"#),
+        ("POST", "/api/settings/try", #"{"volumeDB":-6,"crescendoSeconds":30,"snoozeSeconds":540,"autoSilenceSeconds":900}"#),
     ]
 
     @Test func everyRouteRefusesABrowserThatIsNotPaired() async throws {
@@ -167,6 +171,49 @@ import Testing
         let timerID = try #require(timer["id"] as? String)
         #expect(await rig.request("POST", "/api/timers/\(timerID)/pause", cookies: cookies).status == 200)
         #expect(await rig.request("POST", "/api/timers/\(timerID)/pause", cookies: cookies).status == 409)
+        await rig.stop()
+    }
+}
+
+/// The household's settings: kept by alarmd, changed from the page, checked on both sides.
+@Suite(.timeLimit(.minutes(1))) struct WebSettingsTests {
+    static let settings = #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600}"#
+
+    @Test func aChangeReachesTheEngineAndTheFileAndBadValuesChangeNothing() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        let before = try #require(try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))["settings"] as? [String: Double])
+        #expect(before["volumeDB"] == -6 && before["autoSilenceSeconds"] == 900 && before["snoozeSeconds"] == 540)
+        #expect(await rig.request("PUT", "/api/settings", json: Self.settings, cookies: cookies).status == 200)
+        let after = try #require(try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))["settings"] as? [String: Double])
+        #expect(after == ["volumeDB": -12, "crescendoSeconds": 60, "snoozeSeconds": 300, "autoSilenceSeconds": 600])
+        #expect(await rig.runtime.scheduler.policy.autoSilence == 600)
+        #expect(await rig.appliance.settings.volume == -12)
+        let bad = [
+            #"{"volumeDB":3,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
+            #"{"volumeDB":-12,"crescendoSeconds":-1,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
+            #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":0,"autoSilenceSeconds":600}"#,
+            #"{"volumeDB":-12}"#, "{", "",
+        ]
+        for body in bad {
+            #expect(await rig.request("PUT", "/api/settings", json: body, cookies: cookies).status == 400, "\(body)")
+        }
+        let kept = HouseholdSettingsFile(
+            directory: rig.directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: WebRig.logger)
+        #expect(kept.settings == HouseholdSettings(volumeDB: -12, crescendoSeconds: 60, snoozeSeconds: 300, autoSilenceSeconds: 600))
+        await rig.stop()
+    }
+
+    @Test func tryingTheVolumePlaysTheToneThenStops() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        #expect(await rig.request("POST", "/api/settings/try", json: Self.settings, cookies: cookies).status == 200)
+        #expect(rig.audio.nowPlaying?.source == .builtInTone)
+        #expect(rig.audio.nowPlaying?.gain == .constant(-12))
+        var changes = rig.audio.events().makeAsyncIterator()
+        rig.clock.advance(by: 3)
+        while rig.audio.nowPlaying != nil { _ = await changes.next() }
+        #expect(rig.audio.nowPlaying == nil)
         await rig.stop()
     }
 }

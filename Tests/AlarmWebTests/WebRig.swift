@@ -25,6 +25,7 @@ final class WebRig: Sendable {
     let runtime: AlarmRuntime
     let appliance: Appliance
     let display = FakeCharacterDisplay(size: .sixteenByTwo)
+    let audio = FakeAudioOutput()
     let server: ControlServer
     let link: DeviceLink
     let app: WebApp
@@ -37,13 +38,17 @@ final class WebRig: Sendable {
         appliance = Appliance(
             runtime: runtime,
             hardware: ApplianceHardware(
-                buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(hasColor: false), audio: FakeAudioOutput(),
+                buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(hasColor: false), audio: audio,
                 display: display),
             clock: clock, logger: Self.logger)
         await appliance.start()
         server = ControlServer(
             configuration: .init(socketPath: directory.path + "/control.sock"), runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance), logger: Self.logger, clock: clock)
+            handlers: DaemonOperations.handlers(
+                runtime: runtime, appliance: appliance,
+                settings: HouseholdSettingsFile(
+                    directory: directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: Self.logger)),
+            logger: Self.logger, clock: clock)
         try server.start()
         link = DeviceLink(socketPath: directory.path + "/control.sock")
         mkdir(directory.path + "/web", 0o700)
