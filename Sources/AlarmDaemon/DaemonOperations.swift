@@ -24,6 +24,13 @@ public enum DaemonOperations {
 
     struct NoSettingsParameters: Decodable {}
 
+    /// `deviceAction`'s parameters: whose alarm, which, and `stop` or `countdown` (snooze).
+    public struct DeviceActionParameters: Decodable {
+        public var owner: UInt32
+        public var id: Alarm.ID
+        public var action: AlarmAction
+    }
+
     /// `trySound`'s parameters: the volume to hear.
     public struct TrySoundParameters: Decodable {
         public var volumeDB: Double
@@ -107,6 +114,16 @@ public enum DaemonOperations {
             } catch let error as HardwareError {
                 throw ControlError(.serviceUnavailable, "no sound: \(error)")
             }
+            return JSONValue.null
+        }
+        // STOP and SNOOZE as the device's buttons give them, on any client's ringing alarm: the
+        // phone page's big buttons silence whatever rings, whoever set it.
+        handlers["deviceAction"] = .init(requiresAdministrator: true) { call in
+            let parameters = try call.request.parameters(DeviceActionParameters.self)
+            guard parameters.action == .stop || parameters.action == .countdown else {
+                throw ControlRequestError(id: call.request.id, .malformed, "\"action\" must be stop or countdown")
+            }
+            try await runtime.performOnDevice(parameters.action, alarm: AlarmKey(owner: ClientID(rawValue: parameters.owner), id: parameters.id))
             return JSONValue.null
         }
         // The sound files an alarm may name: the WAV files of the sounds directory.

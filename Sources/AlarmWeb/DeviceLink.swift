@@ -70,6 +70,13 @@ public final class DeviceLink: Sendable {
         _ = try await client.request(operation, parameters: ["id": .string(id.uuidString)])
     }
 
+    /// STOP or SNOOZE on anyone's ringing alarm, as the device's buttons would.
+    func deviceAction(_ action: AlarmAction, id: Alarm.ID, owner: UInt32) async throws {
+        _ = try await client.request("deviceAction", parameters: [
+            "owner": .integer(Int64(owner)), "id": .string(id.uuidString), "action": .string(action.rawValue),
+        ])
+    }
+
     /// Something changed on the device.
     func changes() -> AsyncStream<DeviceChange> {
         client.deviceChanges()

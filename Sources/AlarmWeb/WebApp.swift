@@ -114,6 +114,12 @@ public final class WebApp: Sendable {
         case ("DELETE", 2, "alarms", let id, _), ("DELETE", 2, "timers", let id, _):
             try await link.perform(AlarmAction.cancel.rawValue, id: try alarmID(id))
             return .json(200, ["ok": true])
+        case ("POST", 3, "alarms", let id, "stop"), ("POST", 3, "timers", let id, "stop"):
+            try await buttonPressed(.stop, on: try alarmID(id))
+            return .json(200, ["ok": true])
+        case ("POST", 3, "alarms", let id, "snooze"):
+            try await buttonPressed(.countdown, on: try alarmID(id))
+            return .json(200, ["ok": true])
         case ("POST", 3, "alarms", let id, let action), ("POST", 3, "timers", let id, let action):
             guard let operation = Self.actions[action] else { throw WebError(404, "no such action: \(action)") }
             try await link.perform(operation, id: try alarmID(id))
@@ -138,11 +144,17 @@ public final class WebApp: Sendable {
         }
     }
 
-    /// The page's action names and the protocol's operations.
+    /// The page's action names and the protocol's operations, on the page's own alarms.
     static let actions: [String: String] = [
-        "stop": AlarmAction.stop.rawValue, "snooze": AlarmAction.countdown.rawValue,
         "pause": AlarmAction.pause.rawValue, "resume": AlarmAction.resume.rawValue,
     ]
+
+    /// Stop and Snooze act as the clock's buttons do, on whoever's alarm it is.
+    private func buttonPressed(_ action: AlarmAction, on id: UUID) async throws {
+        let records = try await link.records()
+        guard let record = records.first(where: { $0.id == id }) else { throw WebError(404, "no alarm \(id)") }
+        try await link.deviceAction(action, id: id, owner: record.owner.rawValue)
+    }
 
     private func alarmID(_ text: String) throws -> UUID {
         guard let id = UUID(uuidString: text) else { throw WebError(404, "no alarm \(text)") }

@@ -2,6 +2,7 @@ import AlarmHardware
 @testable import AlarmEngine
 import AlarmDaemon
 import AlarmKitCore
+import AlarmProtocol
 import Foundation
 import Testing
 
@@ -171,6 +172,36 @@ import Testing
         let timerID = try #require(timer["id"] as? String)
         #expect(await rig.request("POST", "/api/timers/\(timerID)/pause", cookies: cookies).status == 200)
         #expect(await rig.request("POST", "/api/timers/\(timerID)/pause", cookies: cookies).status == 409)
+        await rig.stop()
+    }
+}
+
+/// The page's big Stop and Snooze act as the clock's buttons: on anyone's ringing alarm.
+@Suite(.timeLimit(.minutes(1))) struct WebRingingTests {
+    @Test func stopFromThePageSilencesAnAlarmSomeoneElseSet() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        let someone = ClientID(rawValue: 1001)
+        let id = Alarm.ID()
+        let fixed = AlarmDefinition(
+            schedule: .fixed(WebRig.start.addingTimeInterval(60)), countdownDuration: .init(preAlert: nil, postAlert: 300),
+            presentation: AlarmPresentation(alert: .init(title: "Bob's alarm", stopButton: .stop, secondaryButton: .snooze, secondaryButtonBehavior: .countdown)))
+        _ = try await rig.runtime.schedule(id: id, definition: fixed, client: someone)
+        rig.clock.advance(by: 60)
+        await rig.runtime.handleWake(.deadlineReached)
+        let state = try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))
+        let ringing = try #require((state["ringing"] as? [[String: Any]])?.first)
+        #expect(ringing["label"] as? String == "Bob's alarm")
+        #expect(ringing["mine"] as? Bool == false)
+        #expect(await rig.request("POST", "/api/alarms/\(id.uuidString)/snooze", cookies: cookies).status == 200)
+        #expect(await rig.runtime.record(for: AlarmKey(owner: someone, id: id))?.phase.state == .countdown)
+        rig.clock.advance(by: 300)
+        await rig.runtime.handleWake(.deadlineReached)
+        #expect(await rig.runtime.record(for: AlarmKey(owner: someone, id: id))?.phase.state == .alerting)
+        #expect(await rig.request("POST", "/api/alarms/\(id.uuidString)/stop", cookies: cookies).status == 200)
+        #expect(await rig.runtime.record(for: AlarmKey(owner: someone, id: id)) == nil)
+        // Changing it otherwise stays its owner's: the page's own operations act on its own alarms.
+        #expect(await rig.request("DELETE", "/api/alarms/\(UUID().uuidString)", cookies: cookies).status == 404)
         await rig.stop()
     }
 }
