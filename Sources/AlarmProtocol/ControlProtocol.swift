@@ -67,6 +67,7 @@ public enum ControlProtocol {
 /// | `alarms` | none | the caller's `[Alarm]` |
 /// | `schedule` | `id` (UUID), `definition` (``AlarmDefinition``) | the `Alarm` |
 /// | `stop`, `countdown`, `pause`, `resume`, `cancel` | `id` | `null` |
+/// | `disable`, `enable`, `skip` (beyond AlarmKit: ``ScheduleAction``) | `id` | `null` |
 /// | `subscribeAlarms`, `subscribeAuthorization` | none | ``ControlSubscription``; then events |
 /// | `subscribeIntents` | none | ``ControlSubscription``; then an `intent` event per delivery |
 /// | `acknowledgeIntent` | `id` (the delivery's) | `null` (also for an unknown id) |
@@ -92,11 +93,12 @@ public enum ControlOperationName {
     public static let subscribeIntents = "subscribeIntents"
     public static let acknowledgeIntent = "acknowledgeIntent"
 
-    /// The operations every version-1 server answers (the actions by their ``AlarmAction`` names).
+    /// The operations every version-1 server answers (the actions by their ``AlarmAction`` and
+    /// ``ScheduleAction`` names).
     public static let builtIn: Set<String> = Set([
         hello, alarms, schedule, subscribeAlarms, subscribeAuthorization, unsubscribe, authorizationState,
         requestAuthorization, allAlarms, authorizations, setAuthorization, subscribeIntents, acknowledgeIntent,
-    ] + AlarmAction.allCases.map(\.rawValue))
+    ] + AlarmAction.allCases.map(\.rawValue) + ScheduleAction.allCases.map(\.rawValue))
 }
 
 /// The device's extensions to AlarmKit, which has no way to keep an alarm without it ringing:
