@@ -178,6 +178,13 @@ public final class ControlClient: Sendable {
         _ = try await request(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
     }
 
+    /// Disables, enables or skips one of the caller's alarms: the device's extensions to AlarmKit
+    /// (``ScheduleAction`` says what each does and refuses). `alarmRecords` shows the result
+    /// (`enabled`, `skippedDate`), and `alarmUpdates` subscribers hear of it.
+    public func perform(_ action: ScheduleAction, id: Alarm.ID) async throws {
+        _ = try await request(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
+    }
+
     public func authorizationState() async throws -> AlarmManager.AuthorizationState {
         try await request(ControlOperationName.authorizationState, NoParameters(), as: AlarmManager.AuthorizationState.self)
     }

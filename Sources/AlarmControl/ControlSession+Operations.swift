@@ -13,6 +13,11 @@ extension ControlSession {
             try await runtime.perform(action, id: parameters.id, client: client)
             return .result(JSONValue.null)
         }
+        if let action = ScheduleAction(rawValue: request.operation) {
+            let parameters = try request.parameters(AlarmIDParameters.self)
+            try await runtime.perform(action, id: parameters.id, client: client)
+            return .result(JSONValue.null)
+        }
         switch request.operation {
         case ControlOperationName.hello:
             let configuration = server.configuration

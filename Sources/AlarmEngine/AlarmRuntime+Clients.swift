@@ -43,6 +43,17 @@ extension AlarmRuntime {
         }
     }
 
+    /// Disables, enables or skips one of `client`'s alarms (the device's extensions to AlarmKit).
+    /// Returns once the change is durable; none of them silences an alert (an alerting alarm
+    /// refuses disable and skip).
+    public func perform(_ action: ScheduleAction, id: Alarm.ID, client: ClientID) throws {
+        catchUp()
+        let checkpoint = scheduler.checkpoint(for: AlarmKey(owner: client, id: id))
+        let outcome = try scheduler.perform(action, id: id, owner: client, now: clock.now)
+        guard outcome.hasChanges else { return }
+        try commitClientChange(outcome, undo: checkpoint)
+    }
+
     /// Performs `action` on any client's alarm, for the device's own buttons (the presented alarm,
     /// whoever owns it).
     public func performOnDevice(_ action: AlarmAction, alarm key: AlarmKey) throws {

@@ -131,6 +131,12 @@ extension AlarmRuntime {
                 ]))
             case .removed(let key):
                 logger.debug("Alarm removed", metadata: metadata(key))
+            case .scheduleChanged(let key, .disable):
+                logger.info("Alarm disabled", metadata: metadata(key))
+            case .scheduleChanged(let key, .enable):
+                logger.info("Alarm enabled", metadata: metadata(key))
+            case .scheduleChanged(let key, .skip):
+                logger.info("Alarm skips its next occurrence", metadata: metadata(key))
             }
         }
     }

@@ -420,6 +420,12 @@ public actor AlarmRuntime {
             case .missed(let missed) where missed.reason == .tooLate:
                 entries.append(HistoryEntry(
                     date: missed.dueDate, kind: .missed, alarmID: missed.alarmID, owner: missed.owner, title: missed.title))
+            case .scheduleChanged(let key, let action):
+                switch action {
+                case .disable: entry(.disabled, key)
+                case .enable: entry(.enabled, key)
+                case .skip: entry(.skipped, key)
+                }
             case .removed(let key):
                 lastKnownTitles[key] = nil
             case .scheduled, .paused, .resumed, .missed, .rescheduled:

@@ -93,8 +93,9 @@ extension AlarmScheduler {
                 outcome.changedOwners.insert(record.owner)
             }
             for var record in records.values {
-                guard case .scheduled(nil) = record.phase,
-                      let next = firstOccurrence(of: record.definition, now: now, after: record.lastOccurrenceDay)
+                guard case .scheduled(nil) = record.phase, record.enabled,
+                      let next = firstOccurrence(
+                          of: record.definition, now: now, after: record.lastOccurrenceDay, skipping: record.skippedDate)
                 else { continue }
                 record.phase = .scheduled(next)
                 store(record)
@@ -118,16 +119,20 @@ extension AlarmScheduler {
     // MARK: - The state machine in time
 
     /// The first occurrence of an alarm due after `now` and, for a relative one, on a day after
-    /// `lastDay`; `nil` for a relative alarm while the clock is untrusted.
-    func firstOccurrence(of definition: AlarmDefinition, now: Date, after lastDay: CivilDate? = nil) -> Occurrence? {
+    /// `lastDay` other than `skipped`; `nil` for a relative alarm while the clock is untrusted.
+    func firstOccurrence(
+        of definition: AlarmDefinition, now: Date, after lastDay: CivilDate? = nil, skipping skipped: CivilDate? = nil
+    ) -> Occurrence? {
         switch definition.schedule {
         case .fixed(let date):
             return .fixed(date)
         case .relative(let relative):
             guard isClockTrusted else { return nil }
-            let next = nextOccurrence(
-                of: Self.civilTime(of: definition), weekdays: Self.weekdays(of: relative),
-                after: now, onOrAfter: lastDay?.adding(days: 1), in: timeZone)
+            let time = Self.civilTime(of: definition), weekdays = Self.weekdays(of: relative)
+            var next = nextOccurrence(of: time, weekdays: weekdays, after: now, onOrAfter: lastDay?.adding(days: 1), in: timeZone)
+            if next.day == skipped {
+                next = nextOccurrence(of: time, weekdays: weekdays, after: now, onOrAfter: next.day.adding(days: 1), in: timeZone)
+            }
             return .day(next.day)
         case nil:
             return nil
@@ -143,6 +148,7 @@ extension AlarmScheduler {
     mutating func settle(_ key: AlarmKey, now: Date, into outcome: inout SchedulerOutcome) {
         guard var record = records[key] else { return }
         let before = record
+        if let skipEnd = skipEnd(of: record), now >= skipEnd { record.skippedDate = nil }
         transitions: while true {
             switch record.phase {
             case .scheduled(nil), .paused:
@@ -220,22 +226,15 @@ extension AlarmScheduler {
         if case .day(let day) = occurrence {
             record.lastOccurrenceDay = max(record.lastOccurrenceDay ?? day, day)
         }
-        guard case .relative(let relative) = record.definition.schedule, let weekdays = Self.weekdays(of: relative) else {
+        guard case .relative(let relative) = record.definition.schedule, Self.weekdays(of: relative) != nil else {
             remove(record.key)
             outcome.events.append(.removed(record.key))
             outcome.changedOwners.insert(record.owner)
             return false
         }
-        guard isClockTrusted else {
-            record.phase = .scheduled(nil)
-            outcome.events.append(.rescheduled(record.key, nextDueDate: nil))
-            return true
-        }
-        let next = nextOccurrence(
-            of: Self.civilTime(of: record.definition), weekdays: weekdays, after: now,
-            onOrAfter: record.lastOccurrenceDay?.adding(days: 1), in: timeZone)
-        record.phase = .scheduled(.day(next.day))
-        outcome.events.append(.rescheduled(record.key, nextDueDate: next.instant))
+        let next = firstOccurrence(of: record.definition, now: now, after: record.lastOccurrenceDay, skipping: record.skippedDate)
+        record.phase = .scheduled(next)
+        outcome.events.append(.rescheduled(record.key, nextDueDate: next.map { dueDate(of: $0, for: record.definition) }))
         return true
     }
 

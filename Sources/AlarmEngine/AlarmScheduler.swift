@@ -156,20 +156,30 @@ public struct AlarmScheduler: Sendable {
         deadlines = records.compactMapValues { deadline(of: $0) }
     }
 
-    /// When ``evaluate(now:)`` next has work for this alarm.
+    /// When ``evaluate(now:)`` next has work for this alarm: its phase's, or the end of the day
+    /// it skips, when the skip is forgotten.
     private func deadline(of record: AlarmRecord) -> Date? {
+        let deadline: Date?
         switch record.phase {
         case .scheduled(nil), .paused:
-            return nil
+            deadline = nil
         case .scheduled(let occurrence?):
-            guard isClockTrusted else { return nil }
-            let due = dueDate(of: occurrence, for: record.definition)
-            return due.addingTimeInterval(-(record.definition.preAlert ?? 0))
+            deadline = isClockTrusted
+                ? dueDate(of: occurrence, for: record.definition).addingTimeInterval(-(record.definition.preAlert ?? 0)) : nil
         case .countdown(let countdown):
-            return countdown.fireDate
+            deadline = countdown.fireDate
         case .alerting(let alerting):
-            return policy.autoSilence > 0 ? alerting.since.addingTimeInterval(policy.autoSilence) : nil
+            deadline = policy.autoSilence > 0 ? alerting.since.addingTimeInterval(policy.autoSilence) : nil
         }
+        guard let skipEnd = skipEnd(of: record) else { return deadline }
+        return min(deadline ?? skipEnd, skipEnd)
+    }
+
+    /// The local midnight ending the day an alarm skips; `nil` without a skip, or while the clock
+    /// is untrusted (a bogus clock must not make it forget the skip).
+    func skipEnd(of record: AlarmRecord) -> Date? {
+        guard isClockTrusted, let skipped = record.skippedDate else { return nil }
+        return timeZone.instant(for: LocalDateTime(date: skipped.adding(days: 1), time: .midnight))
     }
 
     /// The instant an occurrence is due, resolved in the current zone with the DST policy.

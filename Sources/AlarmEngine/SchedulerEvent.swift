@@ -16,6 +16,8 @@ public enum SchedulerEvent: Hashable, Sendable {
     /// Nobody answered within the auto-silence time.
     case autoSilenced(AlarmKey)
     case missed(MissedAlarm)
+    /// Its owner disabled it, enabled it (or undid a skip), or skipped its next occurrence.
+    case scheduleChanged(AlarmKey, ScheduleAction)
     /// A repeating alarm moved on to its next occurrence.
     case rescheduled(AlarmKey, nextDueDate: Date?)
     /// The alarm no longer exists (cancelled, or a one-shot that finished).

@@ -22,6 +22,14 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     /// while the wall clock was untrusted. Only such dates move with the clock when it is set from
     /// an untrusted time: dates written under a trusted clock, before a power cut, are real.
     public var datesFromUntrustedClock = false
+    /// `false` while disabled (``ScheduleAction/disable``): the phase is then `.scheduled(nil)`,
+    /// so it has no deadline, never rings and is never missed.
+    public var enabled = true
+    /// The local day (in the device's zone) of the occurrence a weekly alarm skips
+    /// (``ScheduleAction/skip``): the scheduler never picks it as the next occurrence, and forgets
+    /// it once that day has ended. A civil day, not an instant, so a DST change, a zone change or
+    /// a clock jump cannot move the skip onto another day.
+    public var skippedDate: CivilDate?
 
     public init(
         id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, phase: AlarmPhase, createdAt: Date,
@@ -33,6 +41,22 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         self.phase = phase
         self.createdAt = createdAt
         self.sequenceNumber = sequenceNumber
+    }
+
+    /// Reads `enabled` and `skippedDate` as enabled and skipping nothing when they are absent, so
+    /// that stores written without them load.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Alarm.ID.self, forKey: .id)
+        owner = try container.decode(ClientID.self, forKey: .owner)
+        definition = try container.decode(AlarmDefinition.self, forKey: .definition)
+        phase = try container.decode(AlarmPhase.self, forKey: .phase)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        sequenceNumber = try container.decode(UInt64.self, forKey: .sequenceNumber)
+        lastOccurrenceDay = try container.decodeIfPresent(CivilDate.self, forKey: .lastOccurrenceDay)
+        datesFromUntrustedClock = try container.decode(Bool.self, forKey: .datesFromUntrustedClock)
+        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
+        skippedDate = try container.decodeIfPresent(CivilDate.self, forKey: .skippedDate)
     }
 
     public var alarm: Alarm {

@@ -131,7 +131,8 @@ public struct ControlErrorBody: Codable, Hashable, Sendable {
 }
 
 /// A refusal of the protocol itself (``ControlErrorCode/malformed``, `forbidden`, `busy`, ...),
-/// or an error code this build does not know.
+/// of a ``ScheduleAction`` (`invalidTransition`: AlarmKit's errors have no case for them), or an
+/// error code this build does not know.
 public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: ControlErrorCode
     /// One readable line.

@@ -14,6 +14,9 @@ public struct HistoryEntry: Codable, Hashable, Sendable {
         case autoSilenced
         /// It could not ring (the device was off, the clock jumped over it).
         case missed
+        /// Its owner disabled it, enabled it (or undid a skip), or skipped its next occurrence:
+        /// the device's extensions to AlarmKit (``ScheduleAction``).
+        case disabled, enabled, skipped
     }
 
     public var date: Date

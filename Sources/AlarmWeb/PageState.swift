@@ -132,9 +132,9 @@ struct PageState: Encodable, Sendable {
             if case .named(let name) = record.definition.sound { sound = name }
             alarms.append(AlarmItem(
                 id: record.id.uuidString, label: label, time: Self.twoDigits(time.hour) + ":" + Self.twoDigits(time.minute),
-                repeatDays: days, enabled: true, skippedDate: nil, next: next,
+                repeatDays: days, enabled: record.enabled, skippedDate: record.skippedDate.map { "\($0)" }, next: next,
                 snoozeSeconds: record.definition.countdownDuration?.postAlert.map { Int($0) },
-                sound: sound, state: Self.state(of: record.phase), owner: Self.userName(record.owner.rawValue), mine: mine))
+                sound: sound, state: record.enabled ? Self.state(of: record.phase) : "disabled", owner: Self.userName(record.owner.rawValue), mine: mine))
             if let next, self.next.map({ next < $0.date }) ?? true {
                 self.next = NextAlarm(id: record.id.uuidString, label: label, date: next)
             }

@@ -147,6 +147,7 @@ public final class WebApp: Sendable {
     /// The page's action names and the protocol's operations, on the page's own alarms.
     static let actions: [String: String] = [
         "pause": AlarmAction.pause.rawValue, "resume": AlarmAction.resume.rawValue,
+        "enable": ScheduleAction.enable.rawValue, "disable": ScheduleAction.disable.rawValue, "skip": ScheduleAction.skip.rawValue,
     ]
 
     /// Stop and Snooze act as the clock's buttons do, on whoever's alarm it is.
@@ -189,7 +190,8 @@ public final class WebApp: Sendable {
         switch error.code {
         case .malformed: 400
         case .forbidden: 403
-        case .busy: 409
+        case .busy, .invalidTransition: 409
+        case .notFound: 404
         default: 503
         }
     }

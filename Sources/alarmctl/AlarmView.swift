@@ -23,6 +23,12 @@ struct AlarmView: Sendable {
 
     var id: Alarm.ID { alarm.id }
     var state: Alarm.State { alarm.state }
+    /// Whether alarmd reports it disabled (`alarmctl disable`); `nil` when it does not report records.
+    var enabled: Bool? { record?.enabled }
+    /// The local day it skips (`alarmctl skip`), if any.
+    var skippedDate: CivilDate? { record?.skippedDate }
+    /// The STATE column: AlarmKit's state, or `disabled`, which AlarmKit has not.
+    var stateText: String { enabled == false ? "disabled" : state.rawValue }
     var definition: AlarmDefinition? { record?.definition }
     var title: String? { record?.definition.presentation.alert.title }
 

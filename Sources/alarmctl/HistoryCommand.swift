@@ -12,8 +12,8 @@ struct HistoryCommand: AsyncParsableCommand {
             Oldest first: the local time, the kind, the id's first 8 characters and the title. \
             alarmd keeps the latest 500 entries. --all (administrators) shows every user's, with \
             an OWNER column. --json prints {"version":1,"entries":[{"date":INSTANT,"kind":KIND,\
-            "id":ID,"owner":UID,"title":TITLE}]}, KIND being rang, snoozed, stopped, missed or \
-            autoSilenced.
+            "id":ID,"owner":UID,"title":TITLE}]}, KIND being rang, snoozed, stopped, missed, \
+            autoSilenced, disabled, enabled or skipped.
             """
     )
 
@@ -61,6 +61,9 @@ struct HistoryCommand: AsyncParsableCommand {
         case .stopped: "stopped"
         case .autoSilenced: "auto-silenced"
         case .missed: "missed"
+        case .disabled: "disabled"
+        case .enabled: "enabled"
+        case .skipped: "skipped"
         }
     }
 }

@@ -93,7 +93,8 @@ struct Null<Value: Encodable>: Encodable {
 
 /// One alarm in `--json` output, version 1, with the fields `alarmctl show --help` lists. `id` is
 /// upper case; `schedule.repeat` is `[]` for once; `nextAlert` is a scheduled occurrence or a
-/// running countdown's end; `remaining` counts whole seconds of a running or paused countdown.
+/// running countdown's end; `remaining` counts whole seconds of a running or paused countdown;
+/// `enabled` and `skippedDate` are the device's extensions to AlarmKit (`disable`, `skip`).
 struct AlarmJSON: Encodable {
     var id: String
     var owner: UInt32
@@ -105,6 +106,8 @@ struct AlarmJSON: Encodable {
     @Null var remaining: Int?
     @Null var sound: String?
     @Null var secondary: String?
+    @Null var enabled: Bool?
+    @Null var skippedDate: String?
 
     struct Schedule: Encodable {
         var type: String
@@ -139,5 +142,7 @@ struct AlarmJSON: Encodable {
         remaining = view.remaining(now: now).map { Int($0.rounded(.down)) }
         sound = view.sound
         secondary = view.secondary
+        enabled = view.enabled
+        skippedDate = view.skippedDate?.description
     }
 }

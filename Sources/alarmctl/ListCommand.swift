@@ -9,8 +9,9 @@ struct ListCommand: AsyncParsableCommand {
         abstract: "List your alarms.",
         discussion: """
             Columns: ID (the first 8 characters; any unique prefix names an alarm), STATE \
-            (scheduled, countdown, paused, alerting), WHEN (when it next rings, in local time; the \
-            time left of a countdown), REPEAT (once, daily, weekdays, weekends, mon,wed,... or \
+            (scheduled, countdown, paused, alerting, or disabled), WHEN (when it next rings, in \
+            local time, with "(skips DAY)" if it skips a day; the time left of a countdown; - while \
+            disabled), REPEAT (once, daily, weekdays, weekends, mon,wed,... or \
             timer) and TITLE. --all (administrators) lists every user's alarms with an OWNER \
             column (ids are each user's own: two users' alarms may have the same). --json prints {"version":1,"alarms":[...]}, each alarm as `show --json` \
             describes, for scripts.
@@ -48,7 +49,7 @@ struct ListCommand: AsyncParsableCommand {
         for view in views {
             var row = [String(view.id.uuidString.prefix(8))]
             if owners { row.append(UserNames.short(view.owner)) }
-            row += [view.state.rawValue, when(view, now: now, zone: zone), TimeText.repetition(of: view.alarm), view.title ?? "-"]
+            row += [view.stateText, when(view, now: now, zone: zone), TimeText.repetition(of: view.alarm), view.title ?? "-"]
             table.append(row)
         }
         return table.text
@@ -63,8 +64,9 @@ struct ListCommand: AsyncParsableCommand {
             guard let remaining = view.remaining(now: now) else { return view.state == .paused ? "paused" : "counting down" }
             return "\(TimeText.duration(remaining)) left"
         case .scheduled:
+            if view.enabled == false { return "-" }
             guard let next = view.nextAlert(now: now, zone: zone) else { return "clock not set" }
-            return TimeText.dayAndTime(next, in: zone)
+            return TimeText.dayAndTime(next, in: zone) + (view.skippedDate.map { " (skips \(TimeText.day($0)))" } ?? "")
         }
     }
 }

@@ -17,11 +17,11 @@ struct Preview: ParsableCommand {
             """
     )
 
-    @Option(name: .customLong("at"), help: ArgumentHelp("The wall time, HH:MM (24-hour).", valueName: "HH:MM"))
+    @Option(name: .customLong("at"), help: ArgumentHelp("The wall time, HH:MM (24-hour) or 7:30am.", valueName: "HH:MM"))
     var time: String
 
     @Option(name: .customLong("repeat"), help: ArgumentHelp(
-        "Repeat weekly on these days: comma-separated English names or three-letter abbreviations (mon,tue or monday).",
+        "Repeat weekly on these days: English names or abbreviations (mon,tue or monday), ranges (mon-fri), weekdays, weekends or daily.",
         valueName: "DAYS"))
     var days: String?
 
@@ -80,32 +80,69 @@ struct Preview: ParsableCommand {
         }
     }
 
-    /// Parses `HH:MM`, 24-hour; the hour may have one digit.
+    /// Parses `HH:MM`, 24-hour, the hour with one digit or two (`7:30`, `07:30`), or a 12-hour
+    /// time with `am` or `pm` (`7am`, `7:30pm`, `12am` is midnight).
     static func parseTime(_ text: String) throws -> CivilTime {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        var clock = Substring(text.lowercased())
+        var afternoon: Bool?
+        if clock.hasSuffix("am") || clock.hasSuffix("pm") {
+            afternoon = clock.hasSuffix("pm")
+            clock = clock.dropLast(2)
+            while clock.last == " " { clock = clock.dropLast() }
+        }
+        var parts = clock.split(separator: ":", omittingEmptySubsequences: false)
+        if afternoon != nil, parts.count == 1 { parts.append("00") }
         guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
               parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]),
-              let time = CivilTime(hour: hour, minute: minute)
-        else {
-            throw ValidationError("invalid time \"\(text)\": expected HH:MM with hour 00-23 and minute 00-59")
+              var hour = Int(parts[0]), let minute = Int(parts[1])
+        else { throw invalidTime(text) }
+        if let afternoon {
+            guard (1...12).contains(hour) else { throw invalidTime(text) }
+            hour = hour % 12 + (afternoon ? 12 : 0)
         }
+        guard let time = CivilTime(hour: hour, minute: minute) else { throw invalidTime(text) }
         return time
     }
 
-    /// Parses `mon,tue` or `Monday,tuesday`: English names or three-letter abbreviations.
+    private static func invalidTime(_ text: String) -> ValidationError {
+        ValidationError("invalid time \"\(text)\": expected HH:MM with hour 0-23 and minute 00-59, or 7:30am or 7pm")
+    }
+
+    /// Parses comma-separated days: English names or three-letter abbreviations (`mon,Tuesday`),
+    /// ranges (`mon-fri`; `fri-mon` wraps over the weekend to Monday), and `weekdays`, `weekends`
+    /// or `daily`, which `list` prints.
     static func parseDays(_ text: String) throws -> Set<Locale.Weekday> {
         var days: Set<Locale.Weekday> = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let name = item.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()
-                .map(String.init).joined().lowercased()
-            guard let day = weekdayNames[name] else {
-                throw ValidationError("unknown day \"\(item)\": expected English day names or abbreviations such as mon,tue or monday")
+            let name = trimmed(item).lowercased()
+            if let group = dayGroups[name] {
+                days.formUnion(group)
+                continue
             }
-            days.insert(day)
+            let ends = name.split(separator: "-", omittingEmptySubsequences: false).map { weekdayNames[trimmed($0)] }
+            guard ends.count <= 2, let first = ends.first ?? nil, let last = ends.last ?? nil,
+                  var index = TimeText.weekOrder.firstIndex(of: first)
+            else {
+                throw ValidationError(
+                    "unknown day \"\(item)\": expected English day names or abbreviations such as mon,tue or monday, "
+                        + "ranges such as mon-fri, or weekdays, weekends or daily")
+            }
+            days.insert(first)
+            while TimeText.weekOrder[index] != last {
+                index = (index + 1) % TimeText.weekOrder.count
+                days.insert(TimeText.weekOrder[index])
+            }
         }
         return days
     }
+
+    private static func trimmed(_ text: Substring) -> String {
+        String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+
+    private static let dayGroups: [String: [Locale.Weekday]] = [
+        "daily": TimeText.weekOrder, "weekdays": Array(TimeText.weekOrder.prefix(5)), "weekends": [.saturday, .sunday],
+    ]
 
     private static let weekdayNames: [String: Locale.Weekday] = {
         let days: [(String, Locale.Weekday)] = [

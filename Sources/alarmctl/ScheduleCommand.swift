@@ -8,8 +8,10 @@ struct ScheduleCommand: AsyncParsableCommand {
         commandName: "schedule",
         abstract: "Schedule an alarm.",
         discussion: """
-            --at HH:MM rings at that wall time in the device's zone: once (the next time it comes) \
-            or, with --repeat, weekly on those days (mon,tue or English names, as preview takes). \
+            --at HH:MM (7:30, 07:30, or 12-hour as 7:30am or 7pm) rings at that wall time in the \
+            device's zone: once (the next time it comes) or, with --repeat, weekly on those days: \
+            mon,tue or English names, ranges such as mon-fri (fri-mon wraps over the weekend), \
+            weekdays, weekends or daily, as preview takes them. \
             It follows the zone and daylight saving. --on INSTANT rings once at one absolute \
             instant: ISO 8601 with Z or an offset, or a local YYYY-MM-DDTHH:MM; it keeps that \
             instant if the zone changes. \
@@ -28,11 +30,11 @@ struct ScheduleCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("at"), help: ArgumentHelp("Ring at this wall time, HH:MM (24-hour).", valueName: "HH:MM"))
+    @Option(name: .customLong("at"), help: ArgumentHelp("Ring at this wall time, HH:MM (24-hour) or 7:30am.", valueName: "HH:MM"))
     var time: String?
 
     @Option(name: .customLong("repeat"), help: ArgumentHelp(
-        "With --at: repeat weekly on these days (mon,tue or monday,tuesday).", valueName: "DAYS"))
+        "With --at: repeat weekly on these days (mon,tue, monday, mon-fri, weekdays, weekends, daily).", valueName: "DAYS"))
     var days: String?
 
     @Option(name: .customLong("on"), help: ArgumentHelp(

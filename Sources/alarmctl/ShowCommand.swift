@@ -14,7 +14,9 @@ struct ShowCommand: AsyncParsableCommand {
             {"type":"fixed","at":INSTANT} or {"type":"relative","time":"HH:MM","repeat":[days]}, \
             [] meaning once), countdown (null or {"preAlert":SECONDS,"postAlert":SECONDS}, either \
             null), nextAlert (INSTANT or null), remaining (whole seconds of a countdown, or null), \
-            sound and secondary (null if not reported). Instants are ISO 8601 with the local offset.
+            sound and secondary (null if not reported), enabled (false once disabled; null if not \
+            reported) and skippedDate (the local day it skips, YYYY-MM-DD, or null). Instants are \
+            ISO 8601 with the local offset.
             """
     )
 
@@ -44,13 +46,16 @@ struct ShowCommand: AsyncParsableCommand {
         var lines: [(String, String)] = [
             ("ID", view.id.uuidString),
             ("Title", view.title ?? "(not reported by alarmd)"),
-            ("State", view.state.rawValue),
+            ("State", view.stateText),
             ("Owner", UserNames.describe(view.owner)),
             ("Schedule", schedule(of: view.alarm, zone: zone)),
             ("When", ListCommand.when(view, now: now, zone: zone)),
         ]
         if let next = view.nextAlert(now: now, zone: zone) {
             lines.append(("Next alert", ISO8601.format(next, in: zone)))
+        }
+        if let skipped = view.skippedDate {
+            lines.append(("Skips", TimeText.day(skipped)))
         }
         let durations = view.alarm.countdownDuration
         if view.alarm.schedule != nil {

@@ -39,7 +39,12 @@ enum TimeText {
     /// `Sun 2026-11-22 07:00` in `zone`.
     static func dayAndTime(_ date: Date, in zone: TimeZoneRules) -> String {
         let local = zone.localDateTime(at: date)
-        return "\(weekdayAbbreviation(local.date.weekday).capitalized) \(local.date) \(hoursAndMinutes(local.time))"
+        return "\(day(local.date)) \(hoursAndMinutes(local.time))"
+    }
+
+    /// `Sun 2026-11-22`.
+    static func day(_ date: CivilDate) -> String {
+        "\(weekdayAbbreviation(date.weekday).capitalized) \(date)"
     }
 
     /// `07:00:05` in `zone`.

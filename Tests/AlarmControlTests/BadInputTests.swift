@@ -40,6 +40,10 @@ struct BadInputTests {
             ("stop unknown alarm", #"{"v":1,"id":1,"op":"stop","params":{"id":"\#(uuid)"}}"#),
             ("pause numeric id", #"{"v":1,"id":1,"op":"pause","params":{"id":12}}"#),
             ("cancel params array", #"{"v":1,"id":1,"op":"cancel","params":[]}"#),
+            ("disable unknown alarm", #"{"v":1,"id":1,"op":"disable","params":{"id":"\#(uuid)"}}"#),
+            ("enable without params", #"{"v":1,"id":1,"op":"enable"}"#),
+            ("skip numeric id", #"{"v":1,"id":1,"op":"skip","params":{"id":12}}"#),
+            ("skip a one-time alarm", #"{"v":1,"id":1,"op":"skip","params":{"id":"\#(NotStrictJSON.keptAlarm.uuidString)"}}"#),
             ("unsubscribe letters", #"{"v":1,"id":1,"op":"unsubscribe","params":{"subscription":"a"}}"#),
             ("set uid negative", #"{"v":1,"id":1,"op":"setAuthorization","params":{"uid":-1,"state":"authorized"}}"#),
             ("set state unknown", #"{"v":1,"id":1,"op":"setAuthorization","params":{"uid":5,"state":"maybe"}}"#),
@@ -115,6 +119,10 @@ struct BadInputTests {
             #expect(codes["schedule hour 25"] == "invalidConfiguration")
             #expect(codes["schedule negative timer"] == "invalidConfiguration")
             #expect(codes["stop unknown alarm"] == "notFound")
+            #expect(codes["disable unknown alarm"] == "notFound")
+            #expect(codes["enable without params"] == "malformed")
+            #expect(codes["skip numeric id"] == "malformed")
+            #expect(codes["skip a one-time alarm"] == "invalidTransition")
             #expect(codes["version 2"] == "unsupportedVersion")
             #expect(codes["op case"] == "unknownOperation")
             #expect(codes["oversized by one"] == "tooLarge")

@@ -69,6 +69,11 @@ struct ClientIsolationTests {
                     try await SocketAlarmBackend(client: rig.client(as: ServerRig.otherUser)).perform(action, id: ownersAlarm)
                 }
             }
+            for action in ScheduleAction.allCases {
+                await #expect(throws: AlarmOperationError.notFound(ownersAlarm)) {
+                    try await rig.client(as: ServerRig.otherUser).perform(action, id: ownersAlarm)
+                }
+            }
             let othersAlarm = Alarm.ID()
             _ = try await other.schedule(id: othersAlarm, configuration: .timer(
                 duration: 60, attributes: AlarmAttributes<NoAlarmMetadata>(presentation: .init(alert: .init(title: "Tea")), tintColor: .green)))
@@ -94,9 +99,10 @@ struct ClientIsolationTests {
 
             // Every action on alice's id answers nobody exactly as on an id nobody uses.
             let raw = try await rig.rawConnection(as: ServerRig.otherUser)
-            for (number, action) in AlarmAction.allCases.enumerated() {
+            let operations = AlarmAction.allCases.map(\.rawValue) + ScheduleAction.allCases.map(\.rawValue)
+            for (number, operation) in operations.enumerated() {
                 func answer(_ id: Alarm.ID) async -> String {
-                    await raw.send(Sample.request(Int64(number), action.rawValue, ["id": .string(id.uuidString)]))
+                    await raw.send(Sample.request(Int64(number), operation, ["id": .string(id.uuidString)]))
                     guard case .line(let line) = await raw.next() else { return "no answer" }
                     return String(decoding: line, as: UTF8.self)
                 }

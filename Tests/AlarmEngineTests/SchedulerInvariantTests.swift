@@ -15,6 +15,7 @@ import Testing
 ///   client's alarm touches no other alarm (an id only another client uses is `notFound`);
 /// - no occurrence rings twice (only a snooze rings the same occurrence again);
 /// - every alarm has exactly the one deadline its state calls for, and none is left in the past;
+/// - a disabled alarm, or a day an alarm skips, never rings;
 /// - a refused call changes nothing, and every change is reported (so it is saved);
 /// - the store round trip equals memory.
 @Suite struct SchedulerInvariantTests {
@@ -116,17 +117,23 @@ struct InvariantRun {
         case 25..<50:
             guard let record = recordsInCreationOrder().randomElement(using: &random) else { return SchedulerOutcome() }
             let action = AlarmAction.allCases.randomElement(using: &random)!
+            // Sometimes one of the device's own: disable, enable, skip.
+            let change = random.next() % 4 == 0 ? ScheduleAction.allCases.randomElement(using: &random) : nil
             // Sometimes as another client, which may or may not have an alarm with this id.
             let owner = random.next() % 5 == 0 ? (owners + [ClientID(rawValue: 4242)]).randomElement(using: &random)! : record.owner
             let key = AlarmKey(owner: owner, id: record.id)
             let before = scheduler
             do {
-                let outcome = try scheduler.perform(action, id: record.id, owner: owner, now: now)
-                expectUntouched(except: key, before: before, "\(action)")
+                let outcome = if let change {
+                    try scheduler.perform(change, id: record.id, owner: owner, now: now)
+                } else {
+                    try scheduler.perform(action, id: record.id, owner: owner, now: now)
+                }
+                expectUntouched(except: key, before: before, "\(change?.rawValue ?? action.rawValue)")
                 return outcome
             } catch {
                 if before.records[key] == nil {
-                    #expect(error == .notFound(record.id), "another client's id must look unused, at seed \(seed)")
+                    #expect(error as? AlarmOperationError == .notFound(record.id), "another client's id must look unused, at seed \(seed)")
                 }
                 #expect(scheduler.snapshot == before.snapshot, "refused \(action) changed the scheduler")
                 #expect(scheduler.nextDeadline == before.nextDeadline)
@@ -209,6 +216,9 @@ struct InvariantRun {
             switch event {
             case .removed(let key):
                 expectedKeys.remove(key)
+                // Its id may be scheduled again, and after a restart with the same sequence number
+                // (numbering resumes from the alarms stored): that is another alarm.
+                rungOccurrences = rungOccurrences.filter { !$0.hasPrefix("\(key) #") }
             case .alertStarted(let key, _):
                 guard let record = scheduler.records[key] ?? before.records[key] else { continue }
                 var wasSnoozed = false
@@ -218,6 +228,10 @@ struct InvariantRun {
                 // By sequence number too: an id used again after its alarm was removed is another alarm.
                 let occurrence = "\(key) #\(record.sequenceNumber) \(alerting.occurrence.map { "\($0)" } ?? "timer")"
                 #expect(!rungOccurrences.contains(occurrence), "occurrence rang twice: \(occurrence) at step \(step) of seed \(seed)")
+                #expect(record.enabled, "a disabled alarm rang at step \(step) of seed \(seed)")
+                if case .day(let day)? = alerting.occurrence {
+                    #expect(day != record.skippedDate, "a skipped day rang at step \(step) of seed \(seed)")
+                }
                 rungOccurrences.insert(occurrence)
             default:
                 continue
@@ -236,7 +250,15 @@ struct InvariantRun {
         #expect(scheduler.nextDeadline == earliest)
     }
 
+    /// The phase's deadline or, if earlier, the end of the day the alarm skips.
     private func expectedDeadline(of record: AlarmRecord) -> Date? {
+        #expect(record.enabled || record.phase == .scheduled(nil), "a disabled alarm in \(record.phase) at seed \(seed)")
+        guard scheduler.isClockTrusted, let skipped = record.skippedDate else { return phaseDeadline(of: record) }
+        let skipEnd = scheduler.timeZone.instant(for: LocalDateTime(date: skipped.adding(days: 1), time: .midnight))
+        return min(phaseDeadline(of: record) ?? skipEnd, skipEnd)
+    }
+
+    private func phaseDeadline(of record: AlarmRecord) -> Date? {
         switch record.phase {
         case .scheduled(nil), .paused:
             return nil

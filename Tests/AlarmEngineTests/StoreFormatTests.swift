@@ -86,6 +86,8 @@ d8433dd3 213
     @Test func theSnapshotLoadsWithEveryValue() throws {
         let state = try AlarmStore.decode(Self.snapshot)
         #expect(state.scheduler.alarms == [Self.expected.scheduler.alarms[0], Self.pausedTimer])
+        // Written before disable and skip existed: every alarm is enabled and skips nothing.
+        #expect(state.scheduler.alarms.allSatisfy { $0.enabled && $0.skippedDate == nil })
         #expect(state.scheduler.missedAlarms == [
             MissedAlarm(
                 alarmID: UUID(uuidString: "A0000001-0000-4000-8000-000000000001")!, owner: ClientID(rawValue: 1000), title: "Early",

@@ -16,7 +16,9 @@ struct AlarmCommandTests {
         return prefix + String(repeating: "0", count: 4 - digits.count) + digits + "-0000-4000-8000-" + String(repeating: "0", count: 12 - digits.count) + digits
     }
 
-    static let alarmKeys = ["countdown", "id", "nextAlert", "owner", "remaining", "schedule", "secondary", "sound", "state", "title"]
+    static let alarmKeys = [
+        "countdown", "enabled", "id", "nextAlert", "owner", "remaining", "schedule", "secondary", "skippedDate", "sound", "state", "title",
+    ]
 
     @Test func scheduleTakesEveryOptionAndShowPrintsThemAll() async throws {
         let daemon = try RunningDaemon()

@@ -88,6 +88,29 @@ import Testing
             .standardOutput.filter { !$0.isWhitespace }
     }
 
+    /// The forms people write: one-digit and 12-hour times, ranges (one wrapping over the weekend)
+    /// and names for sets of days, as `schedule --at --repeat` takes them too.
+    static let peoplesForms: [Row] = [
+        weekly("UTC", "7:05", "mon-fri", after: "2026-11-20T12:00:00Z",
+               ["2026-11-23T07:05:00+00:00", "2026-11-24T07:05:00+00:00"], "one-digit hour, a range"),
+        weekly("UTC", "7:30pm", "fri-mon", after: "2026-11-19T12:00:00Z",
+               ["2026-11-20T19:30:00+00:00", "2026-11-21T19:30:00+00:00", "2026-11-22T19:30:00+00:00",
+                "2026-11-23T19:30:00+00:00", "2026-11-27T19:30:00+00:00"], "12-hour, a range over the weekend"),
+        weekly("UTC", "12am", "weekends", after: "2026-11-19T12:00:00Z",
+               ["2026-11-21T00:00:00+00:00", "2026-11-22T00:00:00+00:00", "2026-11-28T00:00:00+00:00"], "12am is midnight"),
+        weekly("UTC", "12:15 PM", "weekdays,sun", after: "2026-11-20T13:00:00Z",
+               ["2026-11-22T12:15:00+00:00", "2026-11-23T12:15:00+00:00"], "12pm is noon; a set and a day"),
+        weekly("UTC", "06:45", "daily", after: "2026-11-20T12:00:00Z",
+               ["2026-11-21T06:45:00+00:00", "2026-11-22T06:45:00+00:00"], "daily"),
+    ]
+
+    @Test(arguments: peoplesForms)
+    func previewTakesTheFormsPeopleWrite(_ row: Row) async throws {
+        let result = try await ChildProcess.run(ChildProcess.product("alarmctl"), row.arguments)
+        #expect(result.exitStatus == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput.split(separator: "\n").map(String.init) == row.expected)
+    }
+
     @Test func withoutRepeatExactlyOneLineIsPrintedWhateverTheCount() async throws {
         let result = try await ChildProcess.run(
             ChildProcess.product("alarmctl"),
@@ -110,6 +133,9 @@ import Testing
         (["--at", "07:00", "--time-zone", "../../etc/passwd"], "../../etc/passwd"),
         (["--at", "07:00", "--repeat", "mon,funday"], "funday"),
         (["--at", "07:00", "--repeat", "mon,,tue"], "\"\""),
+        (["--at", "07:00", "--repeat", "mon-"], "mon-"),
+        (["--at", "12:60pm"], "12:60pm"),
+        (["--at", "pm"], "pm"),
         (["--at", "07:00", "--after", "tomorrow"], "tomorrow"),
         (["--at", "07:00", "--after", "2026-03-29T03:30:00"], "2026-03-29T03:30:00"),
         (["--at", "07:00", "--after", "2026-02-30T00:00:00Z"], "2026-02-30T00:00:00Z"),

@@ -15,6 +15,15 @@ import Testing
         (["schedule", "--at", "07:00", "--countdown", "1h30"], "1h30"),
         (["schedule", "--at", "25:00"], "25:00"),
         (["schedule", "--at", "07:00", "--repeat", "mon,funday"], "funday"),
+        (["schedule", "--at", "07:00", "--repeat", "mon-funday"], "mon-funday"),
+        (["schedule", "--at", "07:00", "--repeat", "mon-wed-fri"], "mon-wed-fri"),
+        (["schedule", "--at", "07:00", "--repeat", "weekday"], "weekday"),
+        (["schedule", "--at", "13pm"], "13pm"),
+        (["schedule", "--at", "0am"], "0am"),
+        (["schedule", "--at", "7:5"], "7:5"),
+        (["schedule", "--at", "7.30"], "7.30"),
+        (["disable", "xyz!"], "xyz!"),
+        (["skip", ""], "\"\""),
         (["schedule"], "--at"),
         (["schedule", "--at", "07:00", "--on", "2030-01-01T07:00Z"], "--on"),
         (["schedule", "--on", "2030-01-01T07:00Z", "--repeat", "mon"], "--repeat"),
@@ -49,6 +58,7 @@ import Testing
 
     static let daemonCommands: [[String]] = [
         ["list"], ["list", "--json"], ["show", "6F0C"], ["stop", "6F0C"], ["timer", "5m"],
+        ["disable", "6F0C"], ["enable", "6F0C"], ["skip", "6F0C"],
         ["schedule", "--at", "07:00"], ["watch"], ["auth", "status"], ["status"], ["history"],
     ]
 
@@ -96,7 +106,10 @@ import Testing
     @Test func helpListsEveryCommand() async throws {
         let result = try await ChildProcess.run(ChildProcess.product("alarmctl"), ["--help"])
         #expect(result.exitStatus == 0)
-        for command in ["schedule", "timer", "list", "show", "cancel", "stop", "snooze", "pause", "resume", "watch", "auth", "status", "history", "preview"] {
+        for command in [
+            "schedule", "timer", "list", "show", "cancel", "stop", "snooze", "pause", "resume", "disable", "enable", "skip",
+            "watch", "auth", "status", "history", "preview",
+        ] {
             #expect(result.standardOutput.contains("  \(command) "), "help does not list \(command)")
         }
     }

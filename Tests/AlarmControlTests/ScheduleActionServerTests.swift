@@ -1,0 +1,81 @@
+import AlarmKitCore
+import AlarmTime
+import FoundationEssentials
+import Glibc
+import Testing
+
+@testable import AlarmClient
+@testable import AlarmEngine
+@testable import AlarmProtocol
+
+/// `disable`, `enable` and `skip` over a real socket, as the phone page uses them through
+/// ``ControlClient``.
+@Suite(.timeLimit(.minutes(1))) struct ScheduleActionServerTests {
+    static let me = ClientID(rawValue: geteuid())
+
+    static func weekly() -> AlarmDefinition {
+        AlarmDefinition(
+            schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.monday, .wednesday]))),
+            countdownDuration: nil, presentation: AlarmPresentation(alert: .init(title: "Gym")))
+    }
+
+    @Test func eachChangeIsAnsweredPublishedToSubscribersAndKeptInTheRecord() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            let client = rig.client()
+            let id = Alarm.ID()
+            _ = try await client.schedule(id: id, definition: Self.weekly())
+            var updates = client.alarmUpdates().makeAsyncIterator()
+            #expect(await updates.nextElement()?.map(\.id) == [id])
+
+            try await client.perform(.skip, id: id)
+            #expect(await updates.nextElement()?.map(\.id) == [id])
+            let skipped = try #require(await rig.runtime.record(for: AlarmKey(owner: Self.me, id: id))?.skippedDate)
+
+            try await client.perform(.disable, id: id)
+            #expect(await updates.nextElement()?.map(\.state) == [.scheduled])
+            #expect(await rig.runtime.record(for: AlarmKey(owner: Self.me, id: id))?.enabled == false)
+
+            // Kept across a restart of the daemon.
+            try await rig.restart()
+            try rig.server.start()
+            let reloaded = try #require(await rig.runtime.record(for: AlarmKey(owner: Self.me, id: id)))
+            #expect(!reloaded.enabled && reloaded.skippedDate == nil && reloaded.phase == .scheduled(nil))
+
+            try await rig.client().perform(.enable, id: id)
+            let enabled = try #require(await rig.runtime.record(for: AlarmKey(owner: Self.me, id: id)))
+            #expect(enabled.enabled && enabled.phase != .scheduled(nil))
+            #expect(skipped == CivilDate("2026-11-23"))
+        }
+    }
+
+    @Test func aRefusalIsInvalidTransitionWithItsReasonAndChangesNothing() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            let client = rig.client()
+            let timer = Alarm.ID()
+            _ = try await client.schedule(id: timer, definition: Sample.timer())
+            let before = rig.storeFiles()
+            let error = await #expect(throws: ControlError.self) { try await client.perform(.disable, id: timer) }
+            #expect(error?.code == .invalidTransition)
+            #expect(error?.message == "cannot disable alarm \(timer): a timer has no schedule to disable (cancel it instead)")
+            #expect(rig.storeFiles() == before)
+        }
+    }
+
+    /// What `alarmRecords` carries: `enabled` always, `skippedDate` as `YYYY-MM-DD` while skipping.
+    @Test func theRecordOnTheWireHasEnabledAndSkippedDate() throws {
+        var record = AlarmRecord(
+            id: Alarm.ID(), owner: Self.me, definition: Self.weekly(), phase: .scheduled(.day(CivilDate("2026-11-25")!)),
+            createdAt: ServerRig.start, sequenceNumber: 1)
+        record.skippedDate = CivilDate("2026-11-23")
+        let wire = try JSONDecoder().decode(JSONValue.self, from: ControlProtocol.makeEncoder().encode(record))
+        #expect(wire["enabled"] == .bool(true))
+        #expect(wire["skippedDate"] == .string("2026-11-23"))
+        record.enabled = false
+        record.skippedDate = nil
+        let disabled = try JSONDecoder().decode(JSONValue.self, from: ControlProtocol.makeEncoder().encode(record))
+        #expect(disabled["enabled"] == .bool(false))
+        #expect(disabled["skippedDate"] == nil)
+    }
+}
