@@ -153,17 +153,19 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
+                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport", "WebPairings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // The phone page's paired browsers on disk: written by alarm-web and by `alarmctl web`.
+        .target(name: "WebPairings"),
         // The phone page's server: pairing, the JSON API and its event stream, over FlyingFox (HTTP
         // on plain sockets; builds with the arm64 toolchain's Swift 6.0.3, which Hummingbird does not).
         .target(
             name: "AlarmWeb",
             dependencies: [
-                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
+                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport", "WebPairings",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -259,7 +261,7 @@ let package = Package(
         .testTarget(
             name: "alarmctlTests",
             dependencies: [
-                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit", "WebPairings",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -269,7 +271,7 @@ let package = Package(
             name: "AlarmWebTests",
             dependencies: [
                 "AlarmAppliance", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmSimulator",
-                "AlarmTestKit", "AlarmTime", "AlarmWeb", .product(name: "Logging", package: "swift-log"),
+                "AlarmTestKit", "AlarmTime", "AlarmWeb", "WebPairings", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "VMProbeKitTests", dependencies: ["VMProbeKit", "AlarmTestKit"]),

@@ -2,52 +2,61 @@ import FoundationEssentials
 import Glibc
 import Logging
 import Synchronization
+import WebPairings
 
-/// A browser the person at the clock let in: it holds `token` in an HttpOnly cookie.
-public struct Pairing: Codable, Hashable, Sendable {
-    public var id: String
-    public var name: String
-    var token: String
-    public var created: Date
-    public var lastSeen: Date
-}
-
-/// The paired browsers, kept in `pairings.json` in the page's state directory (mode 0600 by the
-/// unit's umask): a file only the page's own user reads, so the tokens are kept as they are.
+/// The paired browsers, kept in `pairings.json` in the page's state directory (``PairingsFile``,
+/// mode 0600 in a 0700 directory): a file only the page's own user (and root) reads, so the
+/// tokens are kept as they are.
 public final class PairingBook: Sendable {
-    private let path: String
+    private let directory: String
     private let logger: Logger
-    private let pairings: Mutex<[Pairing]>
+    private struct Loaded {
+        var pairings: [Pairing]
+        var version: PairingsFile.Version?
+    }
+    private let loaded: Mutex<Loaded>
 
     /// Reads the file; a missing one is an empty book, a damaged one is set aside (its browsers
     /// pair again) and logged.
     public init(directory: String, logger: Logger) {
-        path = directory + "/pairings.json"
+        self.directory = directory
         self.logger = logger
-        var loaded: [Pairing] = []
-        if let data = FileManager.default.contents(atPath: path) {
-            do {
-                loaded = try JSONDecoder.web.decode([Pairing].self, from: data)
-            } catch {
-                let aside = path + ".damaged"
-                rename(path, aside)
-                logger.error("Paired browsers' file is damaged and was set aside; browsers must pair again", metadata: [
-                    "file": "\(aside)", "error": "\(error)",
-                ])
-            }
-        }
-        pairings = Mutex(loaded)
+        loaded = Mutex(Loaded(pairings: [], version: nil))
+        loaded.withLock { Self.reload(&$0, directory: directory, logger: logger) }
     }
 
-    public var all: [Pairing] { pairings.withLock { $0 } }
+    /// Reads the file again if it changed on disk (`alarmctl web revoke` wrote it).
+    private static func reload(_ loaded: inout Loaded, directory: String, logger: Logger) {
+        let version = PairingsFile.version(in: directory)
+        guard version != loaded.version || version == nil && !loaded.pairings.isEmpty else { return }
+        loaded.version = version
+        do {
+            loaded.pairings = try PairingsFile.read(in: directory)
+        } catch {
+            let path = PairingsFile.path(in: directory)
+            rename(path, path + ".damaged")
+            loaded = Loaded(pairings: [], version: nil)
+            logger.error("Paired browsers' file is damaged and was set aside; browsers must pair again", metadata: [
+                "file": "\(path).damaged", "error": "\(error)",
+            ])
+        }
+    }
+
+    public var all: [Pairing] {
+        loaded.withLock { loaded in
+            Self.reload(&loaded, directory: directory, logger: logger)
+            return loaded.pairings
+        }
+    }
 
     /// The pairing whose token this is (compared in constant time), noting that it was seen.
     func pairing(token: String, at now: Date) -> Pairing? {
         let presented = Array(token.utf8)
-        return pairings.withLock { pairings in
-            guard let index = pairings.firstIndex(where: { Self.equal(Array($0.token.utf8), presented) }) else { return nil }
-            pairings[index].lastSeen = now
-            return pairings[index]
+        return loaded.withLock { loaded in
+            Self.reload(&loaded, directory: directory, logger: logger)
+            guard let index = loaded.pairings.firstIndex(where: { Self.equal(Array($0.token.utf8), presented) }) else { return nil }
+            loaded.pairings[index].lastSeen = now
+            return loaded.pairings[index]
         }
     }
 
@@ -70,14 +79,15 @@ public final class PairingBook: Sendable {
         return found
     }
 
-    /// Applies `update` and writes the file (replaced whole, by rename); the change is undone if
-    /// it cannot be written.
+    /// Applies `update` to what is on disk now and writes it; nothing changes if it cannot be
+    /// written.
     private func change(_ update: (inout [Pairing]) -> Void) throws {
-        try pairings.withLock { pairings in
-            var changed = pairings
+        try loaded.withLock { loaded in
+            Self.reload(&loaded, directory: directory, logger: logger)
+            var changed = loaded.pairings
             update(&changed)
-            try JSONEncoder.web.encode(changed).write(to: URL(fileURLWithPath: path), options: .atomic)
-            pairings = changed
+            try PairingsFile.write(changed, in: directory)
+            loaded = Loaded(pairings: changed, version: PairingsFile.version(in: directory))
         }
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WebPairings
 
 /// The one pairing that may be waiting at the clock, and the rate limit on asking.
 ///

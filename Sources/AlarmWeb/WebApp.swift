@@ -4,6 +4,7 @@ import AlarmTime
 import FoundationEssentials
 import Logging
 import Synchronization
+import WebPairings
 
 /// The clock's page: its files, and the JSON API the page uses, for paired browsers only.
 ///

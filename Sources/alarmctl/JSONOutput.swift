@@ -42,6 +42,18 @@ enum JSONOutput {
         var alarm: AlarmJSON
     }
 
+    struct WebPairings: Encodable {
+        struct Entry: Encodable {
+            var id: String
+            var name: String
+            var created: String
+            var lastSeen: String
+        }
+
+        var version = JSONOutput.version
+        var pairings: [Entry]
+    }
+
     struct History: Encodable {
         struct Entry: Encodable {
             var date: String

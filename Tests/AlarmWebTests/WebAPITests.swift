@@ -5,6 +5,7 @@ import AlarmKitCore
 import AlarmProtocol
 import Foundation
 import Testing
+import WebPairings
 
 @testable import AlarmWeb
 
@@ -146,6 +147,10 @@ import Testing
         #expect(await rig.request("DELETE", "/api/pairings/\(bobID)", cookies: alice).status == 200)
         #expect(await rig.request("GET", "/api/state", cookies: bob).status == 401)
         #expect(await rig.request("GET", "/api/state", cookies: alice).status == 200)
+        // Revoked from the shell (alarmctl web revoke writes the file): refused at the next request.
+        try PairingsFile.write(PairingsFile.read(in: rig.directory.path + "/web").filter { $0.name != "Alice" }, in: rig.directory.path + "/web")
+        #expect(await rig.request("GET", "/api/state", cookies: alice).status == 401)
+        _ = try await rig.pair(name: "Alice")
         // The book is on disk: a restarted page still refuses Bob and knows Alice.
         let reread = PairingBook(directory: rig.directory.path + "/web", logger: WebRig.logger)
         #expect(reread.all.map(\.name) == ["Alice"])

@@ -108,7 +108,7 @@ import Testing
         #expect(result.exitStatus == 0)
         for command in [
             "schedule", "timer", "list", "show", "cancel", "stop", "snooze", "pause", "resume", "disable", "enable", "skip",
-            "watch", "auth", "status", "history", "preview",
+            "watch", "auth", "status", "history", "preview", "web",
         ] {
             #expect(result.standardOutput.contains("  \(command) "), "help does not list \(command)")
         }
