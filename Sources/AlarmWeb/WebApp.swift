@@ -43,6 +43,8 @@ public final class WebApp: Sendable {
     let clock: @Sendable () -> Date
     let zones: any TimeZoneProvider
     let hub: StateHub
+    private let stateReads = Mutex<Task<PageState, any Error>?>(nil)
+    private let publishing = Mutex((running: false, again: false))
 
     public init(
         configuration: Configuration, link: DeviceLink, logger: Logger,
@@ -191,7 +193,8 @@ public final class WebApp: Sendable {
         switch error.code {
         case .malformed: 400
         case .forbidden: 403
-        case .busy, .invalidTransition: 409
+        case .busy: 503
+        case .invalidTransition: 409
         case .notFound: 404
         default: 503
         }
@@ -283,7 +286,23 @@ public final class WebApp: Sendable {
         return state
     }
 
+    /// The state as alarmd has it now. Requests that arrive while one is being read share it:
+    /// two hundred phones polling cost alarmd one read at a time, and leave the socket's
+    /// requests in flight for Stop.
     func currentState() async throws -> PageState {
+        let reading = stateReads.withLock { current -> Task<PageState, any Error> in
+            if let current { return current }
+            let task = Task { [self] in
+                defer { stateReads.withLock { $0 = nil } }
+                return try await readState()
+            }
+            current = task
+            return task
+        }
+        return try await reading.value
+    }
+
+    private func readState() async throws -> PageState {
         async let records = link.records()
         async let status = link.status()
         async let history = link.history()
@@ -292,16 +311,42 @@ public final class WebApp: Sendable {
         let uid = try await link.ownUID()
         let zone = (try? zones.currentZone()) ?? .utc
         var state = PageState(
-            records: try await records, status: await status, history: (try? await history) ?? [], ownUID: uid, zone: zone, now: clock())
-        state.settings = try? await settings
-        state.sounds = (try? await sounds) ?? []
+            records: try await records, status: await status, history: try await history, ownUID: uid, zone: zone, now: clock())
+        state.settings = try await settings
+        state.sounds = try await sounds
         return state
     }
 
-    /// Rebuilds the state and sends it to every open event stream.
+    /// Reads the state after a change and sends it to every open event stream. Changes that come
+    /// while it reads are covered by one more read; a read that fails is tried again (alarmd
+    /// restarting), so a stream never stays on an old state.
     func publishState() async {
-        guard let state = try? await currentState() else { return }
-        hub.publish(state)
+        let starts = publishing.withLock { publishing -> Bool in
+            if publishing.running { publishing.again = true }
+            defer { publishing.running = true }
+            return !publishing.running
+        }
+        guard starts else { return }
+        var failures = 0
+        repeat {
+            publishing.withLock { $0.again = false }
+            do {
+                hub.publish(try await readState())
+                failures = 0
+            } catch {
+                failures += 1
+                if failures == 1 { logger.warning("Cannot read the clock's state for the page; trying again", metadata: ["error": "\(error)"]) }
+                if failures < 30 {
+                    let wall = SystemWallClock()
+                    _ = try? await wall.sleep(until: wall.now.addingTimeInterval(2))
+                    publishing.withLock { $0.again = true }
+                }
+            }
+        } while publishing.withLock { publishing in
+            if publishing.again { return true }
+            publishing.running = false
+            return false
+        }
     }
 
     private func events(for pairing: Pairing) -> WebResponse {
