@@ -534,6 +534,12 @@ extension Appliance {
         }
     }
 
+    /// Leaves every waiting question undecided, as when nobody answers: a service stopping does
+    /// not keep its clients waiting for a press that will not come.
+    public func dismissPrompts() {
+        answerAllPrompts(.notDetermined)
+    }
+
     func answerAllPrompts(_ decision: AlarmManager.AuthorizationState) {
         let pending = prompts
         prompts = []

@@ -124,6 +124,9 @@ struct DaemonMode {
             TaskService { await appliance.run() },
             TaskService {
                 await UntilCancelled.wait()
+                // Stopped before the appliance: answer its questions first, or a client waiting
+                // for a press (a phone pairing) would hold the socket's shutdown for a minute.
+                await appliance.dismissPrompts()
                 await server.stop()
             },
             TaskService {
