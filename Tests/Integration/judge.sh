@@ -322,7 +322,12 @@ judge_measurements() {
     expect "only $nf of $reps rings measured (at least 10)" test "$nf" -ge 10
     expect "only $nq of $reps silences measured (at least 10)" test "$nq" -ge 10
     expect "the WAV did not play ($tone of $reps captures at 1 kHz)" test "$tone" = "$reps"
-    verdict measurements "alarm->sound median $fire_median ms, worst $fire_worst ms; STOP->silence median $quiet_median ms, worst $quiet_worst ms; target 50 ms each"
+    load_facts "$dir"
+    expect "the phone page's event stream sent $f_page_events states while alarms were scheduled and stopped (at least $reps)" \
+        test "${f_page_events:-0}" -ge "$reps"
+    expect "the phone page answered $f_page_polls state requests, refused $f_page_refused" \
+        test "${f_page_polls:-0}" -ge 20 -a "${f_page_refused:-1}" = 0
+    verdict measurements "alarm->sound median $fire_median ms, worst $fire_worst ms; STOP->silence median $quiet_median ms, worst $quiet_worst ms; target 50 ms each; with the phone page open ($f_page_events states streamed, $f_page_polls fetched)"
 }
 
 # --- power-off ----------------------------------------------------------------------------------------
