@@ -24,6 +24,21 @@ public enum DaemonOperations {
 
     struct NoSettingsParameters: Decodable {}
 
+    /// `settings`' answer: the household settings, and how the display writes times (the
+    /// configuration's `[display] clock`), so a client shows times as the clock does.
+    struct SettingsAnswer: Encodable, Sendable {
+        var settings: HouseholdSettings
+        var clock24h: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            try settings.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(clock24h, forKey: .clock24h)
+        }
+
+        enum Key: String, CodingKey { case clock24h }
+    }
+
     /// `deviceAction`'s parameters: whose alarm, which, and `stop` or `countdown` (snooze).
     public struct DeviceActionParameters: Decodable {
         public var owner: UInt32
@@ -87,7 +102,8 @@ public enum DaemonOperations {
         // administrators (the phone page) change them, and try a volume before keeping it.
         handlers["settings"] = .init(requiresAdministrator: false) { call in
             _ = try call.request.parameters(NoSettingsParameters.self)
-            return settings.settings
+            let clock = await appliance.settings.clockFormat
+            return SettingsAnswer(settings: settings.settings, clock24h: clock == .twentyFourHour)
         }
         handlers["setSettings"] = .init(requiresAdministrator: true) { call in
             let new = try call.request.parameters(HouseholdSettings.self)

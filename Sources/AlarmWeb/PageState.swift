@@ -66,6 +66,8 @@ struct PageState: Encodable, Sendable {
         var crescendoSeconds: Double
         var snoozeSeconds: Double
         var autoSilenceSeconds: Double
+        /// How the clock's display writes times (read only: the configuration file's).
+        var clock24h: Bool?
     }
 
     struct Missed: Encodable, Sendable {

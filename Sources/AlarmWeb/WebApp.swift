@@ -313,6 +313,7 @@ public final class WebApp: Sendable {
         var state = PageState(
             records: try await records, status: await status, history: try await history, ownUID: uid, zone: zone, now: clock())
         state.settings = try await settings
+        state.clock24h = state.settings?.clock24h ?? true
         state.sounds = try await sounds
         return state
     }
