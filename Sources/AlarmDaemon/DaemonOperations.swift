@@ -22,8 +22,6 @@ public enum DaemonOperations {
         public var id: Alarm.ID?
     }
 
-    struct NoSettingsParameters: Decodable {}
-
     /// `settings`' answer: the household settings, and how the display writes times (the
     /// configuration's `[display] clock`), so a client shows times as the clock does.
     struct SettingsAnswer: Encodable, Sendable {
@@ -101,7 +99,7 @@ public enum DaemonOperations {
         // The household's settings: everyone reads them (a client offers the default snooze);
         // administrators (the phone page) change them, and try a volume before keeping it.
         handlers["settings"] = .init(requiresAdministrator: false) { call in
-            _ = try call.request.parameters(NoSettingsParameters.self)
+            _ = try call.request.parameters(NoParameters.self)
             let clock = await appliance.settings.clockFormat
             return SettingsAnswer(settings: settings.settings, clock24h: clock == .twentyFourHour)
         }
@@ -114,7 +112,7 @@ public enum DaemonOperations {
             } catch {
                 throw ControlError(.storageFailure, "the settings could not be saved: \(error)")
             }
-            await appliance.setSound(volume: new.volumeDB, crescendo: .milliseconds(Int64(new.crescendoSeconds * 1000)))
+            await appliance.setSound(volume: new.volumeDB, crescendo: new.crescendo)
             await runtime.setAutoSilence(new.autoSilenceSeconds)
             return new
         }
@@ -144,7 +142,7 @@ public enum DaemonOperations {
         }
         // The sound files an alarm may name: the WAV files of the sounds directory.
         handlers["sounds"] = .init(requiresAdministrator: false) { call in
-            _ = try call.request.parameters(NoSettingsParameters.self)
+            _ = try call.request.parameters(NoParameters.self)
             let directory = await appliance.settings.soundsDirectory
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             return names.filter { $0.lowercased().hasSuffix(".wav") && !$0.hasPrefix(".") }.sorted()

@@ -41,10 +41,12 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
         try check(autoSilenceSeconds, 0...86_400, "autoSilenceSeconds")
     }
 
+    var crescendo: Duration { .milliseconds(Int64(crescendoSeconds * 1000)) }
+
     /// Puts them into the appliance's and the engine's settings.
     public func apply(to appliance: inout ApplianceSettings, _ engine: inout EnginePolicy) {
         appliance.volume = volumeDB
-        appliance.crescendo = .milliseconds(Int64(crescendoSeconds * 1000))
+        appliance.crescendo = crescendo
         engine.autoSilence = autoSilenceSeconds
     }
 }

@@ -1,5 +1,6 @@
 import AlarmKitCore
 import FoundationEssentials
+import WebPairings
 
 /// The body of `POST /api/alarms` and `PUT /api/alarms/ID`.
 struct AlarmForm: Decodable {

@@ -2,7 +2,8 @@ import AlarmKitCore
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
-import Glibc
+import LinuxSupport
+import WebPairings
 
 /// What the page shows, sent whole on every change (`GET /api/state`, the `state` events).
 struct PageState: Encodable, Sendable {
@@ -136,7 +137,7 @@ struct PageState: Encodable, Sendable {
                 id: record.id.uuidString, label: label, time: Self.twoDigits(time.hour) + ":" + Self.twoDigits(time.minute),
                 repeatDays: days, enabled: record.enabled, skippedDate: record.skippedDate.map { "\($0)" }, next: next,
                 snoozeSeconds: record.definition.countdownDuration?.postAlert.map { Int($0) },
-                sound: sound, state: record.enabled ? Self.state(of: record.phase) : "disabled", owner: Self.userName(record.owner.rawValue), mine: mine))
+                sound: sound, state: record.enabled ? Self.state(of: record.phase) : "disabled", owner: UserNames.name(of: record.owner.rawValue) ?? "uid \(record.owner.rawValue)", mine: mine))
             if let next, self.next.map({ next < $0.date }) ?? true {
                 self.next = NextAlarm(id: record.id.uuidString, label: label, date: next)
             }
@@ -149,6 +150,13 @@ struct PageState: Encodable, Sendable {
             self.status = Status(
                 parts: status.parts.filter { $0.name != "storage" }.map { Part(name: $0.name, ok: $0.state == "ok", detail: $0.detail ?? "") },
                 clock: status.clockTrusted ? "trusted" : "not set", storage: storage?.state ?? "ok", storageDetail: storage?.detail ?? "")
+        }
+    }
+
+    /// The paired browsers, the one viewing marked `current`.
+    mutating func show(_ paired: [Pairing], to viewer: String) {
+        pairings = paired.map {
+            PairingItem(id: $0.id, name: $0.name, created: $0.created, lastSeen: $0.lastSeen, current: $0.id == viewer)
         }
     }
 
@@ -194,16 +202,5 @@ struct PageState: Encodable, Sendable {
 
     private static func twoDigits(_ number: Int) -> String {
         number < 10 ? "0\(number)" : "\(number)"
-    }
-
-    /// The owner's login name, or the uid when it has none.
-    static func userName(_ uid: UInt32) -> String {
-        var entry = passwd()
-        var found: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name else {
-            return "uid \(uid)"
-        }
-        return String(cString: name)
     }
 }

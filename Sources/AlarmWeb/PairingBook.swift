@@ -105,20 +105,3 @@ public final class PairingBook: Sendable {
         }.joined()
     }
 }
-
-extension JSONEncoder {
-    static var web: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
-}
-
-extension JSONDecoder {
-    static var web: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
-}

@@ -280,9 +280,7 @@ public final class WebApp: Sendable {
 
     private func state(for pairing: Pairing) async throws -> PageState {
         var state = try await currentState()
-        state.pairings = book.all.map {
-            .init(id: $0.id, name: $0.name, created: $0.created, lastSeen: $0.lastSeen, current: $0.id == pairing.id)
-        }
+        state.show(book.all, to: pairing.id)
         return state
     }
 
@@ -353,15 +351,14 @@ public final class WebApp: Sendable {
     private func events(for pairing: Pairing) -> WebResponse {
         let (stream, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .bufferingNewest(4))
         let subscription = hub.subscribe { [book] state in
-            guard let current = book.all.first(where: { $0.id == pairing.id }) else {
+            let pairings = book.all
+            guard pairings.contains(where: { $0.id == pairing.id }) else {
                 // Revoked: the stream ends, and the page's next request learns why.
                 continuation.finish()
                 return
             }
             var state = state
-            state.pairings = book.all.map {
-                .init(id: $0.id, name: $0.name, created: $0.created, lastSeen: $0.lastSeen, current: $0.id == current.id)
-            }
+            state.show(pairings, to: pairing.id)
             guard let json = try? JSONEncoder.web.encode(state) else { return }
             continuation.yield(Data("event: state\ndata: ".utf8) + json + Data("\n\n".utf8))
         }

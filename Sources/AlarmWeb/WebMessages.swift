@@ -1,4 +1,5 @@
 import FoundationEssentials
+import WebPairings
 
 /// An HTTP request as the page's routes see it: header names in lower case, the body read.
 public struct WebRequest: Sendable {

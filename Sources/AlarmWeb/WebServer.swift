@@ -20,9 +20,8 @@ public final class WebServer: Sendable {
                 let body = try await request.bodyData
                 var headers: [String: String] = [:]
                 for (name, value) in request.headers { headers[name.rawValue] = value }
-                let query = request.query.isEmpty ? "" : "?"
                 let response = await app.respond(to: WebRequest(
-                    method: request.method.rawValue, path: request.path + query, headers: headers, body: body))
+                    method: request.method.rawValue, path: request.path, headers: headers, body: body))
                 return Self.response(response)
             }
         }

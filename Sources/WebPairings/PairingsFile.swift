@@ -44,12 +44,12 @@ public enum PairingsFile {
             if access(path(in: directory), F_OK) != 0 { return [] }
             throw PairingsFileError(description: "\(path(in: directory)) cannot be read: \(String(cString: strerror(errno)))")
         }
-        return try decoder.decode([Pairing].self, from: data)
+        return try JSONDecoder.web.decode([Pairing].self, from: data)
     }
 
     /// Replaces the file with `pairings`, owned as the directory is and readable by it alone.
     public static func write(_ pairings: [Pairing], in directory: String) throws {
-        let data = try encoder.encode(pairings)
+        let data = try JSONEncoder.web.encode(pairings)
         let temporary = path(in: directory) + ".new"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
@@ -65,14 +65,20 @@ public enum PairingsFile {
         PairingsFileError(description: "\(what): \(String(cString: strerror(errno)))")
     }
 
-    static var encoder: JSONEncoder {
+}
+
+/// The phone page's JSON, on disk and on the wire: ISO 8601 dates, sorted keys.
+extension JSONEncoder {
+    public static var web: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]
         return encoder
     }
+}
 
-    static var decoder: JSONDecoder {
+extension JSONDecoder {
+    public static var web: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder

@@ -2,6 +2,7 @@ import AlarmClient
 import AlarmKitCore
 import AlarmProtocol
 import ArgumentParser
+import LinuxSupport
 
 struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import AlarmProtocol
 import AlarmTime
 import ArgumentParser
 import FoundationEssentials
+import LinuxSupport
 
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,10 +1,10 @@
-import Glibc
+import LinuxSupport
 
-/// Local users by name or uid, from the password database (`getpwnam_r`, `getpwuid_r`).
-enum UserNames {
+/// How alarmctl names users and reads the ones it is given.
+extension UserNames {
     /// The uid of `text`: a user name, else a number.
     static func uid(of text: String) throws -> UInt32 {
-        if let uid = lookUp(name: text) { return uid }
+        if let uid = uid(named: text) { return uid }
         if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let uid = UInt32(text) { return uid }
         throw CommandFailure.usage("unknown user \"\(text)\": expected a user name or a uid")
     }
@@ -17,37 +17,5 @@ enum UserNames {
     /// The user's name, or the uid as text.
     static func short(_ uid: UInt32) -> String {
         name(of: uid) ?? String(uid)
-    }
-
-    static func name(of uid: UInt32) -> String? {
-        withEntry({ getpwuid_r(uid, &$0, $1, $2, &$3) }) { String(cString: $0.pw_name) }
-    }
-
-    private static func lookUp(name: String) -> UInt32? {
-        withEntry({ getpwnam_r(name, &$0, $1, $2, &$3) }) { $0.pw_uid }
-    }
-
-    /// Runs a reentrant look-up with a buffer that grows on ERANGE.
-    private static func withEntry<Value>(
-        _ lookUp: (inout passwd, UnsafeMutablePointer<CChar>, Int, inout UnsafeMutablePointer<passwd>?) -> Int32,
-        _ read: (passwd) -> Value
-    ) -> Value? {
-        var size = 1024
-        while size <= 1 << 20 {
-            var entry = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            var buffer = [CChar](repeating: 0, count: size)
-            // The entry's strings point into the buffer: read them while it is alive.
-            let (status, value) = buffer.withUnsafeMutableBufferPointer { storage -> (Int32, Value?) in
-                let status = lookUp(&entry, storage.baseAddress!, storage.count, &result)
-                return (status, status == 0 && result != nil ? read(entry) : nil)
-            }
-            if status == ERANGE {
-                size *= 4
-                continue
-            }
-            return value
-        }
-        return nil
     }
 }

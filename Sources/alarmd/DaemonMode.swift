@@ -211,13 +211,7 @@ struct DaemonMode {
 
     /// The login name of a client, for the authorization prompt; the uid if it has none.
     @Sendable static func userName(of client: ClientID) -> String {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 1024)
-        guard getpwuid_r(client.rawValue, &entry, &buffer, buffer.count, &result) == 0, result != nil,
-              let name = entry.pw_name
-        else { return "uid \(client.rawValue)" }
-        return String(cString: name)
+        UserNames.name(of: client.rawValue) ?? "uid \(client.rawValue)"
     }
 }
 
