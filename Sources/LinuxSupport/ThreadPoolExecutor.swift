@@ -1,6 +1,10 @@
 import CLinuxSupport
 import Glibc
 
+#if compiler(>=6.3)
+@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
+#endif
+
 /// Swift concurrency's global executor for the daemon: a few threads of its own that sleep on a
 /// condition variable until a job arrives or a timed job (`Task.sleep`) is due, and otherwise
 /// never wake.
@@ -118,6 +122,13 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// `CLOCK_MONOTONIC`'s reading `nanoseconds` from now; a sleep too long to represent waits
+    /// for ever rather than wrapping round to a deadline already past.
+    static func monotonicDeadline(after nanoseconds: Int64) -> Int64 {
+        let (deadline, overflow) = monotonicNow().addingReportingOverflow(max(nanoseconds, 0))
+        return overflow ? .max : deadline
+    }
+
     /// `CLOCK_MONOTONIC` in nanoseconds.
     public static func monotonicNow() -> Int64 {
         var now = timespec()
@@ -130,10 +141,19 @@ public final class ThreadPoolExecutor: TaskExecutor, @unchecked Sendable {
 
 extension ThreadPoolExecutor {
     /// Makes ``shared`` the executor of every task and default actor that has no executor of its
-    /// own, and of `Task.sleep`, through the Swift runtime's `swift_task_enqueueGlobal*_hook`
-    /// variables (the ones SwiftNIO sets to run tasks on its event loops), whose addresses C
-    /// takes: a statically linked runtime does not export them to `dlsym`. Call it once, first in
-    /// `main`, before any task starts.
+    /// own, and of `Task.sleep`. Two ways in, for the two runtimes alarmd is built with:
+    /// - the Swift runtime's `swift_task_enqueueGlobal*_hook` variables (the ones SwiftNIO sets to
+    ///   run tasks on its event loops), whose addresses C takes: a statically linked runtime does
+    ///   not export them to `dlsym`. Swift 6.0's runtime (the arm64 packages) sends every global
+    ///   job and every `Task.sleep` through them.
+    /// - From Swift 6.3, `Task.sleep` asks the current scheduling executor, which is the default
+    ///   executor when nothing else is, and no longer reaches the delay hooks: without a default
+    ///   executor of ours, the first sleep anywhere (a watchdog ping, a library's request timeout)
+    ///   went to libdispatch's pool and started its timer. So the pool is also the default
+    ///   executor (SE-0470's executor factory, installed as the compiler would for a `@main` type
+    ///   declaring `DefaultExecutorFactory`), and schedules sleeps itself (``SchedulingExecutor``).
+    ///
+    /// Call it once, first in `main`, before any task starts.
     public static func installAsGlobalExecutor() {
         let global: UnsafeMutableRawPointer = alarmd_enqueue_global_hook()
         let delay: UnsafeMutableRawPointer = alarmd_enqueue_global_with_delay_hook()
@@ -143,13 +163,15 @@ extension ThreadPoolExecutor {
             ThreadPoolExecutor.shared.enqueueGlobal(job)
         }
         delay.assumingMemoryBound(to: DelayHook?.self).pointee = { nanoseconds, job, _ in
-            let now = ThreadPoolExecutor.monotonicNow()
-            ThreadPoolExecutor.shared.enqueue(job, atMonotonic: now.addingReportingOverflow(Int64(clamping: nanoseconds)).partialValue)
+            ThreadPoolExecutor.shared.enqueue(job, atMonotonic: ThreadPoolExecutor.monotonicDeadline(after: Int64(clamping: nanoseconds)))
         }
         deadline.assumingMemoryBound(to: DeadlineHook?.self).pointee = { seconds, nanoseconds, _, _, clock, job, _ in
             let target = seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ nanoseconds
             ThreadPoolExecutor.shared.enqueue(job, atMonotonic: ThreadPoolExecutor.monotonicDeadline(target, clock: clock))
         }
+        #if compiler(>=6.3)
+        _createExecutors(factory: GlobalExecutors.self)
+        #endif
     }
 
     /// `deadline` on the runtime's clock `clock` (1: `ContinuousClock`, `CLOCK_BOOTTIME` on
@@ -170,3 +192,42 @@ extension ThreadPoolExecutor {
     typealias DeadlineOriginal = @convention(thin) (Int64, Int64, Int64, Int64, Int32, UnownedJob) -> Void
     typealias DeadlineHook = @convention(thin) (Int64, Int64, Int64, Int64, Int32, UnownedJob, DeadlineOriginal) -> Void
 }
+
+#if compiler(>=6.3)
+/// The executors ``ThreadPoolExecutor/installAsGlobalExecutor()`` installs: the platform's main
+/// executor (the main thread's queue, which never starts libdispatch's pool), and the pool.
+struct GlobalExecutors: ExecutorFactory {
+    static var mainExecutor: any MainExecutor { PlatformExecutorFactory.mainExecutor }
+    static var defaultExecutor: any TaskExecutor { GlobalPool.shared }
+}
+
+/// ``ThreadPoolExecutor/shared`` as the default executor: its jobs run as the global hooks' do,
+/// and it schedules sleeps (`Task.sleep`, `ContinuousClock().sleep`). The runtime asks only for
+/// the continuous and suspending clocks, whose durations are `Duration`s; their deadlines become
+/// `CLOCK_MONOTONIC` readings, as the delay hooks' do.
+final class GlobalPool: TaskExecutor, SchedulingExecutor {
+    static let shared = GlobalPool()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        ThreadPoolExecutor.shared.enqueueGlobal(UnownedJob(job))
+    }
+
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+        ThreadPoolExecutor.shared.enqueue(UnownedJob(job), atMonotonic: ThreadPoolExecutor.monotonicDeadline(after: Self.nanoseconds(delay)))
+    }
+
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+        enqueue(job, after: clock.now.duration(to: instant), tolerance: tolerance, clock: clock)
+    }
+
+    /// `duration` in nanoseconds, clamped to `0...Int64.max`; a duration of another type than
+    /// `Duration` (no clock the runtime sleeps on has one) counts as none.
+    static func nanoseconds(_ duration: some DurationProtocol) -> Int64 {
+        guard let duration = duration as? Duration, duration > .zero else { return 0 }
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflow || carry ? .max : total
+    }
+}
+#endif

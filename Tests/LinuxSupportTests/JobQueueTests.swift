@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 
+
 @testable import LinuxSupport
 
 @Suite(.timeLimit(.minutes(1))) struct JobQueueTests {
@@ -57,3 +58,31 @@ import Testing
         #expect(abs(converted - ThreadPoolExecutor.monotonicNow()) < 1_000_000_000)
     }
 }
+
+#if compiler(>=6.3)
+/// The pool as Swift 6.3's default executor: sleeps are scheduled on it, never on libdispatch.
+@Suite(.timeLimit(.minutes(1))) struct GlobalPoolTests {
+    /// A task that prefers the pool sleeps on it (it is the current scheduling executor); a
+    /// sleep the pool never scheduled would hang the test.
+    @Test func sleepsOfTasksOnThePoolEnd() async throws {
+        try await Task(executorPreference: GlobalPool.shared) {
+            try await Task.sleep(for: .nanoseconds(1))
+            try await ContinuousClock().sleep(until: .now)
+        }.value
+    }
+
+    @Test func aLongSleepEndsWhenItsTaskIsCancelled() async {
+        let sleeper = Task(executorPreference: GlobalPool.shared) { try await Task.sleep(for: .seconds(3600)) }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+
+    @Test func durationsBecomeNanosecondsClampedToTheDeadlinesRange() {
+        #expect(GlobalPool.nanoseconds(Duration.seconds(2) + .nanoseconds(5)) == 2_000_000_005)
+        #expect(GlobalPool.nanoseconds(Duration.seconds(-1)) == 0)
+        #expect(GlobalPool.nanoseconds(Duration.seconds(Int64.max)) == .max)
+        #expect(ThreadPoolExecutor.monotonicDeadline(after: .max) == .max)
+        #expect(ThreadPoolExecutor.monotonicDeadline(after: -5) <= ThreadPoolExecutor.monotonicNow())
+    }
+}
+#endif
