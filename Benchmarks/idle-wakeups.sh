@@ -12,8 +12,10 @@
 # (default ./board/simulated.toml; a Pi profile on a machine without its GPIO chip, I2C bus and
 # sound card is the "missing parts" case), sets the same three alarms hours ahead with its
 # ALARMCTL, lets them settle for 10 s, then counts for SECONDS (default 300) at the same time:
-# the context switches of every thread (`perf stat -e context-switches -p PID`) and the CPU time
-# (utime + stime from /proc/PID/stat). Prints one line per build. Needs perf.
+# the context switches of every thread (`perf stat -e context-switches -p PID`), also split into
+# voluntary ones (wake-ups) and involuntary ones (preemptions, which a busy host adds) from
+# /proc/PID/task/*/status, and the CPU time (utime + stime from /proc/PID/stat). Prints one line
+# per build. Needs perf.
 set -eu
 seconds=300
 board=$(dirname "$0")/../board/simulated.toml
@@ -63,22 +65,31 @@ for dir in "$work"/*/; do
     done
 done
 sleep 10
+# Every thread's voluntary context switches (it went to sleep: one wake-up later) and involuntary
+# ones (it was preempted while running, which a busy host adds), from /proc.
+switches() { cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt/ { v += $2 } /^nonvoluntary_ctxt/ { n += $2 } END { print v, n }'; }
 
 perfs=""
 for dir in "$work"/*/; do
     read -r label pid alarmctl <"$dir/build"
     cputicks "$pid" >"$dir/cpu.start"
+    switches "$pid" >"$dir/switches.start"
     perf stat -x, -e context-switches -p "$pid" -o "$dir/perf.csv" -- sleep "$seconds" &
     perfs="$perfs $!"
 done
 for p in $perfs; do wait "$p"; done
 
-printf '%-10s %-8s %8s %10s %8s %12s %s\n' build board switches per-minute threads cpu-percent cpu-seconds
+printf '%-10s %-8s %8s %10s %9s %11s %8s %12s %s\n' \
+    build board switches per-minute voluntary involuntary threads cpu-percent cpu-seconds
 for dir in "$work"/*/; do
     read -r label pid alarmctl <"$dir/build"
     ticks=$(( $(cputicks "$pid") - $(cat "$dir/cpu.start") ))
     switches=$(awk -F, '/context-switches/ { print $1 }' "$dir/perf.csv")
     threads=$(ls "/proc/$pid/task" | wc -l)
-    awk -v l="$label" -v b="$(basename "$board" .toml)" -v s="$switches" -v t="$threads" -v k="$ticks" -v hz="$hz" -v d="$seconds" \
-        'BEGIN { printf "%-10s %-8s %8d %10.1f %8d %12.4f %.2f\n", l, b, s, s * 60 / d, t, k / hz / d * 100, k / hz }'
+    read -r voluntary involuntary <"$dir/switches.start"
+    switches "$pid" >"$dir/switches.end"
+    read -r voluntary_end involuntary_end <"$dir/switches.end"
+    awk -v l="$label" -v b="$(basename "$board" .toml)" -v s="$switches" -v t="$threads" -v k="$ticks" -v hz="$hz" \
+        -v d="$seconds" -v v=$((voluntary_end - voluntary)) -v n=$((involuntary_end - involuntary)) \
+        'BEGIN { printf "%-10s %-8s %8d %10.1f %9d %11d %8d %12.4f %.2f\n", l, b, s, s * 60 / d, v, n, t, k / hz / d * 100, k / hz }'
 done

@@ -204,15 +204,15 @@ func runDaemonBenchmarks(
             ["round trip with 1,000 alarms stored: list of all of them (ms)", "\(fullListTimes.count)", fixed(fullList.p50, 1), fixed(fullList.p99, 1), fixed(fullList.max, 1), "p99 ≤ 20 ms"],
             ["round trip with 1,000 alarms stored: schedule (ms, fsync included)", "\(fullScheduleTimes.count)", fixed(fullSchedule.p50, 1), fixed(fullSchedule.p99, 1), fixed(fullSchedule.max, 1), "p99 ≤ 20 ms"],
             ["  after a kill -9, with 255 more, \(journalEntries) journal entries to replay (ms)", "\(starts)", fixed(crashStart.p50, 1), fixed(crashStart.p99, 1), fixed(crashStart.max, 1), ""],
-            ["round trip: schedule (µs, fsync included)", "\(scheduleTimes.count)", fixed(schedule.p50, 0), fixed(schedule.p99, 0), fixed(schedule.max, 0), "p99 < 2 ms"],
+            ["round trip: schedule (µs, fsync included)", "\(scheduleTimes.count)", fixed(schedule.p50, 0), fixed(schedule.p99, 0), fixed(schedule.max, 0), ""],
             ["  the disk alone: 1 KiB append + fdatasync, between the schedules (µs)", "\(disk.times.count)", fixed(diskSync.p50, 0), fixed(diskSync.p99, 0), fixed(diskSync.max, 0), ""],
             ["  the same schedules with the store on tmpfs: without the disk (µs)", "\(memoryScheduleTimes.count)", memorySchedule.map { fixed($0.p50, 0) } ?? "-", memorySchedule.map { fixed($0.p99, 0) } ?? "-", memorySchedule.map { fixed($0.max, 0) } ?? "-", ""],
-            ["round trip: list of 100 (µs)", "\(lists)", fixed(list.p50, 0), fixed(list.p99, 0), fixed(list.max, 0), "p99 < 2 ms"],
+            ["round trip: list of 100 (µs)", "\(lists)", fixed(list.p50, 0), fixed(list.p99, 0), fixed(list.max, 0), ""],
             ["round trip: authorization state, no payload (µs)", "\(emptyTimes.count)", fixed(empty.p50, 0), fixed(empty.p99, 0), fixed(empty.max, 0), ""],
             ["  the same on a new connection each, as alarmctl: connect, ask, close (µs)", "\(connectTimes.count)", fixed(connect.p50, 0), fixed(connect.p99, 0), fixed(connect.max, 0), ""],
             ["  client decoding 100 alarms, JSONDecoder (µs)", "\(decodeTimes.count)", fixed(decode.p50, 0), fixed(decode.p99, 0), fixed(decode.max, 0), ""],
         ])
-    print("idle RSS with 100 alarms: \(rss.map { "\(fixed(Double($0) / 1024, 1)) MiB" } ?? "unknown") (target < 12 MiB; debug builds are larger)")
+    print("idle RSS with 100 alarms: \(rss.map { "\(fixed(Double($0) / 1024, 1)) MiB" } ?? "unknown") (the budget, ≤ 24 MiB, is after a ring on the Pi profile: Benchmarks/idle-rss.sh --ring)")
     if let cpuPerSchedule, let cpuPerEmptyRequest {
         print("the daemon's CPU time (all threads, store on tmpfs; mean of \(memoryScheduleTimes.count)): "
             + "\(fixed(cpuPerSchedule, 0)) µs per schedule, \(fixed(cpuPerEmptyRequest, 0)) µs per request with no payload")
