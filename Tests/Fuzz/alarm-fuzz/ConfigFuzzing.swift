@@ -72,8 +72,8 @@ enum ConfigFuzzing {
             }
         }
         if let display = profile.display {
-            // BoardParts.openDisplay relies on this: "the pins are distinct and in 0...7".
-            let bits = display.wiring.bits.map(\.bit)
+            let wiring = display.wiring
+            let bits = [wiring.registerSelect, wiring.readWrite, wiring.enable, wiring.backlight].compactMap { $0 } + wiring.data
             fuzzCheck(Set(bits).count == 8 && bits.allSatisfy { (0...7).contains($0) }, "backpack pins \(bits)")
             fuzzCheck((0...255).contains(display.bus), "i2c bus \(display.bus)")
             if case .fixed(let address) = display.address {
