@@ -22,28 +22,13 @@ public final class GPIODIndicator: Indicator, Sendable {
         public var line: GPIOLineSelector
         /// Whether the LED lights when the line is low (wired from 3.3 V to the pin).
         public var activeLow: Bool
-        /// The first wait before a retry (at least ``GPIOStatus/minimumRetryInterval``), doubling
-        /// after each further failure up to ``maximumRetryInterval``.
-        public var retryInterval: Duration
-        public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
         /// A new or changed `gpiochip*` here starts a try at once.
         public var deviceDirectory = "/dev"
-        /// The consumer name `gpioinfo` shows for the line.
-        public var consumer: String
 
-        public init(
-            chip: String, line: GPIOLineSelector, activeLow: Bool = false, retryInterval: Duration = .seconds(5),
-            consumer: String = "alarmd"
-        ) {
+        public init(chip: String, line: GPIOLineSelector, activeLow: Bool = false) {
             self.chip = chip
             self.line = line
             self.activeLow = activeLow
-            self.retryInterval = retryInterval
-            self.consumer = consumer
-        }
-
-        var backoff: RetryBackoff {
-            RetryBackoff(first: max(retryInterval, GPIOStatus.minimumRetryInterval), limit: maximumRetryInterval)
         }
 
         /// How errors name the LED before its chip is open: `"gpiochip0 line GPIO22 (LED)"`.
