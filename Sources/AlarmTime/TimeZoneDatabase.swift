@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 
 /// Reads zone rules from the system's tz database, so that an OS tzdata update changes behaviour.
 ///

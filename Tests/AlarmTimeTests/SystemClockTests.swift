@@ -1,6 +1,7 @@
 import AlarmTestKit
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import Testing
 
 @testable import AlarmTime

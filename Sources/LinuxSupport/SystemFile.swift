@@ -1,6 +1,6 @@
 import Glibc
 
-/// Minimal file access through libc, so that reading zone files needs nothing beyond Glibc.
+/// Reading a whole small file through libc: zone files, WAV sounds, configuration files.
 public enum SystemFile {
     /// Zone files are a few kilobytes; anything far larger is refused instead of being read into memory.
     public static let maximumSize = 4 << 20
@@ -8,8 +8,9 @@ public enum SystemFile {
     /// Reads the whole regular file at `path`, or returns the `errno` that stopped it
     /// (`EISDIR` for a directory, `EFBIG` above `maximumSize`).
     public static func read(_ path: String, maximumSize: Int = SystemFile.maximumSize) -> Result<[UInt8], Errno> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(Errno(errno)) }
+        var descriptor: Int32
+        repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { return .failure(Errno(errno, opened: false)) }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return .failure(Errno(errno)) }
@@ -41,6 +42,12 @@ public enum SystemFile {
     /// An `errno` value as a typed error for `Result`.
     public struct Errno: Error, Equatable {
         public let code: Int32
-        init(_ code: Int32) { self.code = code }
+        /// Whether the file opened, so that the failure is in reading it.
+        public let opened: Bool
+
+        init(_ code: Int32, opened: Bool = true) {
+            self.code = code
+            self.opened = opened
+        }
     }
 }
