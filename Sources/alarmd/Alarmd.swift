@@ -134,8 +134,3 @@ struct Alarmd: AsyncParsableCommand {
         try await SimulatorMode(options: self).run()
     }
 }
-
-/// Writes to file descriptor 2 (the C `stderr` global is not usable from Swift 6).
-func writeToStandardError(_ text: String) {
-    writeAll(text, to: 2)
-}
