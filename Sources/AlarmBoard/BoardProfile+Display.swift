@@ -19,8 +19,6 @@ extension BoardProfile {
             self.wiring = wiring
             self.compatibilityMode = compatibilityMode
         }
-
-        public var devicePath: String { "/dev/i2c-\(bus)" }
     }
 
     /// The backpack's 7-bit I2C address.

@@ -25,11 +25,6 @@ public struct TimeZoneDatabase: Sendable {
         return rules
     }
 
-    /// True when `name` is a valid name whose file holds valid TZif data.
-    public func isKnownZone(_ name: String) -> Bool {
-        (try? rules(named: name)) != nil
-    }
-
     /// Loads a TZif file by absolute or relative path, naming the result `identifier`.
     ///
     /// - Throws: `.unreadableFile` with the path and errno, or `.malformedTZif` with the path.

@@ -75,7 +75,7 @@ final class ServerRig: Sendable {
     ) -> ControlServer {
         ControlServer(
             configuration: configuration, runtime: runtime,
-            handlers: ["echo": .init(requiresAdministrator: false) { call in call.request.anyParameters }],
+            handlers: ["echo": .init(requiresAdministrator: false) { call in (try? call.request.parameters(JSONValue.self)) ?? .object([:]) }],
             logger: logger, clock: clock)
     }
 

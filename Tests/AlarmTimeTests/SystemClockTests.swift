@@ -150,3 +150,11 @@ import Testing
         close(out)
     }
 }
+
+extension Inotify {
+    /// Whether events are waiting, without blocking.
+    var hasEvents: Bool {
+        var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&waiting, 1, 0) > 0 && waiting.revents & Int16(POLLIN) != 0
+    }
+}
