@@ -72,14 +72,9 @@ public final class GPIODButtonInput: ButtonInput, Sendable {
     /// For tests: the C library and the clock replaced.
     init(configuration: Configuration, access: any GPIOChipAccess, clock: any GPIOThreadClock) throws(HardwareError) {
         self.configuration = configuration
-        let lifecycle = try BackendLifecycle(device: configuration.chip)
-        self.lifecycle = lifecycle
         let feed = self.feed
-        let created = DetachedThread.start {
+        lifecycle = try BackendLifecycle.start(device: configuration.chip) { lifecycle in
             ButtonWatcher(configuration: configuration, access: access, clock: clock, lifecycle: lifecycle, feed: feed).run()
-        }
-        guard created == 0 else {
-            throw HardwareError(.io, device: configuration.chip, errno: created)
         }
     }
 

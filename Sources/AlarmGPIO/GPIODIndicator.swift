@@ -51,17 +51,12 @@ public final class GPIODIndicator: Indicator, Sendable {
     /// For tests: the C library and the clock replaced.
     init(configuration: Configuration, access: any GPIOChipAccess, clock: any GPIOThreadClock) throws(HardwareError) {
         self.configuration = configuration
-        let lifecycle = try BackendLifecycle(device: configuration.chip)
         let mailbox = IndicatorMailbox()
-        self.lifecycle = lifecycle
         self.mailbox = mailbox
-        let created = DetachedThread.start {
+        lifecycle = try BackendLifecycle.start(device: configuration.chip) { lifecycle in
             IndicatorPlayer(
                 configuration: configuration, access: access, clock: clock, lifecycle: lifecycle, mailbox: mailbox
             ).run()
-        }
-        guard created == 0 else {
-            throw HardwareError(.io, device: configuration.chip, errno: created)
         }
     }
 
