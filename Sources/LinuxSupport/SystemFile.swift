@@ -10,18 +10,18 @@ public enum SystemFile {
     public static func read(_ path: String, maximumSize: Int = SystemFile.maximumSize) -> Result<[UInt8], Errno> {
         var descriptor: Int32
         repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
-        guard descriptor >= 0 else { return .failure(Errno(errno, opened: false)) }
+        guard descriptor >= 0 else { return .failure(Errno(code: errno, opened: false)) }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .failure(Errno(errno)) }
-        if status.st_mode & S_IFMT == S_IFDIR { return .failure(Errno(EISDIR)) }
-        guard status.st_size <= maximumSize else { return .failure(Errno(EFBIG)) }
+        guard fstat(descriptor, &status) == 0 else { return .failure(Errno(code: errno)) }
+        if status.st_mode & S_IFMT == S_IFDIR { return .failure(Errno(code: EISDIR)) }
+        guard status.st_size <= maximumSize else { return .failure(Errno(code: EFBIG)) }
 
         var buffer = [UInt8](repeating: 0, count: max(Int(status.st_size), 0) + 1)
         var length = 0
         while true {
             if length == buffer.count {
-                guard buffer.count <= maximumSize else { return .failure(Errno(EFBIG)) }
+                guard buffer.count <= maximumSize else { return .failure(Errno(code: EFBIG)) }
                 buffer.append(contentsOf: repeatElement(0, count: buffer.count))
             }
             let count = buffer.withUnsafeMutableBytes { raw in
@@ -29,12 +29,12 @@ public enum SystemFile {
             }
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(Errno(errno))
+                return .failure(Errno(code: errno))
             }
             if count == 0 { break }
             length += count
         }
-        guard length <= maximumSize else { return .failure(Errno(EFBIG)) }
+        guard length <= maximumSize else { return .failure(Errno(code: EFBIG)) }
         buffer.removeSubrange(length...)
         return .success(buffer)
     }
@@ -43,11 +43,6 @@ public enum SystemFile {
     public struct Errno: Error, Equatable {
         public let code: Int32
         /// Whether the file opened, so that the failure is in reading it.
-        public let opened: Bool
-
-        init(_ code: Int32, opened: Bool = true) {
-            self.code = code
-            self.opened = opened
-        }
+        public var opened = true
     }
 }

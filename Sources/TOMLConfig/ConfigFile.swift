@@ -17,8 +17,7 @@ public enum ConfigFile {
     public static func read(_ path: String) throws(ConfigError) -> Contents {
         let bytes: [UInt8]
         switch SystemFile.read(path, maximumSize: maximumSize) {
-        case .success(let contents):
-            bytes = contents
+        case .success(let contents): bytes = contents
         case .failure(let error) where !error.opened:
             if error.code == ENOENT { return .missing }
             throw failure(path, "cannot open: \(reason(error.code))")
