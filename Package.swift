@@ -28,7 +28,7 @@ let package = Package(
         // termios, sockets, signals), in C.
         .target(name: "CLinuxSupport"),
         // Swift over them: threads of our own, the task executor that replaces libdispatch's pool,
-        // inotify, the shared realtime timer, eventfd signals, whole writes.
+        // inotify, the shared realtime timer, eventfd signals, whole writes and whole-file reads.
         .target(name: "LinuxSupport", dependencies: ["CLinuxSupport"]),
         // Civil time, time zones from the tz database, and the wall clock; no C.
         .target(
@@ -104,7 +104,7 @@ let package = Package(
         ),
         // The configuration file format of `alarmd.toml` and the board profiles: a TOML subset,
         // read into typed values with `FILE:LINE: KEY: message` errors.
-        .target(name: "TOMLConfig"),
+        .target(name: "TOMLConfig", dependencies: ["LinuxSupport"]),
         // Board profiles (`board/*.toml`): the parts' wiring, found by name or device-tree model.
         .target(
             name: "AlarmBoard",
@@ -220,7 +220,7 @@ let package = Package(
             dependencies: ["VMProbeKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/Integration/Probe/alarm-vm-probe"
         ),
-        .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime", "AlarmTestKit"]),
+        .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKitCore"]),
         .testTarget(

@@ -39,7 +39,7 @@ func runSoundBenchmarks(quick: Bool) async throws {
     let scratch = try TemporaryDirectory()
     let wavPath = scratch.path + "/sine.wav"
     try TestFiles.write(SineWAV.bytes(sampleRate: 48_000, bits: 16, seconds: 1, channels: [(1_000, 0.5)]), to: wavPath)
-    let periodsPerBuffer = ALSAAudioOutput.Timing.standard.bufferMicroseconds / ALSAAudioOutput.Timing.standard.periodMicroseconds
+    let periodsPerBuffer = ALSAAudioOutput.bufferMicroseconds / ALSAAudioOutput.periodMicroseconds
     var starts: [(name: String, returned: Summary, started: Summary)] = []
     for (name, source) in [("built-in tone", SoundSource.builtInTone), ("1 s WAV file, 48 kHz mono", .file(wavPath))] {
         var returned: [Double] = [], started: [Double] = []
@@ -74,7 +74,7 @@ func runSoundBenchmarks(quick: Bool) async throws {
     let writes = after.writes - before.writes, frames = after.frames - before.frames, waits = after.waits - before.waits
     let wallSeconds = wall / .seconds(1)
 
-    print("== 5. Sound: ALSAAudioOutput on the file plugin over null, 48 kHz mono built-in tone, \(ALSAAudioOutput.Timing.standard.periodMicroseconds / 1000) ms periods in a \(ALSAAudioOutput.Timing.standard.bufferMicroseconds / 1000) ms buffer")
+    print("== 5. Sound: ALSAAudioOutput on the file plugin over null, 48 kHz mono built-in tone, \(ALSAAudioOutput.periodMicroseconds / 1000) ms periods in a \(ALSAAudioOutput.bufferMicroseconds / 1000) ms buffer")
     printTable(
         [["stop() -> returned (after snd_pcm_drop + close)", "n", "p50 µs", "p99 µs", "max µs"]],
         [["looping tone playing", "\(stops.count)", fixed(stop.p50, 0), fixed(stop.p99, 0), fixed(stop.max, 0)]])

@@ -14,26 +14,16 @@ import Synchronization
 /// - Important: A bare `hw:` device converts nothing: a WAV file at a rate the card cannot play
 ///   is refused (`.io`), and the built-in tone is generated at whatever rate the card offers.
 public final class ALSAAudioOutput: AudioOutput, Sendable {
-    /// Period and buffer sizes asked of ALSA (it picks the nearest it can do).
-    public struct Timing: Hashable, Sendable {
-        public var periodMicroseconds: Int
-        public var bufferMicroseconds: Int
-
-        public init(periodMicroseconds: Int, bufferMicroseconds: Int) {
-            self.periodMicroseconds = periodMicroseconds
-            self.bufferMicroseconds = bufferMicroseconds
-        }
-
-        /// 20 ms periods in a 160 ms buffer: enough to ride out a busy moment on a Pi, while a
-        /// stop is heard at once whatever the buffer (it drops what is queued).
-        public static let standard = Timing(periodMicroseconds: 20_000, bufferMicroseconds: 160_000)
-    }
+    /// The period and buffer sizes asked of ALSA (it picks the nearest it can do): 20 ms periods
+    /// in a 160 ms buffer, enough to ride out a busy moment on a Pi, while a stop is heard at once
+    /// whatever the buffer (it drops what is queued).
+    public static let periodMicroseconds = 20_000
+    public static let bufferMicroseconds = 160_000
 
     /// The ALSA PCM name, e.g. `"default"`, `"plughw:CARD=Headphones"`.
     public let device: String
     /// ALSA configuration text loaded over the system's configuration when opening ``device``.
     public let configuration: String?
-    public let timing: Timing
 
     private let diagnostics: @Sendable (String) -> Void
     private let current = Mutex<PlaybackSession?>(nil)
@@ -61,21 +51,18 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
     /// per thing worth logging (ALSA's own messages, a refused file, a recovered underrun, a
     /// fault) on the writer thread, and must not block.
     public convenience init(
-        device: String = "default", configuration: String? = nil, timing: Timing = .standard,
-        diagnostics: @escaping @Sendable (String) -> Void = { _ in }
+        device: String = "default", configuration: String? = nil, diagnostics: @escaping @Sendable (String) -> Void = { _ in }
     ) {
-        self.init(device: device, configuration: configuration, timing: timing, diagnostics: diagnostics, fault: nil)
+        self.init(device: device, configuration: configuration, diagnostics: diagnostics, fault: nil)
     }
 
     /// For tests: `fault` makes every playback's writer see an error from the device.
     init(
-        device: String, configuration: String?, timing: Timing,
-        diagnostics: @escaping @Sendable (String) -> Void, fault: WriteFault?
+        device: String, configuration: String?, diagnostics: @escaping @Sendable (String) -> Void, fault: WriteFault?
     ) {
         _ = ALSAMessages.routed
         self.device = device
         self.configuration = configuration
-        self.timing = timing
         self.diagnostics = diagnostics
         self.fault = fault
     }
@@ -129,7 +116,7 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
         // can be open only once, and a file plugin would have two writers.
         await previous?.stop()
         let request = PlaybackRequest(
-            device: device, configuration: configuration, source: source, timing: timing, hold: hold,
+            device: device, configuration: configuration, source: source, hold: hold,
             fault: fault, counters: counters)
         let feed = self.feed, diagnostics = self.diagnostics
         // Writing PCM blocks in poll: a thread of its own, never the cooperative pool.
@@ -148,7 +135,7 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
         do {
             let pcm = try PCMDevice.open(
                 name: device, configuration: configuration, rate: 48_000, channels: 1,
-                periodMicroseconds: timing.periodMicroseconds, bufferMicroseconds: timing.bufferMicroseconds)
+                periodMicroseconds: Self.periodMicroseconds, bufferMicroseconds: Self.bufferMicroseconds)
             pcm.close()
             return nil
         } catch {

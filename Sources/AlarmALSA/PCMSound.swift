@@ -1,5 +1,6 @@
 import AlarmHardware
 import AlarmTime
+import LinuxSupport
 
 /// A sound ready to play: interleaved signed 16-bit frames at a rate.
 struct PCMSound: Sendable {

@@ -7,7 +7,6 @@ struct PlaybackRequest: Sendable {
     var device: String
     var configuration: String?
     var source: SoundSource
-    var timing: ALSAAudioOutput.Timing
     /// How long a prepared playback keeps the device open waiting for its claim.
     var hold: Duration = .zero
     /// Test only: a write result to pretend at a given point (see ``WriteFault``).
@@ -94,8 +93,8 @@ struct PlaybackWriter {
         let device = try PCMDevice.open(
             name: request.device, configuration: request.configuration,
             rate: sound.sampleRate, channels: sound.channels,
-            periodMicroseconds: request.timing.periodMicroseconds,
-            bufferMicroseconds: request.timing.bufferMicroseconds)
+            periodMicroseconds: ALSAAudioOutput.periodMicroseconds,
+            bufferMicroseconds: ALSAAudioOutput.bufferMicroseconds)
         if device.rate != sound.sampleRate {
             guard case .builtInTone = request.source else {
                 // `default` and `plughw:` resample; a bare `hw:` may not, and playing a file at the

@@ -17,9 +17,8 @@ public struct ApplianceSettings: Hashable, Sendable {
     /// How often playback is retried while an alert has no working sound.
     public var soundRetryInterval: Duration = .seconds(10)
     /// How long after a display or LED stopped answering it is first tried again; the wait
-    /// doubles after each further failure, up to ``maximumRetryInterval``.
+    /// doubles after each further failure, up to five minutes (``RetryBackoff/defaultLimit``).
     public var displayRetryInterval: Duration = .seconds(10)
-    public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
     /// Edges of a button sooner than this after its last accepted edge are contact chatter that
     /// got past the backend's debouncing, not a person: the appliance debounces once more.
     public var debounceInterval: Duration = .milliseconds(50)
@@ -41,7 +40,7 @@ public struct ApplianceSettings: Hashable, Sendable {
     public init() {}
 
     public var displayRetryBackoff: RetryBackoff {
-        RetryBackoff(first: displayRetryInterval, limit: maximumRetryInterval)
+        RetryBackoff(first: displayRetryInterval)
     }
 
     /// The initial crescendo.

@@ -79,7 +79,7 @@ extension BoardProfile.Display {
         let bus = try reader.require("display.bus", as: .integer(in: 0...255))
         let address = try reader.value("display.address", as: .displayAddress, default: .auto)
         let size = try reader.value("display.size", as: .displaySize, default: .sixteenByTwo)
-        let wiring: BackpackWiring
+        let wiring: PCF8574Wiring
         if reader.contains("display.pins") {
             throw reader.error("display.pins", "expected a [display.pins] table, found \(ConfigType<Int>.shown(reader.document["display.pins"]!.value))")
         }
@@ -88,11 +88,11 @@ extension BoardProfile.Display {
                 _ = try reader.optional("display.wiring", as: .string)
                 throw reader.error("display.wiring", "give either wiring or a [display.pins] table, not both")
             }
-            wiring = try BackpackWiring(reading: &reader)
+            wiring = try PCF8574Wiring(reading: &reader)
         } else {
-            let names = BackpackWiring.presets.map(\.name)
+            let names = PCF8574Wiring.presets.map(\.name)
             let name = try reader.value("display.wiring", as: .word(names), default: names[0])
-            wiring = BackpackWiring.presets.first { $0.name == name }!.wiring
+            wiring = PCF8574Wiring.presets.first { $0.name == name }!.wiring
         }
         self.init(
             bus: bus, address: address, size: size, wiring: wiring,
@@ -101,11 +101,14 @@ extension BoardProfile.Display {
     }
 }
 
-extension BackpackWiring {
+extension PCF8574Wiring {
+    /// The wirings `display.wiring` names, the default first.
+    static let presets: [(name: String, wiring: PCF8574Wiring)] = [("common", .common), ("alternate", .alternate)]
+
     init(reading reader: inout ConfigReader) throws(ConfigError) {
         var bits: [Int] = []
         var owner: [Int: String] = [:]
-        for (name, _) in BackpackWiring.common.bits {
+        for name in ["rs", "rw", "e", "backlight", "d4", "d5", "d6", "d7"] {
             let key = "display.pins." + name
             let bit = try reader.require(key, as: .integer(in: 0...7))
             if let earlier = owner[bit] {
@@ -114,10 +117,11 @@ extension BackpackWiring {
             owner[bit] = key
             bits.append(bit)
         }
+        // Every bit is in 0...7 and none is used twice, as the initialiser requires.
         self.init(
-            rs: bits[0], rw: bits[1], e: bits[2], backlight: bits[3], d4: bits[4], d5: bits[5], d6: bits[6], d7: bits[7],
-            backlightActiveLow: try reader.value("display.pins.backlight_active_low", as: .boolean, default: false)
-        )
+            registerSelect: bits[0], readWrite: bits[1], enable: bits[2], data: (bits[4], bits[5], bits[6], bits[7]),
+            backlight: bits[3], backlightActiveLow: try reader.value("display.pins.backlight_active_low", as: .boolean, default: false)
+        )!
     }
 }
 

@@ -1,6 +1,7 @@
 import AlarmKitCore
 import AlarmProtocol
 import FoundationEssentials
+import LinuxSupport
 import Synchronization
 
 /// A connection to `alarmd`'s control socket with the whole protocol: the AlarmKit operations,
@@ -331,7 +332,7 @@ public final class ControlClient: Sendable {
     private func connect() async throws -> ControlChannel {
         defer { state.withLock { $0.connecting = nil } }
         let connector = self.connector
-        let opened = await ControlThread.run { () -> Result<Int32, ControlSocketError> in
+        let opened = await DetachedThread.run { () -> Result<Int32, ControlSocketError> in
             do throws(ControlSocketError) {
                 return .success(try connector.open())
             } catch {

@@ -1,6 +1,7 @@
 import AlarmEngine
 import AlarmKitCore
 import AlarmProtocol
+import LinuxSupport
 
 extension ControlSession {
     /// Handles one request of the connection's queue.
@@ -94,7 +95,7 @@ extension ControlSession {
             try requireAdministrator(request)
             let parameters = try request.parameters(SetAuthorizationParameters.self)
             let administrators = server.configuration.administrators
-            if await ControlThread.run({ administrators.includes(uid: parameters.uid) }) {
+            if await DetachedThread.run({ administrators.includes(uid: parameters.uid) }) {
                 throw ControlError(.forbidden, "uid \(parameters.uid) is an administrator and always authorized")
             }
             try await runtime.setAuthorization(parameters.state, for: ClientID(rawValue: parameters.uid))

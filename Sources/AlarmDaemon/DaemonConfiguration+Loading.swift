@@ -54,10 +54,4 @@ extension DaemonConfiguration {
             logLevel = level
         }
     }
-
-    public func merged(with overrides: Overrides) throws(ConfigError) -> DaemonConfiguration {
-        var merged = self
-        try merged.apply(overrides)
-        return merged
-    }
 }

@@ -29,19 +29,15 @@ public actor AlarmRuntime {
         /// Changes journaled before the next one also writes a snapshot of the whole store (see
         /// ``AlarmStore``).
         public var storeSnapshotEvery: Int
-        /// While saves fail (a full or read-only disk), how often the store is tried again: what
-        /// could not be written is written once it works, and the fault is shown until then.
-        public var storageRetryInterval: Duration
 
         public init(
             policy: EnginePolicy = .default, clockTrust: ClockTrustPolicy = .default, storeDirectory: String,
-            storeSnapshotEvery: Int = 256, storageRetryInterval: Duration = .seconds(30)
+            storeSnapshotEvery: Int = 256
         ) {
             self.policy = policy
             self.clockTrust = clockTrust
             self.storeDirectory = storeDirectory
             self.storeSnapshotEvery = storeSnapshotEvery
-            self.storageRetryInterval = storageRetryInterval
         }
     }
 
@@ -74,7 +70,9 @@ public actor AlarmRuntime {
     var storageFault: StorageFault?
     /// While saves fail, when the store is next tried (the timer wakes for it).
     var storageRetryAt: Date?
-    let storageRetryInterval: Duration
+    /// While saves fail (a full or read-only disk), how often the store is tried again: what
+    /// could not be written is written once it works, and the fault is shown until then.
+    static let storageRetryInterval: Duration = .seconds(30)
     /// Files found bad when the store was loaded, and whether a person at the device saw them.
     var storeProblemsAtStart: [String]
     var storeProblemsAcknowledged = false
@@ -105,7 +103,6 @@ public actor AlarmRuntime {
         self.history = AlarmHistory(directory: configuration.storeDirectory)
         self.intents = IntentMailbox(directory: configuration.storeDirectory, clock: clock, logger: logger)
         self.clock = clock
-        self.storageRetryInterval = max(configuration.storageRetryInterval, .seconds(1))
         self.timeZones = timeZones
         self.clockTrust = configuration.clockTrust
         self.authorizer = authorizer
@@ -150,7 +147,7 @@ public actor AlarmRuntime {
                 let fault = StorageFault(error, since: now)
                 durability = .unsaved
                 storageFault = fault
-                storageRetryAt = now.addingTimeInterval(storageRetryInterval.timeInterval)
+                storageRetryAt = now.addingTimeInterval(Self.storageRetryInterval.timeInterval)
                 logger.error(Self.storageFaultMessage, metadata: ["store.error": "\(fault)"])
             }
         }
@@ -251,7 +248,7 @@ public actor AlarmRuntime {
 
     private func storageFailed(_ error: any Error) {
         let now = clock.now
-        storageRetryAt = now.addingTimeInterval(storageRetryInterval.timeInterval)
+        storageRetryAt = now.addingTimeInterval(Self.storageRetryInterval.timeInterval)
         guard storageFault == nil else { return }
         let fault = StorageFault(error, since: now)
         storageFault = fault

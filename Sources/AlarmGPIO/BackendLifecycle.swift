@@ -12,8 +12,17 @@ final class BackendLifecycle: Sendable {
     private let feed = EventFeed<GPIOStatus>()
     private let finished = Completion()
 
-    init(device: String) throws(HardwareError) {
+    private init(device: String) throws(HardwareError) {
         wake = try EventSignal.wakingBackend(device: device)
+    }
+
+    /// Starts a backend's thread, running `body` with the lifecycle they share.
+    /// - Throws: ``HardwareError`` `.io` when the process has no descriptor or thread to spare.
+    static func start(device: String, _ body: @escaping @Sendable (BackendLifecycle) -> Void) throws(HardwareError) -> BackendLifecycle {
+        let lifecycle = try BackendLifecycle(device: device)
+        let created = DetachedThread.start { body(lifecycle) }
+        guard created == 0 else { throw HardwareError(.io, device: device, errno: created) }
+        return lifecycle
     }
 
     var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }

@@ -54,7 +54,7 @@ final class ButtonWatcher {
                 // The deadline is fixed and the watch made before the failure is reported:
                 // whoever reacts to the report (a test advancing its clock or adding a chip)
                 // cannot make the wait start later or miss the chip.
-                let retryAt = clock.now() + configuration.backoff.delay(afterFailures: failures)
+                let retryAt = clock.now() + gpioRetryBackoff.delay(afterFailures: failures)
                 if appearance == nil { appearance = ChipAppearanceWatch(directory: configuration.deviceDirectory) }
                 releaseAll(reportingHeldButtons: true)
                 lifecycle.report(.failed(error))
@@ -83,7 +83,7 @@ final class ButtonWatcher {
             let device = gpioLineDevice(chip: chip.name, line: selector, role: button.rawValue)
             do {
                 let offset = try chip.offset(of: selector)
-                let line = try chip.requestInput(offset: offset, settings: settings, consumer: configuration.consumer)
+                let line = try chip.requestInput(offset: offset, settings: settings, consumer: gpioConsumer)
                 lines.append(WatchedLine(button: button, device: device, line: line))
             } catch {
                 throw .gpio(error, device: device)
@@ -114,7 +114,7 @@ final class ButtonWatcher {
             do {
                 readiness = try clock.wait(for: descriptors, until: deadline)
             } catch {
-                sleepThread(for: GPIOStatus.minimumRetryInterval)  // poll itself failed (it does not): never spin
+                sleepThread(for: .milliseconds(100))  // poll itself failed (it does not): never spin
                 return
             }
             guard readiness.count > 1, readiness[1] != 0, readiness[0] == 0 else { return }

@@ -33,19 +33,12 @@ public final class GPIODButtonInput: ButtonInput, Sendable {
         /// How long after an edge further edges are bounce. The kernel's debounce period on
         /// libgpiod 2, ``ButtonDebouncer/interval`` on libgpiod 1.
         public var debounce: Duration
-        /// The first wait before a retry (at least ``GPIOStatus/minimumRetryInterval``), doubling
-        /// after each further failure up to ``maximumRetryInterval``.
-        public var retryInterval: Duration
-        public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
         /// A new or changed `gpiochip*` here starts a try at once.
         public var deviceDirectory = "/dev"
-        /// The consumer name `gpioinfo` shows for the lines.
-        public var consumer: String
 
         public init(
             chip: String, stop: GPIOLineSelector, snooze: GPIOLineSelector, bias: GPIOBias = .pullUp,
-            activeLow: Bool = true, debounce: Duration = .milliseconds(30), retryInterval: Duration = .seconds(5),
-            consumer: String = "alarmd"
+            activeLow: Bool = true, debounce: Duration = .milliseconds(30)
         ) {
             self.chip = chip
             self.stop = stop
@@ -53,12 +46,6 @@ public final class GPIODButtonInput: ButtonInput, Sendable {
             self.bias = bias
             self.activeLow = activeLow
             self.debounce = debounce
-            self.retryInterval = retryInterval
-            self.consumer = consumer
-        }
-
-        var backoff: RetryBackoff {
-            RetryBackoff(first: max(retryInterval, GPIOStatus.minimumRetryInterval), limit: maximumRetryInterval)
         }
 
         func line(for button: Button) -> GPIOLineSelector {
@@ -85,14 +72,9 @@ public final class GPIODButtonInput: ButtonInput, Sendable {
     /// For tests: the C library and the clock replaced.
     init(configuration: Configuration, access: any GPIOChipAccess, clock: any GPIOThreadClock) throws(HardwareError) {
         self.configuration = configuration
-        let lifecycle = try BackendLifecycle(device: configuration.chip)
-        self.lifecycle = lifecycle
         let feed = self.feed
-        let created = DetachedThread.start {
+        lifecycle = try BackendLifecycle.start(device: configuration.chip) { lifecycle in
             ButtonWatcher(configuration: configuration, access: access, clock: clock, lifecycle: lifecycle, feed: feed).run()
-        }
-        guard created == 0 else {
-            throw HardwareError(.io, device: configuration.chip, errno: created)
         }
     }
 

@@ -22,28 +22,13 @@ public final class GPIODIndicator: Indicator, Sendable {
         public var line: GPIOLineSelector
         /// Whether the LED lights when the line is low (wired from 3.3 V to the pin).
         public var activeLow: Bool
-        /// The first wait before a retry (at least ``GPIOStatus/minimumRetryInterval``), doubling
-        /// after each further failure up to ``maximumRetryInterval``.
-        public var retryInterval: Duration
-        public var maximumRetryInterval: Duration = RetryBackoff.defaultLimit
         /// A new or changed `gpiochip*` here starts a try at once.
         public var deviceDirectory = "/dev"
-        /// The consumer name `gpioinfo` shows for the line.
-        public var consumer: String
 
-        public init(
-            chip: String, line: GPIOLineSelector, activeLow: Bool = false, retryInterval: Duration = .seconds(5),
-            consumer: String = "alarmd"
-        ) {
+        public init(chip: String, line: GPIOLineSelector, activeLow: Bool = false) {
             self.chip = chip
             self.line = line
             self.activeLow = activeLow
-            self.retryInterval = retryInterval
-            self.consumer = consumer
-        }
-
-        var backoff: RetryBackoff {
-            RetryBackoff(first: max(retryInterval, GPIOStatus.minimumRetryInterval), limit: maximumRetryInterval)
         }
 
         /// How errors name the LED before its chip is open: `"gpiochip0 line GPIO22 (LED)"`.
@@ -66,17 +51,12 @@ public final class GPIODIndicator: Indicator, Sendable {
     /// For tests: the C library and the clock replaced.
     init(configuration: Configuration, access: any GPIOChipAccess, clock: any GPIOThreadClock) throws(HardwareError) {
         self.configuration = configuration
-        let lifecycle = try BackendLifecycle(device: configuration.chip)
         let mailbox = IndicatorMailbox()
-        self.lifecycle = lifecycle
         self.mailbox = mailbox
-        let created = DetachedThread.start {
+        lifecycle = try BackendLifecycle.start(device: configuration.chip) { lifecycle in
             IndicatorPlayer(
                 configuration: configuration, access: access, clock: clock, lifecycle: lifecycle, mailbox: mailbox
             ).run()
-        }
-        guard created == 0 else {
-            throw HardwareError(.io, device: configuration.chip, errno: created)
         }
     }
 

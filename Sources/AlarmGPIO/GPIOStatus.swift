@@ -12,8 +12,11 @@ public enum GPIOStatus: Hashable, Sendable {
     case failed(HardwareError)
     /// ``GPIODButtonInput/close()`` or ``GPIODIndicator/close()`` released the lines for good.
     case closed
-
-    /// The shortest retry interval the backends use, whatever their configuration says: a
-    /// missing chip is never retried in a tight loop.
-    public static let minimumRetryInterval = Duration.milliseconds(100)
 }
+
+/// How long a backend waits before trying a missing or failing chip or line again: 5 s after the
+/// first failure, doubling up to five minutes.
+let gpioRetryBackoff = RetryBackoff(first: .seconds(5))
+
+/// The consumer name `gpioinfo` shows for the lines.
+let gpioConsumer = "alarmd"

@@ -93,7 +93,7 @@ final class IndicatorPlayer {
             do {
                 let offset = try chip.offset(of: configuration.line)
                 line = try chip.requestOutput(
-                    offset: offset, activeLow: configuration.activeLow, value: level, consumer: configuration.consumer)
+                    offset: offset, activeLow: configuration.activeLow, value: level, consumer: gpioConsumer)
             } catch {
                 throw .gpio(error, device: device)
             }
@@ -124,7 +124,7 @@ final class IndicatorPlayer {
 
     private func fail(_ error: HardwareError, at now: Duration, retrying: Bool = true) {
         if retrying || failures == 0 { failures += 1 }
-        retryAt = now + configuration.backoff.delay(afterFailures: failures)
+        retryAt = now + gpioRetryBackoff.delay(afterFailures: failures)
         // Made before the failure is reported, so a chip added in reaction to it is seen.
         if appearance == nil { appearance = ChipAppearanceWatch(directory: configuration.deviceDirectory) }
         line?.release()

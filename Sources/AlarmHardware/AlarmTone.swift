@@ -8,54 +8,44 @@ import Glibc
 /// backend applies the crescendo to whatever it plays.
 public struct AlarmTone: Hashable, Sendable {
     public var sampleRate: Int
+
     /// The beep's pitch in Hz. 2.5-3 kHz is where a small speaker is loudest and the ear most
     /// sensitive; 880 Hz is gentler.
-    public var frequency: Double
-    public var beepsPerBurst: Int
-    public var beep: Duration
-    public var gapBetweenBeeps: Duration
-    public var pauseAfterBurst: Duration
+    static let frequency: Double = 2_000
+    static let beepsPerBurst = 4
+    static let beep: Duration = .milliseconds(100)
+    static let gapBetweenBeeps: Duration = .milliseconds(100)
+    static let pauseAfterBurst: Duration = .milliseconds(600)
     /// The rise and fall of each beep.
-    public var ramp: Duration
+    static let ramp: Duration = .milliseconds(5)
     /// Peak level as a fraction of full scale, leaving headroom for the backend's gain.
-    public var peak: Double
+    static let peak = 0.9
 
-    public init(
-        sampleRate: Int = 48_000, frequency: Double = 2_000, beepsPerBurst: Int = 4,
-        beep: Duration = .milliseconds(100), gapBetweenBeeps: Duration = .milliseconds(100),
-        pauseAfterBurst: Duration = .milliseconds(600), ramp: Duration = .milliseconds(5), peak: Double = 0.9
-    ) {
+    public init(sampleRate: Int = 48_000) {
         self.sampleRate = sampleRate
-        self.frequency = frequency
-        self.beepsPerBurst = beepsPerBurst
-        self.beep = beep
-        self.gapBetweenBeeps = gapBetweenBeeps
-        self.pauseAfterBurst = pauseAfterBurst
-        self.ramp = ramp
-        self.peak = peak
     }
 
     public var loopDuration: Duration {
-        beep * beepsPerBurst + gapBetweenBeeps * (beepsPerBurst - 1) + pauseAfterBurst
+        Self.beep * Self.beepsPerBurst + Self.gapBetweenBeeps * (Self.beepsPerBurst - 1) + Self.pauseAfterBurst
     }
 
     /// One loop as signed 16-bit mono samples; play it looped.
     public func loop() -> [Int16] {
-        let beepFrames = frames(beep), gapFrames = frames(gapBetweenBeeps), rampFrames = max(frames(ramp), 1)
+        let beepFrames = frames(Self.beep), gapFrames = frames(Self.gapBetweenBeeps), rampFrames = max(frames(Self.ramp), 1)
         var samples: [Int16] = []
         samples.reserveCapacity(frames(loopDuration))
-        let step = 2 * Double.pi * frequency / Double(sampleRate)
-        for index in 0..<beepsPerBurst {
+        let step = 2 * Double.pi * Self.frequency / Double(sampleRate)
+        for index in 0..<Self.beepsPerBurst {
             for frame in 0..<beepFrames {
                 let edge = min(frame, beepFrames - 1 - frame)
                 let envelope = edge < rampFrames ? Double(edge) / Double(rampFrames) : 1
-                samples.append(Int16((sin(step * Double(frame)) * envelope * peak * Double(Int16.max)).rounded()))
+                samples.append(Int16((sin(step * Double(frame)) * envelope * Self.peak * Double(Int16.max)).rounded()))
             }
-            if index < beepsPerBurst - 1 {
+            if index < Self.beepsPerBurst - 1 {
                 samples += repeatElement(0, count: gapFrames)
             }
         }
-        samples += repeatElement(0, count: frames(pauseAfterBurst))
+        samples += repeatElement(0, count: frames(Self.pauseAfterBurst))
         return samples
     }
 

@@ -95,11 +95,6 @@ public struct ControlRequest: Sendable {
         }
     }
 
-    /// `params` as any JSON value, for handlers registered by the daemon.
-    public var anyParameters: JSONValue {
-        (try? parameters(JSONValue.self)) ?? .object([:])
-    }
-
     // MARK: - Messages
 
     /// One line about a decoding error: the field's dotted path and what went wrong.

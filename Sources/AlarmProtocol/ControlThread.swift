@@ -7,8 +7,4 @@ package enum ControlThread {
         let created = DetachedThread.start(body)
         if created != 0 { throw ControlSocketError("pthread_create", path: "", errno: created) }
     }
-
-    package static func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
-        await DetachedThread.run(body)
-    }
 }

@@ -86,3 +86,11 @@ public enum ISO8601 {
         return sign * (hours * 3_600 + minutes * 60 + seconds)
     }
 }
+
+extension TimeZoneRules {
+    /// An instant as a person gives one: ISO 8601 with `Z` or an offset, or a local
+    /// `YYYY-MM-DDTHH:MM[:SS]` in this zone.
+    public func instant(parsing text: String) -> Date? {
+        ISO8601.parse(text) ?? LocalDateTime(text).map(instant(for:))
+    }
+}

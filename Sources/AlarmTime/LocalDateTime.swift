@@ -19,6 +19,15 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvert
         "\(date)T\(time)"
     }
 
+    /// Parses `YYYY-MM-DDTHH:MM[:SS]`, each part as ``CivilDate`` and ``CivilTime`` read theirs.
+    public init?(_ description: String) {
+        let parts = description.split(separator: "T", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let date = CivilDate(String(parts[0])), let time = CivilTime(String(parts[1])) else {
+            return nil
+        }
+        self.init(date: date, time: time)
+    }
+
     /// The reading as seconds since 1970-01-01T00:00:00 on the same wall clock; the form used for zone arithmetic.
     var wallSeconds: Int {
         date.daysSinceEpoch * 86_400 + time.secondsSinceMidnight

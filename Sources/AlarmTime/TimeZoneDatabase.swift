@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 
 /// Reads zone rules from the system's tz database, so that an OS tzdata update changes behaviour.
 ///
@@ -22,11 +23,6 @@ public struct TimeZoneDatabase: Sendable {
         guard TimeZoneDatabase.isValidName(name) else { throw .invalidZoneName(name) }
         guard let rules = try rulesIfPresent(named: name) else { throw .unknownZone(name) }
         return rules
-    }
-
-    /// True when `name` is a valid name whose file holds valid TZif data.
-    public func isKnownZone(_ name: String) -> Bool {
-        (try? rules(named: name)) != nil
     }
 
     /// Loads a TZif file by absolute or relative path, naming the result `identifier`.

@@ -41,12 +41,6 @@ public final class Inotify: @unchecked Sendable {
         _ = inotify_rm_watch(descriptor, watch)
     }
 
-    /// Whether events are waiting, without blocking.
-    public var hasEvents: Bool {
-        var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&waiting, 1, 0) > 0 && waiting.revents & Int16(POLLIN) != 0
-    }
-
     /// Every event queued now, oldest first; empty if none (never blocks).
     public func readEvents() -> [InotifyEvent] {
         var events: [InotifyEvent] = []

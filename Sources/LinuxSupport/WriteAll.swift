@@ -14,3 +14,13 @@ public func writeAll(_ text: String, to descriptor: Int32) {
         offset += written
     }
 }
+
+/// Writes to file descriptor 2, unbuffered (the C `stderr` global is not usable from Swift 6).
+public func writeToStandardError(_ text: String) {
+    writeAll(text, to: 2)
+}
+
+/// Writes to file descriptor 1, unbuffered, for lines a reader waits for (`alarmctl watch`).
+public func writeToStandardOutput(_ text: String) {
+    writeAll(text, to: 1)
+}

@@ -1,7 +1,7 @@
 import Glibc
+import LinuxSupport
 
-/// Reading configuration files (board profiles, `alarmd.toml`), on Glibc so that the module
-/// needs no Foundation.
+/// Reading configuration files (board profiles, `alarmd.toml`), without Foundation.
 public enum ConfigFile {
     /// Configuration files are small; anything bigger is not one.
     public static let maximumSize = 1 << 20
@@ -15,20 +15,16 @@ public enum ConfigFile {
     /// The whole file as UTF-8 text. A failure is at line 0 with the system's reason, or at the
     /// line of the first byte that is not UTF-8.
     public static func read(_ path: String) throws(ConfigError) -> Contents {
-        var descriptor: Int32
-        repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
-        if descriptor < 0 && errno == ENOENT { return .missing }
-        guard descriptor >= 0 else { throw failure(path, "cannot open: \(reason(errno))") }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw failure(path, "cannot read: \(reason(errno))") }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > maximumSize { throw failure(path, "larger than \(maximumSize / 1024) KiB: not a configuration file") }
+        let bytes: [UInt8]
+        switch SystemFile.read(path, maximumSize: maximumSize) {
+        case .success(let contents): bytes = contents
+        case .failure(let error) where !error.opened:
+            if error.code == ENOENT { return .missing }
+            throw failure(path, "cannot open: \(reason(error.code))")
+        case .failure(let error) where error.code == EFBIG:
+            throw failure(path, "larger than \(maximumSize / 1024) KiB: not a configuration file")
+        case .failure(let error):
+            throw failure(path, "cannot read: \(reason(error.code))")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigError(file: path, line: firstInvalidLine(bytes), message: "not UTF-8 text")

@@ -60,13 +60,3 @@ struct AlarmCtl: AsyncParsableCommand {
         }
     }
 }
-
-/// The C `stderr` global is not usable from Swift 6.
-func writeToStandardError(_ text: String) {
-    writeAll(text, to: 2)
-}
-
-/// Unbuffered, for lines a reader waits for (`watch`).
-func writeToStandardOutput(_ text: String) {
-    writeAll(text, to: 1)
-}

@@ -2,6 +2,7 @@ import AlarmClient
 import AlarmKitCore
 import AlarmProtocol
 import FoundationEssentials
+import LinuxSupport
 
 /// One command's conversation with alarmd: a ``ControlClient`` whose errors become
 /// ``CommandFailure``s, and the look-ups commands share (alarms with their details, id prefixes).

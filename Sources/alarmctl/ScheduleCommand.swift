@@ -97,7 +97,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             schedule = .relative(.init(time: .init(hour: wallTime.hour, minute: wallTime.minute), repeats: repeats))
         case (nil, let instant?):
             guard days == nil else { throw CommandFailure.usage("--repeat needs --at: --on \(instant) rings once") }
-            guard let date = TimeText.instant(instant, zone: zone) else {
+            guard let date = zone.instant(parsing: instant) else {
                 throw CommandFailure.usage(
                     "invalid instant \"\(instant)\": expected ISO 8601 such as 2026-11-23T07:00:00+01:00, or 2026-11-23T07:00 local")
             }

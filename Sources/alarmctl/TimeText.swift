@@ -24,16 +24,6 @@ enum TimeText {
         return seconds
     }
 
-    /// An instant: ISO 8601 with `Z` or an offset, or a local `YYYY-MM-DDTHH:MM[:SS]` in `zone`.
-    static func instant(_ text: String, zone: TimeZoneRules) -> Date? {
-        if let instant = ISO8601.parse(text) { return instant }
-        let parts = text.split(separator: "T", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, let date = CivilDate(String(parts[0])), let time = CivilTime(String(parts[1])) else {
-            return nil
-        }
-        return zone.instant(for: LocalDateTime(date: date, time: time))
-    }
-
     // MARK: - Writing
 
     /// `Sun 2026-11-22 07:00` in `zone`.

@@ -2,6 +2,7 @@ import AlarmKitCore
 import AlarmTime
 import ArgumentParser
 import FoundationEssentials
+import LinuxSupport
 import UnixSignals
 
 struct WatchCommand: AsyncParsableCommand {

@@ -102,7 +102,7 @@ struct Alarmd: AsyncParsableCommand {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level \"\(logLevel)\" is not trace, debug, info, notice, warning, error or critical")
         }
-        if let start, Self.parseInstant(start) == nil {
+        if let start, TimeZoneRules.utc.instant(parsing: start) == nil {
             throw ValidationError("--start \"\(start)\" is not an instant like 2026-11-23T06:58:00+01:00 or 2026-11-23T06:58")
         }
         if script != nil, start != nil || speed != 1 {
@@ -133,19 +133,4 @@ struct Alarmd: AsyncParsableCommand {
         }
         try await SimulatorMode(options: self).run()
     }
-
-    /// An ISO 8601 instant with an offset, or a local date and time in the device's zone.
-    static func parseInstant(_ text: String, zone: TimeZoneRules? = nil) -> Date? {
-        if let instant = ISO8601.parse(text) { return instant }
-        let parts = text.split(separator: "T", maxSplits: 1)
-        guard parts.count == 2, let date = CivilDate(String(parts[0])) else { return nil }
-        guard let time = CivilTime(String(parts[1])) else { return nil }
-        let rules = zone ?? (try? SystemTimeZoneProvider().currentZone()) ?? .utc
-        return rules.instant(for: LocalDateTime(date: date, time: time))
-    }
-}
-
-/// Writes to file descriptor 2 (the C `stderr` global is not usable from Swift 6).
-func writeToStandardError(_ text: String) {
-    writeAll(text, to: 2)
 }

@@ -72,19 +72,13 @@ enum BoardParts {
 
     /// The HD44780 driver opens its bus lazily, on the first frame: errors show there.
     static func openDisplay(_ display: BoardProfile.Display) -> any CharacterDisplay {
-        let wiring = display.wiring
-        let pins = PCF8574Wiring(
-            registerSelect: wiring.rs, readWrite: wiring.rw, enable: wiring.e,
-            data: (wiring.d4, wiring.d5, wiring.d6, wiring.d7), backlight: wiring.backlight,
-            backlightActiveLow: wiring.backlightActiveLow)
-        // The profile reader has checked that the pins are distinct and in 0...7.
         let address: PCF8574Address = switch display.address {
         case .auto: .automatic
         case .fixed(let address): .fixed(address)
         }
         return HD44780Display(
             size: display.size, bus: LinuxI2CBus(number: display.bus), address: address,
-            wiring: pins ?? .common, timing: display.compatibilityMode ? .compatibility : .datasheet)
+            wiring: display.wiring, timing: display.compatibilityMode ? .compatibility : .datasheet)
     }
 
     static func openSound(_ sound: BoardProfile.Sound, logger: Logger) -> Result<any AudioOutput, HardwareError> {

@@ -71,24 +71,6 @@ final class ScratchDirectory: Sendable {
     }
 
     func remove() {
-        removeTree(path)
-    }
-
-    private func removeTree(_ path: String) {
-        if let directory = opendir(path) {
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-                if name == "." || name == ".." { continue }
-                let child = path + "/" + name
-                var info = stat()
-                if lstat(child, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-                    removeTree(child)
-                } else {
-                    unlink(child)
-                }
-            }
-            closedir(directory)
-        }
-        rmdir(path)
+        try? FileManager.default.removeItem(atPath: path)
     }
 }

@@ -110,7 +110,7 @@ struct SimulatorMode {
 
     private func makeClock(zone: TimeZoneRules) throws -> any WallClock {
         if options.start == nil, options.speed == 1 { return SystemWallClock() }
-        let start = options.start.flatMap { Alarmd.parseInstant($0, zone: zone) } ?? SystemWallClock().now
+        let start = options.start.flatMap(zone.instant(parsing:)) ?? SystemWallClock().now
         return try ScaledWallClock(start: start, speed: options.speed)
     }
 

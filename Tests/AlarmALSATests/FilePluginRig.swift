@@ -36,7 +36,7 @@ final class FilePluginRig: Sendable {
         let configuration = "pcm.\(Self.deviceName) {\n type plug\n slave {\n\(slave)\n }\n}\n"
         let lines = self.lines
         output = ALSAAudioOutput(
-            device: device, configuration: configuration, timing: .standard,
+            device: device, configuration: configuration,
             diagnostics: { line in lines.append(line) }, fault: fault)
     }
 

@@ -2,6 +2,7 @@ import AlarmKitCore
 import AlarmTestKit
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import Testing
 
 @testable import AlarmClient
@@ -41,7 +42,7 @@ struct ClientStrictnessTests {
         /// Accepts one connection, reads one request line and answers it with `reply(id)`.
         func answerOneRequest(_ reply: @escaping @Sendable (Int64) -> [UInt8]) async {
             let listener = self.listener
-            await ControlThread.run {
+            await DetachedThread.run {
                 let connection = accept(listener, nil, nil)
                 guard connection >= 0 else { return }
                 defer { close(connection) }

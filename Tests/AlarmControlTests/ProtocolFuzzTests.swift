@@ -76,7 +76,7 @@ struct ProtocolFuzzTests {
         case "unsubscribe": _ = try? request.parameters(UnsubscribeParameters.self)
         case "setAuthorization": _ = try? request.parameters(SetAuthorizationParameters.self)
         case let name where AlarmAction(rawValue: name) != nil: _ = try? request.parameters(AlarmIDParameters.self)
-        default: _ = request.anyParameters
+        default: _ = try? request.parameters(JSONValue.self)
         }
     }
 

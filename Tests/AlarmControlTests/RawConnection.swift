@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import Synchronization
 
 @testable import AlarmControl
@@ -50,7 +51,7 @@ final class RawConnection: Sendable {
     @discardableResult
     func send(_ bytes: [UInt8], timeout: Duration = .seconds(60)) async -> Bool {
         guard let fd = state.withLock({ $0.fd }) else { return false }
-        return await ControlThread.run {
+        return await DetachedThread.run {
             var offset = 0
             while offset < bytes.count {
                 var pollDescriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
@@ -70,7 +71,7 @@ final class RawConnection: Sendable {
     func next(timeout: Duration = .seconds(60)) async -> Read {
         if let line = takeLine() { return line }
         guard let fd = state.withLock({ $0.fd }) else { return .closed }
-        return await ControlThread.run { [self] in
+        return await DetachedThread.run { [self] in
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
                 if let line = takeLine() { return line }

@@ -5,6 +5,7 @@ import AlarmTime
 import Dispatch
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import Logging
 import Synchronization
 import Testing
@@ -75,7 +76,7 @@ final class ServerRig: Sendable {
     ) -> ControlServer {
         ControlServer(
             configuration: configuration, runtime: runtime,
-            handlers: ["echo": .init(requiresAdministrator: false) { call in call.request.anyParameters }],
+            handlers: ["echo": .init(requiresAdministrator: false) { call in (try? call.request.parameters(JSONValue.self)) ?? .object([:]) }],
             logger: logger, clock: clock)
     }
 
@@ -123,7 +124,7 @@ final class ServerRig: Sendable {
     ///   short idle timeout cannot run out before it however long the test waits for a thread.
     func rawConnection(as user: (uid: UInt32, gid: UInt32)? = nil, sending firstLine: [UInt8]? = nil) async throws -> RawConnection {
         let path = socketPath
-        let opened = await ControlThread.run { () -> Result<Int32, ControlSocketError> in
+        let opened = await DetachedThread.run { () -> Result<Int32, ControlSocketError> in
             do throws(ControlSocketError) {
                 let fd: Int32
                 if let user {

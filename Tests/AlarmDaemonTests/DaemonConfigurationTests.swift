@@ -227,3 +227,11 @@ import Testing
         #expect(DaemonConfiguration.BoardSelection("x.toml") == .path("x.toml"))
     }
 }
+
+extension DaemonConfiguration {
+    func merged(with overrides: Overrides) throws(ConfigError) -> DaemonConfiguration {
+        var merged = self
+        try merged.apply(overrides)
+        return merged
+    }
+}

@@ -1,3 +1,4 @@
+import AlarmHardware
 @testable import AlarmLCD
 import Testing
 

@@ -1,6 +1,7 @@
 import AlarmTestKit
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import Testing
 
 @testable import AlarmTime
@@ -147,5 +148,13 @@ import Testing
         #expect(out >= 0)
         _ = bytes.withUnsafeBytes { write(out, $0.baseAddress, $0.count) }
         close(out)
+    }
+}
+
+extension Inotify {
+    /// Whether events are waiting, without blocking.
+    var hasEvents: Bool {
+        var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&waiting, 1, 0) > 0 && waiting.revents & Int16(POLLIN) != 0
     }
 }

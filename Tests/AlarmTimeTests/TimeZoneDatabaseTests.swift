@@ -123,3 +123,10 @@ import Testing
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 }
+
+extension TimeZoneDatabase {
+    /// True when `name` is a valid name whose file holds valid TZif data.
+    func isKnownZone(_ name: String) -> Bool {
+        (try? rules(named: name)) != nil
+    }
+}

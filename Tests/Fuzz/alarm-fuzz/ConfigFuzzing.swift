@@ -30,7 +30,9 @@ enum ConfigFuzzing {
         let overrides = DaemonConfiguration.Overrides(
             stateDirectory: configuration.stateDirectory, socketPath: configuration.socketPath, logLevel: configuration.logLevel)
         do {
-            fuzzCheck(try configuration.merged(with: overrides) == configuration, "applying the file's own values changed them")
+            var merged = configuration
+            try merged.apply(overrides)
+            fuzzCheck(merged == configuration, "applying the file's own values changed them")
         } catch {
             fuzzCheck(false, "the file's accepted values fail the command line's checks: \(error)")
         }
@@ -72,8 +74,8 @@ enum ConfigFuzzing {
             }
         }
         if let display = profile.display {
-            // BoardParts.openDisplay relies on this: "the pins are distinct and in 0...7".
-            let bits = display.wiring.bits.map(\.bit)
+            let wiring = display.wiring
+            let bits = [wiring.registerSelect, wiring.readWrite, wiring.enable, wiring.backlight].compactMap { $0 } + wiring.data
             fuzzCheck(Set(bits).count == 8 && bits.allSatisfy { (0...7).contains($0) }, "backpack pins \(bits)")
             fuzzCheck((0...255).contains(display.bus), "i2c bus \(display.bus)")
             if case .fixed(let address) = display.address {

@@ -2,7 +2,10 @@
 ///
 /// The driver only writes: R/W is held low (write) in every byte, and outputs that drive nothing
 /// stay low. With `backlight` set to `nil` the backlight is whatever the backpack's jumper makes
-/// it, and ``HD44780Display/setBacklight(_:)`` changes nothing.
+/// it, and `HD44780Display.setBacklight(_:)` changes nothing.
+///
+/// ``common`` and ``alternate`` cover nearly every backpack sold; a board profile writes any
+/// other bit by bit in a `[display.pins]` table.
 public struct PCF8574Wiring: Hashable, Sendable {
     /// RS: low for instructions, high for characters.
     public let registerSelect: Int
@@ -49,26 +52,4 @@ public struct PCF8574Wiring: Hashable, Sendable {
     public static let alternate = PCF8574Wiring(
         registerSelect: 6, readWrite: 5, enable: 4, data: (0, 1, 2, 3), backlight: 7,
         backlightActiveLow: true)!
-
-    // MARK: - Port bytes
-
-    var registerSelectMask: UInt8 { 1 << UInt8(registerSelect) }
-    var enableMask: UInt8 { 1 << UInt8(enable) }
-
-    /// The outputs that light the backlight (`on`) or leave it dark.
-    func backlightBits(_ on: Bool) -> UInt8 {
-        guard let backlight else { return 0 }
-        return on != backlightActiveLow ? 1 << UInt8(backlight) : 0
-    }
-
-    /// The outputs for each 4-bit value (bit 0 to D4 ... bit 3 to D7).
-    func nibbleTable() -> [UInt8] {
-        (0..<16).map { (nibble: Int) -> UInt8 in
-            var bits: UInt8 = 0
-            for (bit, pin) in data.enumerated() where nibble & (1 << bit) != 0 {
-                bits |= 1 << UInt8(pin)
-            }
-            return bits
-        }
-    }
 }
