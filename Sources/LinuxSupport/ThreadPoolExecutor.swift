@@ -166,8 +166,9 @@ extension ThreadPoolExecutor {
             ThreadPoolExecutor.shared.enqueue(job, atMonotonic: ThreadPoolExecutor.monotonicDeadline(after: Int64(clamping: nanoseconds)))
         }
         deadline.assumingMemoryBound(to: DeadlineHook?.self).pointee = { seconds, nanoseconds, _, _, clock, job, _ in
-            let target = seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ nanoseconds
-            ThreadPoolExecutor.shared.enqueue(job, atMonotonic: ThreadPoolExecutor.monotonicDeadline(target, clock: clock))
+            let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            let (target, carry) = whole.addingReportingOverflow(nanoseconds)
+            ThreadPoolExecutor.shared.enqueue(job, atMonotonic: ThreadPoolExecutor.monotonicDeadline(overflow || carry ? .max : target, clock: clock))
         }
         #if compiler(>=6.3)
         _createExecutors(factory: GlobalExecutors.self)
@@ -177,9 +178,8 @@ extension ThreadPoolExecutor {
     /// `deadline` on the runtime's clock `clock` (1: `ContinuousClock`, `CLOCK_BOOTTIME` on
     /// Linux; 2: `SuspendingClock`, `CLOCK_MONOTONIC`) as a `CLOCK_MONOTONIC` reading.
     static func monotonicDeadline(_ deadline: Int64, clock: Int32) -> Int64 {
-        guard clock == 1 else { return deadline }
-        let monotonic = monotonicNow()
-        return monotonic &+ (deadline &- alarmd_boottime_nanoseconds())
+        guard clock == 1, deadline != .max else { return deadline }
+        return monotonicDeadline(after: deadline &- alarmd_boottime_nanoseconds())
     }
 
     // The hooks' types, as the runtime declares them (`SWIFT_CC(swift)` function pointers, which

@@ -56,6 +56,9 @@ import Testing
         let bootNanoseconds = boot.seconds * 1_000_000_000 + boot.attoseconds / 1_000_000_000
         let converted = ThreadPoolExecutor.monotonicDeadline(bootNanoseconds, clock: 1)
         #expect(abs(converted - ThreadPoolExecutor.monotonicNow()) < 1_000_000_000)
+        // A deadline too far to represent stays the farthest, on either clock.
+        #expect(ThreadPoolExecutor.monotonicDeadline(.max, clock: 1) == .max)
+        #expect(ThreadPoolExecutor.monotonicDeadline(.max, clock: 2) == .max)
     }
 }
 
