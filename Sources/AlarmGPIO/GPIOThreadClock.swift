@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSupport
 internal import CGPIOShim
 
 /// The time and the waiting of the GPIO backends' threads, on `CLOCK_MONOTONIC`: the clock of the
@@ -40,15 +41,5 @@ struct SystemGPIOClock: GPIOThreadClock {
         }
         guard result >= 0 else { throw GPIOErrno(-result) }
         return events
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds, clamped to `Int64`.
-    var nanosecondsClamped: Int64 {
-        let (seconds, attoseconds) = components
-        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return seconds < 0 ? .min : .max }
-        return product.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }

@@ -1,4 +1,5 @@
 import AlarmHardware
+import LinuxSupport
 
 /// An ``IndicatorPattern`` as the levels of a plain on/off LED: one level held, or a cycle of
 /// timed steps. Pure; ``IndicatorTimeline`` places it in time.

@@ -213,21 +213,13 @@ final class GlobalPool: TaskExecutor, SchedulingExecutor {
     }
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-        ThreadPoolExecutor.shared.enqueue(UnownedJob(job), atMonotonic: ThreadPoolExecutor.monotonicDeadline(after: Self.nanoseconds(delay)))
+        // No clock the runtime sleeps on has other durations than `Duration`; another counts as none.
+        let nanoseconds = (delay as? Duration)?.nanosecondsClamped ?? 0
+        ThreadPoolExecutor.shared.enqueue(UnownedJob(job), atMonotonic: ThreadPoolExecutor.monotonicDeadline(after: nanoseconds))
     }
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
         enqueue(job, after: clock.now.duration(to: instant), tolerance: tolerance, clock: clock)
-    }
-
-    /// `duration` in nanoseconds, clamped to `0...Int64.max`; a duration of another type than
-    /// `Duration` (no clock the runtime sleeps on has one) counts as none.
-    static func nanoseconds(_ duration: some DurationProtocol) -> Int64 {
-        guard let duration = duration as? Duration, duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflow || carry ? .max : total
     }
 }
 #endif

@@ -60,6 +60,16 @@ import Testing
         #expect(ThreadPoolExecutor.monotonicDeadline(.max, clock: 1) == .max)
         #expect(ThreadPoolExecutor.monotonicDeadline(.max, clock: 2) == .max)
     }
+
+    @Test func sleepsTooLongToRepresentWaitForEverAndPastOnesAreDue() {
+        #expect((Duration.seconds(2) + .nanoseconds(5)).nanosecondsClamped == 2_000_000_005)
+        #expect(Duration.seconds(Int64.max).nanosecondsClamped == .max)
+        #expect(Duration.seconds(-Int64.max).nanosecondsClamped == .min)
+        // Whole seconds that fit, plus a fraction that does not.
+        #expect((Duration.seconds(9_223_372_036) + .milliseconds(900)).nanosecondsClamped == .max)
+        #expect(ThreadPoolExecutor.monotonicDeadline(after: .max) == .max)
+        #expect(ThreadPoolExecutor.monotonicDeadline(after: -5) <= ThreadPoolExecutor.monotonicNow())
+    }
 }
 
 #if compiler(>=6.3)
@@ -80,12 +90,5 @@ import Testing
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 
-    @Test func durationsBecomeNanosecondsClampedToTheDeadlinesRange() {
-        #expect(GlobalPool.nanoseconds(Duration.seconds(2) + .nanoseconds(5)) == 2_000_000_005)
-        #expect(GlobalPool.nanoseconds(Duration.seconds(-1)) == 0)
-        #expect(GlobalPool.nanoseconds(Duration.seconds(Int64.max)) == .max)
-        #expect(ThreadPoolExecutor.monotonicDeadline(after: .max) == .max)
-        #expect(ThreadPoolExecutor.monotonicDeadline(after: -5) <= ThreadPoolExecutor.monotonicNow())
-    }
 }
 #endif
