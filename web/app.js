@@ -173,7 +173,7 @@ async function pair(ev) {
     const code = String((await api('POST', '/api/pair', { name })).data.code);
     hideError();
     say('pair-code', code);
-    say('pair-instructions', `Check that the clock shows ${code}, then press SNOOZE on the clock to allow, STOP to refuse.`);
+    say('pair-instructions', `Check that the clock shows ${code}, then hold STOP and SNOOZE together on the clock for 2 seconds to allow; STOP refuses.`);
     say('pair-status', 'Waiting for an answer at the clock…');
     $('pair-retry').hidden = $('pair-form').hidden = true;
     $('pair-wait').hidden = false;

@@ -10,6 +10,8 @@ extension Appliance {
     /// - Alerting: STOP stops the presented alarm; SNOOZE runs its secondary behaviour. Both act
     ///   on the press itself, silencing the sound before anything else, so a sleepy press is
     ///   answered at once; the rest of that press does nothing more.
+    /// - A question on show: STOP answers no, STOP and SNOOZE held together yes (see
+    ///   ``answerPrompt(with:)``); nothing else happens with those presses.
     /// - Missed alarms on show: a press acknowledges them.
     /// - Counting down: SNOOZE pauses, or resumes when paused; STOP held for the long-press time
     ///   ends the countdown (cancels a timer; stops a snooze or pre-alert countdown).
@@ -71,8 +73,9 @@ extension Appliance {
         if let presented = snapshot.alerting.first {
             consumedPresses.insert(button)
             await answerAlert(presented, with: button)
-        } else if answerPrompt(with: button) {
-            consumedPresses.insert(button)
+        } else if !prompts.isEmpty {
+            // Answered by the gesture this press makes (a STOP, or both held), not by the edge.
+            return
         } else if snapshot.countdowns.isEmpty, !snapshot.missedAlarms.isEmpty || snapshot.storage.hasUnseenProblems {
             consumedPresses.insert(button)
             logger.info("Missed alarms acknowledged", metadata: [
@@ -116,8 +119,18 @@ extension Appliance {
         let button: Button
         switch gesture {
         case .shortPress(let pressed), .longPress(let pressed): button = pressed
+        case .bothHeld:
+            // A press that silenced an alert is not half of an answer.
+            guard consumedPresses.isEmpty else { return }
+            _ = answerPrompt(with: gesture)
+            consumedPresses.formUnion(Button.allCases)
+            return
         }
         guard !consumedPresses.contains(button) else { return }
+        if answerPrompt(with: gesture) {
+            consumedPresses.insert(button)
+            return
+        }
         let snapshot: DeviceSnapshot
         if let last = lastSnapshot { snapshot = last } else {
             snapshot = await runtime.deviceSnapshot()

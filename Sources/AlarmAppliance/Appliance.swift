@@ -75,14 +75,35 @@ public actor Appliance {
     var prompts: [PendingPrompt] = []
     /// Numbers the prompts, so each one is new content on the display.
     var promptsAsked: UInt64 = 0
+    /// Whether the last refresh showed an alert: its end starts the questions' quiet time.
+    var alertShown = false
+    /// Until when (monotonic) a gesture does not answer a question: the end of an alert plus
+    /// ``questionQuietAfterAlert``.
+    var questionsQuietUntil: Duration?
+    /// When (monotonic) the last phone pairing was put to the person.
+    var lastPairingAsked: Duration?
     /// The run loop's input, so work that arrives from outside (a prompt) wakes it.
     var loopInput: AsyncStream<Input>.Continuation?
 
     struct PendingPrompt {
         var question: DevicePrompt
         var deadline: Date
-        var answer: CheckedContinuation<AlarmManager.AuthorizationState, Never>
+        var answer: CheckedContinuation<PromptAnswer, Never>
     }
+
+    /// How a question on the display ended.
+    enum PromptAnswer: Sendable {
+        case yes, no, unanswered
+        /// An alert took the display before anyone answered: the asker must ask again.
+        case withdrawn
+    }
+
+    /// How long after an alert ends a gesture still does not answer a question: the person was
+    /// woken moments ago and is pressing buttons to silence the alarm, not to decide anything.
+    static let questionQuietAfterAlert: Duration = .seconds(10)
+    /// At most one phone pairing question a minute: a stranger on the network asking over and
+    /// over must not keep lighting the bedside display.
+    static let pairingQuestionInterval: Duration = .seconds(60)
 
     public init(
         runtime: AlarmRuntime,
@@ -181,7 +202,7 @@ public actor Appliance {
 
     /// Leaves the device dark and silent: sound stopped, LED off, display cleared, backlight off.
     public func shutdown() async {
-        answerAllPrompts(.notDetermined)
+        answerAllPrompts(.unanswered)
         await hardware.audio.stop()
         soundState = .silent
         try? await hardware.indicator.show(.off)
@@ -233,6 +254,7 @@ public actor Appliance {
             snapshot = await runtime.deviceSnapshot()
         }
         lastSnapshot = snapshot
+        noteAlerts(in: snapshot)
         await updateSound(snapshot)
         await prepareSoundIfDue(snapshot)
         // The display first: the LED shows whether the display works.
@@ -476,31 +498,72 @@ public actor Appliance {
 
 // MARK: - Asking the person
 
+/// How a phone pairing question at the device ended.
+public enum PairingOutcome: Hashable, Sendable {
+    /// STOP and SNOOZE held together: yes.
+    case allowed
+    /// STOP pressed: no.
+    case refused
+    /// Nobody answered within ``ApplianceSettings/authorizationTimeout``.
+    case unanswered
+    /// An alarm rang before anyone answered (or was ringing when it was asked): the display
+    /// woke someone instead, and the phone must ask again.
+    case withdrawn
+    /// A pairing was asked less than a minute ago: the display is not lit for another one yet.
+    case tooSoon(retryAfter: Duration)
+}
+
 extension Appliance {
     /// Asks the person at the device whether `client` may set alarms: the display asks
-    /// "Allow NAME to set alarms?", SNOOZE answers yes, STOP no. Nobody answering within
-    /// ``ApplianceSettings/authorizationTimeout`` leaves it `.notDetermined`. Prompts queue; an
-    /// alert shows over them.
+    /// "Allow NAME to set alarms?"; STOP and SNOOZE held together answer yes, STOP no. Nobody
+    /// answering within ``ApplianceSettings/authorizationTimeout``, or an alert taking the display
+    /// first, leaves it `.notDetermined`. Prompts queue.
     public func requestAuthorization(for client: ClientID, named name: String) async -> AlarmManager.AuthorizationState {
-        await ask(.init(question: "Allow \(name) to set alarms?", tallLines: ["Allow " + name, "to set alarms?"]),
-                  about: ["client": "\(client)", "user": "\(name)"])
+        let answer = await ask(
+            .init(question: "Allow \(name) to set alarms?", tallLines: ["Allow " + name, "to set alarms?"]),
+            about: ["client": "\(client)", "user": "\(name)"])
+        switch answer {
+        case .yes: return .authorized
+        case .no: return .denied
+        case .unanswered, .withdrawn: return .notDetermined
+        }
     }
 
     /// Asks the person at the device whether a phone may use the clock's page: "Pair phone
-    /// NAME? CODE", where CODE is what the phone shows. SNOOZE allows (`.authorized`), STOP
-    /// refuses (`.denied`); nobody answering within ``ApplianceSettings/authorizationTimeout``
-    /// gives `.notDetermined`.
-    public func requestPairing(named name: String, code: String) async -> AlarmManager.AuthorizationState {
-        await ask(.init(question: "Pair phone \(name)? Code \(code)", tallLines: ["Pair phone " + name + "?", "Code " + code]),
-                  about: ["phone": "\(name)", "code": "\(code)"])
+    /// NAME? Code CODE", where CODE is what the phone shows.
+    ///
+    /// The answer must be meant: yes is STOP and SNOOZE held together for the long-press time, a
+    /// gesture no alarm uses, and STOP is no. A question an alert covers is withdrawn, gestures
+    /// for ``questionQuietAfterAlert`` after an alert do not answer, and a pairing asked within
+    /// ``pairingQuestionInterval`` of the last one is refused without lighting the display. So a
+    /// stranger who asks just before an alarm gets nothing from the sleeper's presses.
+    public func requestPairing(named name: String, code: String) async -> PairingOutcome {
+        let now = clock.monotonicNow
+        if let last = lastPairingAsked, now - last < Self.pairingQuestionInterval {
+            let retryAfter = Self.pairingQuestionInterval - (now - last)
+            logger.info("Pairing not asked: another was asked less than a minute ago", metadata: [
+                "phone": "\(name)", "retryAfter": "\(retryAfter)",
+            ])
+            return .tooSoon(retryAfter: retryAfter)
+        }
+        lastPairingAsked = now
+        let answer = await ask(
+            .init(question: "Pair phone \(name)? Code \(code)", tallLines: ["Pair phone " + name + "?", "Code " + code]),
+            about: ["phone": "\(name)", "code": "\(code)"])
+        switch answer {
+        case .yes: return .allowed
+        case .no: return .refused
+        case .unanswered: return .unanswered
+        case .withdrawn: return .withdrawn
+        }
     }
 
-    private func ask(_ question: DevicePrompt, about metadata: Logger.Metadata) async -> AlarmManager.AuthorizationState {
+    private func ask(_ question: DevicePrompt, about metadata: Logger.Metadata) async -> PromptAnswer {
         let deadline = clock.now.addingTimeInterval(settings.authorizationTimeout / .seconds(1))
         promptsAsked += 1
         var question = question
         question.number = promptsAsked
-        let decision = await withCheckedContinuation { (answer: CheckedContinuation<AlarmManager.AuthorizationState, Never>) in
+        let decision = await withCheckedContinuation { (answer: CheckedContinuation<PromptAnswer, Never>) in
             prompts.append(PendingPrompt(question: question, deadline: deadline, answer: answer))
             logger.notice("Asking on the device: \(question.question)", metadata: metadata)
             if let loopInput {
@@ -513,15 +576,32 @@ extension Appliance {
         return decision
     }
 
-    /// Answers the oldest prompt with the press of `button`; `false` if none is waiting.
-    func answerPrompt(with button: Button) -> Bool {
-        guard !prompts.isEmpty else { return false }
-        let prompt = prompts.removeFirst()
-        let decision: AlarmManager.AuthorizationState = button == .snooze ? .authorized : .denied
+    /// Answers the oldest prompt with `gesture`: STOP pressed is no, STOP and SNOOZE held
+    /// together yes; anything else, or any gesture in the quiet time after an alert, answers
+    /// nothing. `false` if no prompt is waiting (the gesture is then the rest of the device's).
+    func answerPrompt(with gesture: ButtonGesture) -> Bool {
+        guard let prompt = prompts.first else { return false }
+        let answer: PromptAnswer
+        switch gesture {
+        case .bothHeld: answer = .yes
+        case .shortPress(.stop), .longPress(.stop): answer = .no
+        case .shortPress(.snooze), .longPress(.snooze):
+            logger.info("SNOOZE alone does not answer a question: hold STOP and SNOOZE together for yes", metadata: [
+                "question": "\(prompt.question.question)",
+            ])
+            return true
+        }
+        if let quietUntil = questionsQuietUntil, clock.monotonicNow < quietUntil {
+            logger.notice("Answer ignored: an alarm rang moments ago", metadata: [
+                "question": "\(prompt.question.question)", "answer": "\(answer == .yes ? "yes" : "no")",
+            ])
+            return true
+        }
+        prompts.removeFirst()
         logger.notice("Answered on the device", metadata: [
-            "question": "\(prompt.question.question)", "answer": "\(decision == .authorized ? "yes" : "no")",
+            "question": "\(prompt.question.question)", "answer": "\(answer == .yes ? "yes" : "no")",
         ])
-        prompt.answer.resume(returning: decision)
+        prompt.answer.resume(returning: answer)
         return true
     }
 
@@ -530,20 +610,36 @@ extension Appliance {
         while let first = prompts.first, first.deadline <= now {
             prompts.removeFirst()
             logger.info("Nobody answered on the device", metadata: ["question": "\(first.question.question)"])
-            first.answer.resume(returning: .notDetermined)
+            first.answer.resume(returning: .unanswered)
         }
+    }
+
+    /// An alert withdraws every question (it takes the display, and the presses that follow are
+    /// meant for it), and its end starts the quiet time in which gestures answer nothing.
+    func noteAlerts(in snapshot: DeviceSnapshot) {
+        if snapshot.alerting.isEmpty {
+            if alertShown { questionsQuietUntil = clock.monotonicNow + Self.questionQuietAfterAlert }
+            alertShown = false
+            return
+        }
+        alertShown = true
+        guard !prompts.isEmpty else { return }
+        for prompt in prompts {
+            logger.notice("Question withdrawn: an alarm is ringing", metadata: ["question": "\(prompt.question.question)"])
+        }
+        answerAllPrompts(.withdrawn)
     }
 
     /// Leaves every waiting question undecided, as when nobody answers: a service stopping does
     /// not keep its clients waiting for a press that will not come.
     public func dismissPrompts() {
-        answerAllPrompts(.notDetermined)
+        answerAllPrompts(.unanswered)
     }
 
-    func answerAllPrompts(_ decision: AlarmManager.AuthorizationState) {
+    func answerAllPrompts(_ answer: PromptAnswer) {
         let pending = prompts
         prompts = []
-        pending.forEach { $0.answer.resume(returning: decision) }
+        pending.forEach { $0.answer.resume(returning: answer) }
     }
 }
 

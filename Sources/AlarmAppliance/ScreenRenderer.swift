@@ -20,7 +20,8 @@ public enum ScreenContent: Hashable, Sendable {
     case prompt(UInt64)
 }
 
-/// A yes/no question for the person at the device, answered with SNOOZE (yes) or STOP (no).
+/// A yes/no question for the person at the device, answered with STOP (no) or STOP and SNOOZE
+/// held together (yes).
 public struct DevicePrompt: Hashable, Sendable {
     /// The question on one scrolling line ("Allow alice to set alarms?").
     public var question: String
@@ -205,7 +206,8 @@ public struct ScreenRenderer: Sendable {
         }
     }
 
-    /// STOP answers no, SNOOZE yes: the labels sit over the buttons, as an alert's do.
+    /// STOP answers no, both buttons held yes: "No" sits over STOP, as an alert's labels sit over
+    /// their buttons, and the other label says how to answer yes.
     private func drawPrompt(_ prompt: DevicePrompt, on canvas: inout Canvas) {
         if isTall {
             for (row, line) in prompt.tallLines.prefix(lastRow).enumerated() {
@@ -215,7 +217,8 @@ public struct ScreenRenderer: Sendable {
         } else {
             canvas.scroll(HD44780Text.encode(prompt.question), row: 0)
         }
-        canvas.labels(left: HD44780Text.encode("No"), right: HD44780Text.encode("Yes"), row: lastRow)
+        let yes = size.columns >= 18 ? "Yes: hold both" : "Yes:hold both"
+        canvas.labels(left: HD44780Text.encode("No"), right: HD44780Text.encode(yes), row: lastRow)
     }
 
     private func drawAlert(_ record: AlarmRecord, others: Int, fault: String?, on canvas: inout Canvas) {

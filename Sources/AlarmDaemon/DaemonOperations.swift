@@ -55,9 +55,12 @@ public enum DaemonOperations {
         public var code: String
     }
 
-    /// `requestPairing`'s answer: `allowed` (SNOOZE), `refused` (STOP) or `unanswered`.
+    /// `requestPairing`'s answer: `allowed` (STOP and SNOOZE held together), `refused` (STOP),
+    /// `unanswered`, `withdrawn` (an alarm rang first: ask again), or `tooSoon` with
+    /// `retryAfter`, the seconds until the display may ask about a phone again.
     struct PairingAnswer: Encodable, Sendable {
         var answer: String
+        var retryAfter: Int?
     }
 
     /// The daemon's own operations but `status` (it needs the board's parts: alarmd adds it).
@@ -159,9 +162,12 @@ public enum DaemonOperations {
                 throw ControlRequestError(id: call.request.id, .malformed, "\"code\" must be 4 to 8 digits")
             }
             switch await appliance.requestPairing(named: parameters.name, code: parameters.code) {
-            case .authorized: return PairingAnswer(answer: "allowed")
-            case .denied: return PairingAnswer(answer: "refused")
-            case .notDetermined: return PairingAnswer(answer: "unanswered")
+            case .allowed: return PairingAnswer(answer: "allowed")
+            case .refused: return PairingAnswer(answer: "refused")
+            case .unanswered: return PairingAnswer(answer: "unanswered")
+            case .withdrawn: return PairingAnswer(answer: "withdrawn")
+            case .tooSoon(let retryAfter):
+                return PairingAnswer(answer: "tooSoon", retryAfter: Int((retryAfter / .seconds(1)).rounded(.up)))
             }
         }
         return handlers

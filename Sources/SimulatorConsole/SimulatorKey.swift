@@ -6,6 +6,8 @@ public enum SimulatorKey: Hashable, Sendable {
     case shortPress(Button)
     /// `S` (STOP) or `Z` (SNOOZE): a long press.
     case longPress(Button)
+    /// `y`: STOP and SNOOZE held together (a question's yes).
+    case bothHeld
     /// `a`: schedule a demo alarm one minute ahead.
     case demoAlarm
     /// `t`: start a demo timer (two minutes).
@@ -21,6 +23,7 @@ public enum SimulatorKey: Hashable, Sendable {
         case UInt8(ascii: "S"): self = .longPress(.stop)
         case UInt8(ascii: "z"): self = .shortPress(.snooze)
         case UInt8(ascii: "Z"): self = .longPress(.snooze)
+        case UInt8(ascii: "y"): self = .bothHeld
         case UInt8(ascii: "a"): self = .demoAlarm
         case UInt8(ascii: "t"): self = .demoTimer
         case UInt8(ascii: "q"), 3, 4: self = .quit
@@ -31,6 +34,6 @@ public enum SimulatorKey: Hashable, Sendable {
     /// The keys, for the bottom of the screen (plain ASCII, under 60 columns a line).
     public static let helpLines = [
         "Keys: s/S stop short/long   z/Z snooze short/long",
-        "      a alarm in 1 min   t 2-min timer   q quit",
+        "      y both held (yes)  a alarm in 1 min  t timer  q quit",
     ]
 }

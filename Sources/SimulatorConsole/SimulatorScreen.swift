@@ -15,7 +15,7 @@ import AlarmHardware
 /// 07:41:00 alarm scheduled
 ///
 /// Keys: s/S stop short/long   z/Z snooze short/long
-///       a alarm in 1 min   t 2-min timer   q quit
+///       y both held (yes)  a alarm in 1 min  t timer  q quit
 /// ```
 /// The LCD is its exact character grid, one terminal column per cell: every character
 /// ``HD44780Text/preview(_:)`` produces (`①`...`⑧` for custom glyphs, `█`, `°`, arrows) is one

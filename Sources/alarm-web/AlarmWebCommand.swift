@@ -14,7 +14,7 @@ struct AlarmWebCommand: AsyncParsableCommand {
         abstract: "Serve the alarm clock's page to phones on the home network.",
         discussion: """
             A browser is let in only after the person at the clock agrees: the page asks, the \
-            clock's display shows "Pair phone NAME? Code CODE", SNOOZE allows and STOP refuses. \
+            clock's display shows "Pair phone NAME? Code CODE"; STOP and SNOOZE held together allow, STOP refuses. \
             alarm-web talks to alarmd through its control socket, as an administrator (the \
             alarmd-admin group), so it shows and changes the household's alarms; if it stops, \
             alarms still ring. Plain HTTP: anyone on the network can watch the traffic; put a TLS \

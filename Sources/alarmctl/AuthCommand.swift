@@ -20,7 +20,7 @@ struct AuthCommand: AsyncParsableCommand {
             abstract: "Ask the person at the device to allow you to set alarms.",
             discussion: """
                 If you have not been asked before, the device shows the question for up to 60 \
-                seconds: SNOOZE allows, STOP denies. Prints the resulting state (authorized, denied, \
+                seconds: STOP and SNOOZE held together allow, STOP denies. Prints the resulting state (authorized, denied, \
                 notDetermined); exit status 0 only if authorized, else 1.
                 """
         )

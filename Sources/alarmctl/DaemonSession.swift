@@ -52,7 +52,7 @@ struct DaemonSession: Sendable {
     }
 
     static let waitingForAuthorization =
-        "Waiting for the person at the device to allow or deny... (press SNOOZE for yes, STOP for no)"
+        "Waiting for the person at the device to allow or deny... (hold STOP and SNOOZE together for yes, press STOP for no)"
 
     // MARK: - Alarms
 

@@ -134,13 +134,9 @@ struct SimulatorMode {
             buttons.press(button)
             buttons.release(button)
         case .longPress(let button):
-            buttons.press(button)
-            // Held a little past the long-press time, in the clock's own (possibly virtual) time.
-            let releaseAt = clock.now.addingTimeInterval(settings.longPressDuration / .seconds(1) + 0.5)
-            Task {
-                _ = try? await clock.sleep(until: releaseAt)
-                buttons.release(button)
-            }
+            hold([button], buttons: buttons, clock: clock, settings: settings)
+        case .bothHeld:
+            hold([.stop, .snooze], buttons: buttons, clock: clock, settings: settings)
         case .demoAlarm:
             let title = "Demo alarm"
             let presentation = AlarmPresentation(
@@ -162,6 +158,17 @@ struct SimulatorMode {
             await schedule(configuration, manager: manager, logger: logger)
         case .quit:
             break
+        }
+    }
+
+    /// Presses `held` and releases them a little past the long-press time, in the clock's own
+    /// (possibly virtual) time.
+    private func hold(_ held: [Button], buttons: FakeButtonInput, clock: any WallClock, settings: ApplianceSettings) {
+        held.forEach(buttons.press)
+        let releaseAt = clock.now.addingTimeInterval(settings.longPressDuration / .seconds(1) + 0.5)
+        Task {
+            _ = try? await clock.sleep(until: releaseAt)
+            held.forEach(buttons.release)
         }
     }
 

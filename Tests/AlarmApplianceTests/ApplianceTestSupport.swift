@@ -221,6 +221,17 @@ final class ApplianceRig: Sendable {
         await advance(by: 0.1)
     }
 
+    /// STOP and SNOOZE held together past the long-press time, then let go: a question's yes.
+    func holdBoth() async {
+        await press(.stop)
+        await advance(by: 0.1)
+        await press(.snooze)
+        await advance(by: 2.1)
+        await release(.snooze)
+        await release(.stop)
+        await advance(by: 0.1)
+    }
+
     func state(of id: Alarm.ID) async -> Alarm.State? {
         await runtime.record(for: Scene.key(id))?.phase.state
     }

@@ -53,13 +53,13 @@ struct AuthorizationOverSocketTests {
         }
     }
 
-    @Test func snoozePressedAtTheDeviceAuthorizesTheRemoteClient() async throws {
+    @Test func bothHeldAtTheDeviceAuthorizesTheRemoteClient() async throws {
         try await serving { rig, manager in
             #expect(await manager.awaitedAuthorizationState() == .notDetermined)
             let answer = Task { try await manager.requestAuthorization() }
             await promptShown(on: rig)
-            #expect(rig.lines == ["Allow nobody to ", "No           Yes"])
-            await rig.tap(.snooze)
+            #expect(rig.lines == ["Allow nobody to ", "No Yes:hold both"])
+            await rig.holdBoth()
             let decided = try await answer.value
             #expect(decided == .authorized)
             #expect(await manager.awaitedAuthorizationState() == .authorized)

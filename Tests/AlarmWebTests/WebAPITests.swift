@@ -42,7 +42,7 @@ import WebPairings
         let (ticket, code) = try await rig.ask(name: "Alice's phone")
         #expect(code.count == 4)
         #expect(rig.display.lines[0].hasPrefix("Pair phone"))
-        await rig.answer(.snooze)
+        await rig.holdBoth()
         let collected = await rig.request("POST", "/api/pair/wait", cookies: ticket)
         #expect(collected.status == 200)
         let cookies = try #require(WebRig.cookies(collected))
@@ -72,7 +72,7 @@ import WebPairings
     @Test func anotherBrowserCannotCollectAPairingItDidNotAskFor() async throws {
         let rig = try await WebRig()
         _ = try await rig.ask(name: "Alice's phone")
-        await rig.answer(.snooze)
+        await rig.holdBoth()
         let thief = await rig.request("POST", "/api/pair/wait", cookies: ["alarm_pairing": "0123456789abcdef0123456789abcdef"])
         #expect(thief.status == 409)
         #expect(WebRig.cookies(thief) == nil)
@@ -92,7 +92,7 @@ import WebPairings
         }
         let refused = await rig.request("POST", "/api/pair", json: #"{"name":"one more"}"#)
         #expect(refused.status == 429)
-        #expect((try WebRig.json(refused)["error"] as? String)?.contains("try again in 15 minutes") == true)
+        #expect((try WebRig.json(refused)["error"] as? String)?.contains("try again in") == true)
         await rig.stop()
     }
 

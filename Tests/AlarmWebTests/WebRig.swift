@@ -14,7 +14,7 @@ import Testing
 @testable import AlarmWeb
 
 /// The phone page against a real engine and control server, with the appliance on fakes
-/// answering the pairing questions: `tap(.snooze)` is the person at the clock saying yes.
+/// answering the pairing questions: `holdBoth()` is the person at the clock saying yes.
 final class WebRig: Sendable {
     static let start = Date(timeIntervalSince1970: 1_795_000_000)
     static let logger = Logger(label: "web-test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -71,17 +71,20 @@ final class WebRig: Sendable {
         return await app.respond(to: WebRequest(method: method, path: path, headers: headers, body: Data((json ?? "").utf8)))
     }
 
-    /// Pairs a browser: it asks, the display shows the question, SNOOZE allows. Returns its cookies.
+    /// Pairs a browser: it asks, the display shows the question, STOP and SNOOZE held together
+    /// allow. Returns its cookies.
     func pair(name: String = "Alice's phone") async throws -> [String: String] {
         let (ticket, _) = try await ask(name: name)
-        await answer(.snooze)
+        await holdBoth()
         let collected = await request("POST", "/api/pair/wait", cookies: ticket)
         #expect(collected.status == 200)
         return try #require(Self.cookies(collected)).filter { !$0.value.isEmpty }
     }
 
     /// Asks to pair and waits until the display shows the question; the ticket cookie and the code.
+    /// The clock asks about a phone at most once a minute: the minute is let pass first.
     func ask(name: String) async throws -> (ticket: [String: String], code: String) {
+        clock.advance(by: 60)
         var frames = display.events().makeAsyncIterator()
         let asked = await request("POST", "/api/pair", json: #"{"name":"\#(name)"}"#)
         try #require(asked.status == 201, "\(String(decoding: asked.body, as: UTF8.self))")
@@ -97,6 +100,18 @@ final class WebRig: Sendable {
         await appliance.handle(ButtonEvent(button, .pressed, at: clock.monotonicNow))
         clock.advance(by: 0.15)
         await appliance.handle(ButtonEvent(button, .released, at: clock.monotonicNow))
+        clock.advance(by: 0.1)
+        await appliance.refresh()
+    }
+
+    /// The person at the clock holds STOP and SNOOZE together past the long-press time: yes.
+    func holdBoth() async {
+        await appliance.handle(ButtonEvent(.stop, .pressed, at: clock.monotonicNow))
+        await appliance.handle(ButtonEvent(.snooze, .pressed, at: clock.monotonicNow))
+        clock.advance(by: 2.1)
+        await appliance.refresh()
+        await appliance.handle(ButtonEvent(.snooze, .released, at: clock.monotonicNow))
+        await appliance.handle(ButtonEvent(.stop, .released, at: clock.monotonicNow))
         clock.advance(by: 0.1)
         await appliance.refresh()
     }

@@ -30,7 +30,7 @@ import Testing
             "07:41:00 alarm scheduled",
             "",
             "Keys: s/S stop short/long   z/Z snooze short/long",
-            "      a alarm in 1 min   t 2-min timer   q quit",
+            "      y both held (yes)  a alarm in 1 min  t timer  q quit",
         ])
     }
 
