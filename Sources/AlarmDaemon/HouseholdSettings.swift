@@ -60,19 +60,26 @@ public struct SettingsError: Error, Hashable, Sendable, CustomStringConvertible 
 public final class HouseholdSettingsFile: Sendable {
     private let path: String
     private let directory: String
+    private let files: DurableFile
     private let current: Mutex<HouseholdSettings>
 
-    public init(directory: String, defaults: HouseholdSettings, logger: Logger) {
+    public convenience init(directory: String, defaults: HouseholdSettings, logger: Logger) {
+        self.init(directory: directory, defaults: defaults, logger: logger, files: .system)
+    }
+
+    /// A settings file read and written through `files`.
+    package init(directory: String, defaults: HouseholdSettings, logger: Logger, files: DurableFile) {
         self.directory = directory
+        self.files = files
         path = directory + "/settings.json"
         var settings = defaults
         do {
-            if let bytes = try DurableFile.read(path) {
+            if let bytes = try files.read(path) {
                 settings = try JSONDecoder().decode(HouseholdSettings.self, from: Data(bytes))
                 try settings.validate()
             }
         } catch {
-            rename(path, path + ".damaged")
+            _ = files.calls.rename(path, path + ".damaged")
             logger.error("Household settings file is unusable and was set aside; the configuration's defaults apply", metadata: [
                 "file": "\(path)", "error": "\(error)",
             ])
@@ -88,7 +95,7 @@ public final class HouseholdSettingsFile: Sendable {
         try settings.validate()
         let bytes = try JSONEncoder().encode(settings)
         try current.withLock { current in
-            try DurableFile.replace(path, with: Array(bytes), directory: directory)
+            try files.replace(path, with: Array(bytes), directory: directory)
             current = settings
         }
     }

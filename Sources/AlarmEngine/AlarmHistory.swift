@@ -12,6 +12,7 @@ import Glibc
 struct AlarmHistory {
     let path: String
     let capacity: Int
+    private let files: DurableFile
     private(set) var entries: [HistoryEntry] = []
     private var linesInFile = 0
 
@@ -20,15 +21,16 @@ struct AlarmHistory {
 
     /// Reads the file, skipping damaged lines. One that cannot be read at all (not a regular
     /// file, not readable by the daemon) is moved aside, never waited on.
-    init(directory: String, capacity: Int = 500) {
+    init(directory: String, capacity: Int = 500, files: DurableFile = .system) {
         path = directory + "/history.jsonl"
         self.capacity = capacity
+        self.files = files
         let bytes: [UInt8]
         do throws(StoreError) {
-            guard let read = try DurableFile.read(path) else { return }
+            guard let read = try files.read(path) else { return }
             bytes = read
         } catch {
-            let aside = try? DurableFile.moveAside(
+            let aside = try? files.moveAside(
                 path, to: "\(path).bad-unreadable-\(Int(Date().timeIntervalSince1970))", directory: directory)
             problem = "\(error)" + (aside.map { " (kept as \($0))" } ?? " (left in place: it cannot be moved aside)")
             return
@@ -51,10 +53,10 @@ struct AlarmHistory {
             return
         }
         let bytes = Self.lines(new)
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = files.calls.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(operation: "open", path: path, errno: errno) }
-        defer { close(descriptor) }
-        try DurableFile.writeAll(bytes, to: descriptor, path: path)
+        defer { _ = files.calls.close(descriptor) }
+        try files.writeAll(bytes, to: descriptor, path: path)
         linesInFile += new.count
     }
 
@@ -74,16 +76,16 @@ struct AlarmHistory {
     private mutating func rewrite() throws(StoreError) {
         let bytes = Self.lines(entries)
         let temporary = path + ".new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let descriptor = files.calls.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(operation: "open", path: temporary, errno: errno) }
         do {
-            try DurableFile.writeAll(bytes, to: descriptor, path: temporary)
+            try files.writeAll(bytes, to: descriptor, path: temporary)
         } catch {
-            close(descriptor)
+            _ = files.calls.close(descriptor)
             throw error
         }
-        close(descriptor)
-        guard rename(temporary, path) == 0 else { throw StoreError(operation: "rename", path: path, errno: errno) }
+        _ = files.calls.close(descriptor)
+        guard files.calls.rename(temporary, path) == 0 else { throw StoreError(operation: "rename", path: path, errno: errno) }
         linesInFile = entries.count
     }
 }

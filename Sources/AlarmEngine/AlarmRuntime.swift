@@ -29,6 +29,8 @@ public actor AlarmRuntime {
         /// Changes journaled before the next one also writes a snapshot of the whole store (see
         /// ``AlarmStore``).
         public var storeSnapshotEvery: Int
+        /// The calls the state files are read and written with: the kernel's, or a test's.
+        package var files = DurableFile.system
 
         public init(
             policy: EnginePolicy = .default, clockTrust: ClockTrustPolicy = .default, storeDirectory: String,
@@ -99,9 +101,11 @@ public actor AlarmRuntime {
     ) throws {
         try configuration.policy.validate()
         self.store = AlarmStore(
-            directory: configuration.storeDirectory, logger: logger, compactionEntries: configuration.storeSnapshotEvery)
-        self.history = AlarmHistory(directory: configuration.storeDirectory)
-        self.intents = IntentMailbox(directory: configuration.storeDirectory, clock: clock, logger: logger)
+            directory: configuration.storeDirectory, logger: logger, compactionEntries: configuration.storeSnapshotEvery,
+            files: configuration.files)
+        self.history = AlarmHistory(directory: configuration.storeDirectory, files: configuration.files)
+        self.intents = IntentMailbox(
+            directory: configuration.storeDirectory, clock: clock, logger: logger, files: configuration.files)
         self.clock = clock
         self.timeZones = timeZones
         self.clockTrust = configuration.clockTrust

@@ -31,6 +31,7 @@ public final class AlarmStore: Sendable {
     /// After this many journal entries the next change also writes a snapshot.
     public let compactionEntries: Int
     public let journalPath: String
+    private let files: DurableFile
     private let logger: Logger
     /// Held for each load, commit and snapshot: one writer at a time.
     private let journal: Mutex<JournalAccess>
@@ -43,12 +44,18 @@ public final class AlarmStore: Sendable {
         var needsSnapshot = false
     }
 
-    public init(directory: String, logger: Logger, compactionEntries: Int = 64) {
+    public convenience init(directory: String, logger: Logger, compactionEntries: Int = 64) {
+        self.init(directory: directory, logger: logger, compactionEntries: compactionEntries, files: .system)
+    }
+
+    /// A store whose files are read and written through `files`.
+    package init(directory: String, logger: Logger, compactionEntries: Int = 64, files: DurableFile) {
         self.directory = directory
         self.logger = logger
+        self.files = files
         self.compactionEntries = max(compactionEntries, 1)
         journalPath = directory + "/alarms.journal"
-        journal = Mutex(JournalAccess(file: StoreJournal(path: journalPath, directory: directory)))
+        journal = Mutex(JournalAccess(file: StoreJournal(path: journalPath, directory: directory, files: files)))
     }
 
     public var primaryPath: String { directory + "/alarms.store" }
@@ -77,7 +84,7 @@ public final class AlarmStore: Sendable {
     public func load() -> Loaded {
         var problems: [String] = []
         do throws(StoreError) {
-            try DurableFile.makeDirectory(directory)
+            try files.makeDirectory(directory)
         } catch {
             logger.critical("Store directory unusable; starting with what can be read", metadata: [
                 "store.directory": "\(directory)", "store.error": "\(error)",
@@ -137,7 +144,7 @@ public final class AlarmStore: Sendable {
     private func setAsideLeftovers(problems: inout [String]) {
         for path in [primaryPath, backupPath, journalPath].map({ $0 + ".tmp" }) {
             var status = stat()
-            guard lstat(path, &status) == 0, let kind = DurableFile.nonRegularKind(status.st_mode) else { continue }
+            guard files.calls.lstat(path, &status) == 0, let kind = DurableFile.nonRegularKind(status.st_mode) else { continue }
             let aside = setAside(path, tag: "unusable", problems: &problems)
             logger.error("A store file's temporary name is taken; kept aside", metadata: [
                 "store.path": "\(path)", "store.reason": "\(kind)", "store.keptAs": "\(aside ?? "(in place)")",
@@ -155,7 +162,7 @@ public final class AlarmStore: Sendable {
     /// that fails.
     private func setAside(_ path: String, tag: String, problems: inout [String]) -> String? {
         do throws(StoreError) {
-            return try DurableFile.moveAside(
+            return try files.moveAside(
                 path, to: "\(path).bad-\(tag)-\(Int(Date().timeIntervalSince1970))", directory: directory)
         } catch {
             logger.critical("A bad store file cannot be moved aside; left in place", metadata: [
@@ -226,15 +233,15 @@ public final class AlarmStore: Sendable {
     private func writeSnapshot(_ state: StoredState, journal: inout JournalAccess) throws {
         let bytes = try Self.encode(state)
         try failIfSimulated(operation: "create", path: primaryPath + ".tmp")
-        let previous = try? DurableFile.read(primaryPath)
+        let previous = try? files.read(primaryPath)
         do throws(StoreError) {
-            try DurableFile.replace(primaryPath, with: bytes, directory: directory)
+            try files.replace(primaryPath, with: bytes, directory: directory)
         } catch {
             if error.replacedFile { restorePrimary(previous) }
             throw error
         }
         do throws(StoreError) {
-            try DurableFile.replace(backupPath, with: bytes, directory: directory)
+            try files.replace(backupPath, with: bytes, directory: directory)
         } catch {
             logger.error(
                 "Store backup could not be written; the primary copy holds every change",
@@ -252,7 +259,7 @@ public final class AlarmStore: Sendable {
             // It may hold a refused change (an append that could not be taken back): a journal
             // that cannot be emptied is moved aside.
             do throws(StoreError) {
-                let aside = try DurableFile.moveAside(
+                let aside = try files.moveAside(
                     journalPath, to: "\(journalPath).bad-unemptied-\(Int(Date().timeIntervalSince1970))", directory: directory)
                 journal.file.forgetEntries()
                 journal.needsSnapshot = false
@@ -271,10 +278,10 @@ public final class AlarmStore: Sendable {
     /// Best effort: the save is already failing, and its error is what the caller hears.
     private func restorePrimary(_ previous: [UInt8]?) {
         if let previous {
-            try? DurableFile.replace(primaryPath, with: previous, directory: directory)
+            try? files.replace(primaryPath, with: previous, directory: directory)
         } else {
-            unlink(primaryPath)
-            try? DurableFile.syncDirectory(directory)
+            _ = files.calls.unlink(primaryPath)
+            try? files.syncDirectory(directory)
         }
     }
 
@@ -344,7 +351,7 @@ public final class AlarmStore: Sendable {
         var tag = "unreadable"
         var reason: String
         do throws(StoreError) {
-            guard let bytes = try DurableFile.read(path) else { return nil }
+            guard let bytes = try files.read(path) else { return nil }
             do {
                 guard decodingContent else {
                     _ = try Self.verify(bytes)

@@ -39,6 +39,7 @@ public final class IntentMailbox: Sendable {
 
     let path: String
     private let directory: String
+    private let files: DurableFile
     private let clock: any WallClock
     private let logger: Logger
     /// Held while a delivery is posted and while a subscription starts, so that a new
@@ -47,19 +48,20 @@ public final class IntentMailbox: Sendable {
     private let subscriptions = Broadcaster<ClientID, AlarmIntentDelivery>(replaysLatest: false)
 
     /// Loads what was waiting; a file that cannot be read is set aside and logged.
-    init(directory: String, clock: any WallClock, logger: Logger) {
+    init(directory: String, clock: any WallClock, logger: Logger, files: DurableFile = .system) {
         self.directory = directory
         self.path = directory + "/intents.json"
+        self.files = files
         self.clock = clock
         self.logger = logger
         do {
-            guard let bytes = try DurableFile.read(path) else { return }
+            guard let bytes = try files.read(path) else { return }
             let stored = try ControlProtocol.makeDecoder().decode(Stored.self, from: Data(bytes))
             var waiting: [ClientID: [AlarmIntentDelivery]] = [:]
             for owned in stored.deliveries { waiting[owned.owner, default: []].append(owned.delivery) }
             state.withLock { $0.waiting = waiting }
         } catch {
-            let aside = try? DurableFile.moveAside(
+            let aside = try? files.moveAside(
                 path, to: "\(path).bad-\(Int(clock.now.timeIntervalSince1970))", directory: directory)
             logger.error("Waiting intents unreadable; kept aside, none delivered", metadata: [
                 "intents.error": "\(error)", "intents.kept": "\(aside ?? "left in place")",
@@ -140,10 +142,10 @@ public final class IntentMailbox: Sendable {
         }
         do {
             if owned.isEmpty {
-                if unlink(path) != 0, errno != ENOENT { throw StoreError(operation: "unlink", path: path, errno: errno) }
+                if files.calls.unlink(path) != 0, errno != ENOENT { throw StoreError(operation: "unlink", path: path, errno: errno) }
             } else {
                 let bytes = try ControlProtocol.makeEncoder().encode(Stored(deliveries: owned))
-                try DurableFile.replace(path, with: Array(bytes), directory: directory)
+                try files.replace(path, with: Array(bytes), directory: directory)
             }
             if state.failingToSave {
                 state.failingToSave = false
