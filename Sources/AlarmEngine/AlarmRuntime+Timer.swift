@@ -56,6 +56,7 @@ extension AlarmRuntime {
 
     /// Brings everything up to the clock: trust, jumps and due deadlines.
     func handleWake(_ wake: WallClockWake) {
+        if let retryAt = unreadStore?.retryAt, clock.now >= retryAt { readStoreAgain() }
         let now = clock.now
         let offset = Self.offset(now: now, monotonic: clock.monotonicNow)
         let jump = offset - clockOffset

@@ -16,12 +16,17 @@ import Synchronization
 /// and four fsyncs. Once the journal holds ``compactionEntries`` changes, the change that filled
 /// it also writes a snapshot of the whole state, which empties the journal.
 ///
-/// A file that cannot be read, is damaged or has an unknown version is never overwritten: it is
-/// renamed aside (`alarms.store.bad-<reason>-<seconds>`, `alarms.journal.bad-...`) with a log
-/// line, and the other copy is used. So neither a crash at any point nor one damaged snapshot
-/// copy loses an acknowledged change, and a bad file never crash-loops the daemon. (The journal
-/// has one copy: damage to it loses the changes since the last snapshot, ``compactionEntries``
-/// at most.)
+/// A file that is damaged, has an unknown version or is not a regular file is never
+/// overwritten: it is renamed aside (`alarms.store.bad-<reason>-<seconds>`,
+/// `alarms.journal.bad-...`) with a log line, and the other copy is used. So neither a crash at
+/// any point nor one damaged snapshot copy loses an acknowledged change, and a bad file never
+/// crash-loops the daemon. (The journal has one copy: damage to it loses the changes since the
+/// last snapshot, ``compactionEntries`` at most.)
+///
+/// A file that exists but could not be read (`EIO` from a failing SD card, a USB disk not ready,
+/// `EACCES`) may hold every alarm: it is left exactly as it is, and the store writes nothing at
+/// all (no snapshot, no backup, no journal entry) until a later ``load()`` has read every file.
+/// Until then ``commit(_:state:)`` and ``save(_:)`` throw ``StoreUnreadable``.
 public final class AlarmStore: Sendable {
     /// The file format version this build writes and reads.
     public static let formatVersion = 1
@@ -42,6 +47,10 @@ public final class AlarmStore: Sendable {
         let file: StoreJournal
         /// A failed append could not be taken back: the next save must be a snapshot.
         var needsSnapshot = false
+        /// The files the last load could not read: nothing is written while there are any.
+        var unreadable: [StoreError] = []
+        /// Why the last load found the directory unusable (logged once).
+        var directoryFailure: StoreError?
     }
 
     public convenience init(directory: String, logger: Logger, compactionEntries: Int = 64) {
@@ -73,34 +82,56 @@ public final class AlarmStore: Sendable {
         /// take the wrong alarm, so the state is to be written as a snapshot (which empties the
         /// journal) before anything else.
         public var journalHasRemovalsWithoutOwner = false
+        /// Files that exist but could not be read, each left as it is. While there are any,
+        /// `state` is what the other files hold (what is known, to ring), and the store writes
+        /// nothing until a later ``load()`` reads them all.
+        public var unreadable: [StoreError] = []
     }
 
     /// Loads the newest good copy and the journal's changes. Never throws and never blocks: a
-    /// file that cannot be read, is not a regular file (a directory, a FIFO, a symlink loop) or is
-    /// damaged is moved aside and reported, and loading goes on with what can be read. A file that
-    /// cannot even be moved aside is reported and left where it is: its directory is then not
-    /// writable either, so no save can replace it, and the engine shows the failing saves as a
-    /// storage fault. The clock must start whatever the state directory holds.
+    /// file that is not a regular file (a directory, a FIFO, a symlink loop) or is damaged is
+    /// moved aside and reported, and loading goes on with what can be read. A file that cannot
+    /// even be moved aside is reported and left where it is: its directory is then not writable
+    /// either, so no save can replace it, and the engine shows the failing saves as a storage
+    /// fault. The clock must start whatever the state directory holds.
+    ///
+    /// A file that exists but could not be read is left untouched and listed in
+    /// ``Loaded/unreadable``: the store then refuses every write until a load reads every file.
+    /// The primary copy, the backup and the journal are read together, by each load.
     public func load() -> Loaded {
         var problems: [String] = []
         do throws(StoreError) {
             try files.makeDirectory(directory)
+            journal.withLock { $0.directoryFailure = nil }
         } catch {
-            logger.critical("Store directory unusable; starting with what can be read", metadata: [
-                "store.directory": "\(directory)", "store.error": "\(error)",
-            ])
+            // Once per failure, not at every load of a store that is read again until it can be.
+            let isNew = journal.withLock { journal in
+                defer { journal.directoryFailure = error }
+                return journal.directoryFailure != error
+            }
+            if isNew {
+                logger.critical("Store directory unusable; starting with what can be read", metadata: [
+                    "store.directory": "\(directory)", "store.error": "\(error)",
+                ])
+            }
             problems.append("\(error)")
         }
         setAsideLeftovers(problems: &problems)
-        var loaded = loadSnapshot(problems: &problems)
+        var unreadable: [StoreError] = []
+        var loaded = loadSnapshot(problems: &problems, unreadable: &unreadable)
         let contents: StoreJournal.Contents
         do throws(StoreError) {
             contents = try journal.withLock { journal throws(StoreError) in try journal.file.read() }
         } catch {
-            contents = StoreJournal.Contents(damage: "\(error)", unreadable: true)
+            logger.debug("Store journal could not be read; left as it is", metadata: [
+                "store.path": "\(journalPath)", "store.error": "\(error)",
+            ])
+            unreadable.append(error)
+            contents = StoreJournal.Contents()
         }
+        if contents.tornTailRemains { journal.withLock { $0.needsSnapshot = true } }
         if let damage = contents.damage {
-            let aside = setAside(journalPath, tag: contents.unreadable ? "unreadable" : "corrupt", problems: &problems)
+            let aside = setAside(journalPath, tag: contents.notARegularFile ? "notafile" : "corrupt", problems: &problems)
             if aside == nil {
                 // Its entries after the damage could not be read: appending more behind them would
                 // lose those too, so changes go into snapshots until it can be replaced.
@@ -117,26 +148,46 @@ public final class AlarmStore: Sendable {
             loaded.journalEntries = contents.entries.count
             loaded.journalHasRemovalsWithoutOwner = contents.entries.contains { $0.removed.contains { $0.owner == nil } }
         }
+        journal.withLock { $0.unreadable = unreadable }
         loaded.problems = problems
+        loaded.unreadable = unreadable
         return loaded
     }
 
-    private func loadSnapshot(problems: inout [String]) -> Loaded {
-        let primary = readCopy(primaryPath, problems: &problems)
-        if let primary {
+    /// The files the last ``load()`` could not read; the store writes nothing while there are any.
+    public var unreadableFiles: [StoreError] { journal.withLock { $0.unreadable } }
+
+    private func loadSnapshot(problems: inout [String], unreadable: inout [StoreError]) -> Loaded {
+        switch readCopy(primaryPath, problems: &problems) {
+        case .state(let primary):
             // The backup only needs to be intact, not decoded: that would double the start-up time.
-            if case .none = readCopy(backupPath, decodingContent: false, problems: &problems) {
+            switch readCopy(backupPath, decodingContent: false, problems: &problems) {
+            case .state: break
+            case .unreadable(let error): unreadable.append(error)
+            case .absent:
                 logger.debug("Store backup missing or bad; the next save rewrites it", metadata: ["store.path": "\(backupPath)"])
             }
             return Loaded(state: primary, problems: problems)
+        case .unreadable(let error):
+            unreadable.append(error)
+        case .absent:
+            break
         }
-        let backup = readCopy(backupPath, problems: &problems)
-        if backup != nil {
-            logger.warning("Store primary copy unusable; resuming from the backup", metadata: ["store.path": "\(backupPath)"])
-        } else if !problems.isEmpty {
-            logger.critical("Every store copy was bad; starting with no alarms", metadata: ["store.directory": "\(directory)"])
+        switch readCopy(backupPath, problems: &problems) {
+        case .state(let backup):
+            // A primary that could not be read is the runtime's to report, once.
+            if unreadable.isEmpty {
+                logger.warning("Store primary copy unusable; resuming from the backup", metadata: ["store.path": "\(backupPath)"])
+            }
+            return Loaded(state: backup, problems: problems)
+        case .unreadable(let error):
+            unreadable.append(error)
+        case .absent:
+            if !problems.isEmpty && unreadable.isEmpty {
+                logger.critical("Every store copy was bad; starting with no alarms", metadata: ["store.directory": "\(directory)"])
+            }
         }
-        return Loaded(state: backup, problems: problems)
+        return Loaded(state: nil, problems: problems)
     }
 
     /// The temporary files a save writes: something that is not a regular file in their place
@@ -182,6 +233,7 @@ public final class AlarmStore: Sendable {
         try failIfSimulated(operation: "write", path: journalPath)
         let body = Array(try JSONEncoder().encode(entry))
         try journal.withLock { journal throws in
+            try Self.refuseWhileUnread(journal)
             guard !journal.needsSnapshot else {
                 try writeSnapshot(state(), journal: &journal)
                 return
@@ -227,7 +279,15 @@ public final class AlarmStore: Sendable {
     /// was replaced but its directory could not be synced, the previous content is put back, so a
     /// refused change never reappears after a restart.
     public func save(_ state: StoredState) throws {
-        try journal.withLock { journal throws in try writeSnapshot(state, journal: &journal) }
+        try journal.withLock { journal throws in
+            try Self.refuseWhileUnread(journal)
+            try writeSnapshot(state, journal: &journal)
+        }
+    }
+
+    /// Nothing may replace or follow content nobody has read.
+    private static func refuseWhileUnread(_ journal: JournalAccess) throws(StoreUnreadable) {
+        guard journal.unreadable.isEmpty else { throw StoreUnreadable(failures: journal.unreadable) }
     }
 
     private func writeSnapshot(_ state: StoredState, journal: inout JournalAccess) throws {
@@ -345,31 +405,46 @@ public final class AlarmStore: Sendable {
         return body
     }
 
-    /// Reads one copy; a bad one is moved aside and reported, and `nil` returned. Without
-    /// `decodingContent`, an intact copy is reported as the empty state.
-    private func readCopy(_ path: String, decodingContent: Bool = true, problems: inout [String]) -> StoredState? {
-        var tag = "unreadable"
+    /// One snapshot copy as a load found it.
+    private enum Copy {
+        /// Missing, or bad and set aside.
+        case absent
+        /// Good; the empty state when its content was only checked.
+        case state(StoredState)
+        /// It exists but could not be read: left as it is.
+        case unreadable(StoreError)
+    }
+
+    /// Reads one copy; a bad one is moved aside and reported. Without `decodingContent`, an intact
+    /// copy is reported as the empty state.
+    private func readCopy(_ path: String, decodingContent: Bool = true, problems: inout [String]) -> Copy {
+        var tag = "notafile"
         var reason: String
         do throws(StoreError) {
-            guard let bytes = try files.read(path) else { return nil }
+            guard let bytes = try files.read(path) else { return .absent }
             do {
                 guard decodingContent else {
                     _ = try Self.verify(bytes)
-                    return StoredState(savedAt: Date(timeIntervalSince1970: 0))
+                    return .state(StoredState(savedAt: Date(timeIntervalSince1970: 0)))
                 }
-                return try Self.decode(bytes)
+                return .state(try Self.decode(bytes))
             } catch {
                 reason = error.description
                 tag = error.fileTag
             }
-        } catch {
+        } catch where error.notARegularFile {
             reason = error.description
+        } catch {
+            logger.debug("Store file could not be read; left as it is", metadata: [
+                "store.path": "\(path)", "store.error": "\(error)",
+            ])
+            return .unreadable(error)
         }
         let aside = setAside(path, tag: tag, problems: &problems)
         logger.error(
             "Store file is bad; kept aside and not used",
             metadata: ["store.path": "\(path)", "store.reason": "\(reason)", "store.keptAs": "\(aside ?? "(in place)")"])
         problems.append("\(path): \(reason)\(Self.whereKept(aside))")
-        return nil
+        return .absent
     }
 }

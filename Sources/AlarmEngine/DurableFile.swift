@@ -10,13 +10,17 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Whether a failed append could not be taken back: the journal may hold the refused change,
     /// so the store must not use it again before a snapshot replaces it.
     public var journalUnusable = false
+    /// Whether what stands at the path is not a regular file (a directory, a FIFO, a device, a
+    /// symlink loop): it holds no state, and can be set aside like a damaged file. Any other
+    /// failure to read means the file could not be read and must be left alone.
+    public var notARegularFile = false
 
     /// Why, when `errno` alone does not say it (a FIFO where a file should be).
     public var reason: String?
 
     public init(
         operation: String, path: String, errno: Int32, replacedFile: Bool = false, journalUnusable: Bool = false,
-        reason: String? = nil
+        reason: String? = nil, notARegularFile: Bool = false
     ) {
         self.operation = operation
         self.path = path
@@ -24,10 +28,52 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         self.replacedFile = replacedFile
         self.journalUnusable = journalUnusable
         self.reason = reason
+        self.notARegularFile = notARegularFile
     }
 
     public var description: String {
         "\(operation) \(path): \(reason ?? String(cString: strerror(errno)))"
+    }
+
+    /// The errno's symbolic name (`EIO`), which is what a person searches for.
+    public var errnoName: String { Self.name(of: errno) }
+
+    /// `EIO` for `EIO`; `errno 140` for one without a name here.
+    static func name(of errno: Int32) -> String {
+        knownName(of: errno) ?? "errno \(errno)"
+    }
+
+    /// The symbolic name of an errno a store file may fail with; `nil` for any other.
+    static func knownName(of errno: Int32) -> String? {
+        names[errno]
+    }
+
+    /// The errors a failing SD card, a full disk or a hand-made mess of the state directory give.
+    private static let names: [Int32: String] = [
+        EPERM: "EPERM", ENOENT: "ENOENT", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
+        ENOMEM: "ENOMEM", EACCES: "EACCES", EBUSY: "EBUSY", EEXIST: "EEXIST", ENODEV: "ENODEV",
+        ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", ENFILE: "ENFILE", EMFILE: "EMFILE",
+        EFBIG: "EFBIG", ENOSPC: "ENOSPC", EROFS: "EROFS", EMLINK: "EMLINK", ENAMETOOLONG: "ENAMETOOLONG",
+        ELOOP: "ELOOP", EDQUOT: "EDQUOT", EUCLEAN: "EUCLEAN", ESTALE: "ESTALE",
+    ]
+}
+
+/// The store holds files that exist but could not be read (`EIO` from a failing SD card, a USB
+/// disk not ready yet, `EACCES`): what they hold is unknown, so nothing is written to the store
+/// until a later load reads every one of them.
+public struct StoreUnreadable: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Each file that could not be read, with why.
+    public let failures: [StoreError]
+
+    public init(failures: [StoreError]) {
+        self.failures = failures
+    }
+
+    public var description: String {
+        let names = Set(failures.map(\.errnoName)).sorted().joined(separator: ", ")
+        let files = failures.map(\.description).joined(separator: "; ")
+        return "the alarm store could not be read (\(names): \(files)); changes are refused until it can be, "
+            + "so no alarm already set is lost"
     }
 }
 
@@ -43,22 +89,28 @@ package struct DurableFile: Sendable {
     /// On the kernel's file system.
     package static let system = DurableFile(calls: SystemFileSystem())
 
-    /// Reads a whole regular file; `nil` if it does not exist.
+    /// Reads a whole regular file; `nil` if it does not exist (or cannot: a component of its
+    /// path is not a directory).
     ///
     /// Never blocks and never reads what is not a file: something put in a state file's place (a
-    /// FIFO, which a plain open would wait on forever; a device; a directory) is refused after a
-    /// non-blocking open, as are a symlink loop and a file the daemon may not read.
+    /// FIFO, which a plain open would wait on forever; a device; a directory; a symlink loop) is
+    /// refused after a non-blocking open with an error whose ``StoreError/notARegularFile`` is
+    /// set. Any other error (`EIO` from a failing card, `EACCES`, `ENOMEM`, ...) means the file
+    /// could not be read: what it holds is unknown, and it must be left as it is.
     package func read(_ path: String) throws(StoreError) -> [UInt8]? {
         let descriptor = calls.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0)
         guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            if errno == ELOOP {
+                throw StoreError(operation: "open", path: path, errno: ELOOP, reason: "a symbolic link loop, not a regular file", notARegularFile: true)
+            }
             throw StoreError(operation: "open", path: path, errno: errno)
         }
         defer { _ = calls.close(descriptor) }
         var status = stat()
         guard calls.fstat(descriptor, &status) == 0 else { throw StoreError(operation: "fstat", path: path, errno: errno) }
         if let kind = Self.nonRegularKind(status.st_mode) {
-            throw StoreError(operation: "open", path: path, errno: EINVAL, reason: "\(kind), not a regular file")
+            throw StoreError(operation: "open", path: path, errno: EINVAL, reason: "\(kind), not a regular file", notARegularFile: true)
         }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -140,7 +192,8 @@ package struct DurableFile: Sendable {
         return candidate
     }
 
-    /// Creates `directory` and its parents as needed (mode 0700 for the last one).
+    /// Creates `directory` and its parents as needed (mode 0700 for the last one), and checks
+    /// that it is a directory (something else of that name is `EEXIST` to `mkdir`).
     func makeDirectory(_ directory: String) throws(StoreError) {
         var path = ""
         for component in directory.split(separator: "/", omittingEmptySubsequences: true) {
@@ -149,6 +202,9 @@ package struct DurableFile: Sendable {
                 throw StoreError(operation: "mkdir", path: path, errno: errno)
             }
         }
+        let descriptor = calls.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard descriptor >= 0 else { throw StoreError(operation: "mkdir", path: directory, errno: errno) }
+        _ = calls.close(descriptor)
     }
 
     func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StoreError) {

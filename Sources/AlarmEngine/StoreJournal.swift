@@ -32,19 +32,30 @@ final class StoreJournal {
         var entries: [StoreJournalEntry] = []
         /// Why the file is bad, if it is (then it should be kept aside).
         var damage: String?
-        /// The file could not be read at all (`damage` says why).
-        var unreadable = false
+        /// Not a regular file (`damage` says what): it holds no entries.
+        var notARegularFile = false
+        /// A torn last entry could not be cut off: the next save must not append behind it.
+        var tornTailRemains = false
     }
 
     /// Reads every whole entry; a torn last entry is dropped and cut off the file.
+    ///
+    /// - Throws: ``StoreError`` when the file exists but could not be read (its entries are
+    ///   unknown: it must be left as it is).
     func read() throws(StoreError) -> Contents {
         entryCount = 0
-        guard let bytes = try files.read(path) else { return Contents() }
+        let bytes: [UInt8]
+        do throws(StoreError) {
+            guard let read = try files.read(path) else { return Contents() }
+            bytes = read
+        } catch where error.notARegularFile {
+            return Contents(damage: error.description, notARegularFile: true)
+        }
         var contents = Contents()
         guard bytes.count >= Self.header.count, Array(bytes.prefix(Self.header.count)) == Self.header else {
             // A header that is cut short is a crash while the file was being created.
             if bytes.count < Self.header.count, Self.header.starts(with: bytes) {
-                try cut(to: 0)
+                contents.tornTailRemains = !cut(to: 0)
                 return contents
             }
             contents.damage = "not an alarmd journal, or a newer version (bad header)"
@@ -58,7 +69,7 @@ final class StoreJournal {
                 entryCount += 1
                 offset = next
             case .torn:
-                try cut(to: offset)
+                contents.tornTailRemains = !cut(to: offset)
                 break parsing
             case .damaged(let reason):
                 contents.damage = "entry \(contents.entries.count + 1) at byte \(offset): \(reason)"
@@ -178,14 +189,15 @@ final class StoreJournal {
         return descriptor
     }
 
-    /// Cuts a torn tail off, durably, so the next append does not follow garbage.
-    private func cut(to size: Int) throws(StoreError) {
+    /// Cuts a torn tail off, durably, so the next append does not follow garbage; `false` if it
+    /// could not be (the entries before it were read all the same).
+    private func cut(to size: Int) -> Bool {
         let opened = files.calls.open(path, O_WRONLY | O_CLOEXEC, 0)
-        guard opened >= 0 else { throw StoreError(operation: "open", path: path, errno: errno) }
+        guard opened >= 0 else { return false }
         defer { _ = files.calls.close(opened) }
-        guard files.calls.ftruncate(opened, off_t(size)) == 0 else { throw StoreError(operation: "ftruncate", path: path, errno: errno) }
-        guard files.calls.fdatasync(opened) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
+        guard files.calls.ftruncate(opened, off_t(size)) == 0, files.calls.fdatasync(opened) == 0 else { return false }
         length = size
+        return true
     }
 }
 
