@@ -277,7 +277,8 @@ public final class AlarmStore: Sendable {
     /// The change is durable once the primary copy is; a backup that cannot be written is logged
     /// and rewritten by the next save. When this throws, the change is not on disk: if the primary
     /// was replaced but its directory could not be synced, the previous content is put back, so a
-    /// refused change never reappears after a restart.
+    /// refused change never reappears after a restart. A primary that cannot be read could not be
+    /// put back: the snapshot then does not start.
     public func save(_ state: StoredState) throws {
         try journal.withLock { journal throws in
             try Self.refuseWhileUnread(journal)
@@ -293,7 +294,9 @@ public final class AlarmStore: Sendable {
     private func writeSnapshot(_ state: StoredState, journal: inout JournalAccess) throws {
         let bytes = try Self.encode(state)
         try failIfSimulated(operation: "create", path: primaryPath + ".tmp")
-        let previous = try? files.read(primaryPath)
+        // Put back if the new copy's rename cannot be made durable. A copy that cannot be read now
+        // could not be put back: the snapshot does not start, rather than delete it.
+        let previous = try primaryToPutBack()
         do throws(StoreError) {
             try files.replace(primaryPath, with: bytes, directory: directory)
         } catch {
@@ -332,6 +335,16 @@ public final class AlarmStore: Sendable {
                     metadata: ["store.path": "\(journalPath)", "store.error": "\(error)", "store.moveError": "\(moveError)"])
                 journal.needsSnapshot = true
             }
+        }
+    }
+
+    /// The primary copy as it is; `nil` if there is none, or if what stands there is not a file
+    /// (it holds nothing to put back).
+    private func primaryToPutBack() throws(StoreError) -> [UInt8]? {
+        do throws(StoreError) {
+            return try files.read(primaryPath)
+        } catch where error.notARegularFile {
+            return nil
         }
     }
 

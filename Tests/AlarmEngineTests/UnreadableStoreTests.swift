@@ -214,6 +214,30 @@ import Testing
         #expect(merged.keptFromEngine == [Fixture.key(rang)])
     }
 
+    /// A snapshot puts the previous primary copy back when its rename cannot be made durable; a
+    /// primary that cannot be read at that moment could not be put back, so the snapshot does not
+    /// start: deleting it would leave only an older backup.
+    @Test func aSnapshotThatCouldNotPutThePrimaryBackLeavesItAsItIs() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualWallClock(now: Self.sixFiftyNine)
+        let files = FaultyFileSystem()
+        let runtime = try Self.runtime(in: directory.path, clock: clock, files: files)
+        let first = try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(600), client: Fixture.owner)
+        try await runtime.writeSnapshot()
+        // The backup stays behind: its rename fails, which the snapshot logs and survives.
+        files.fail(.rename, on: "alarms.store.backup.tmp", with: ENOSPC)
+        let second = try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(900), client: Fixture.owner)
+        try await runtime.writeSnapshot()
+
+        files.fail(.read, on: "alarms.store", with: EIO)
+        files.fail(.fsync, on: String(directory.path.split(separator: "/").last!), with: EIO)
+        await #expect(throws: (any Error).self) { try await runtime.writeSnapshot() }
+
+        files.heal()
+        let restarted = try Self.runtime(in: directory.path, clock: clock)
+        #expect(Set(await restarted.alarms(for: Fixture.owner).map(\.id)) == [first.id, second.id])
+    }
+
     // MARK: - Any sequence of faults
 
     /// What the test knows of one alarm from the answers it got.
