@@ -118,8 +118,13 @@ public actor AlarmRuntime {
         let loaded = store.load()
         var problems = loaded.problems
         if let problem = history.problem {
-            logger.error("Alarm history unreadable; kept aside, starting a new one", metadata: ["history.error": "\(problem)"])
+            logger.error("Alarm history unusable; kept aside, starting a new one", metadata: ["history.error": "\(problem)"])
             problems.append("\(history.path): \(problem)")
+        }
+        if let failure = history.unread {
+            logger.warning("Alarm history could not be read; left as it is and read again with the next entry", metadata: [
+                "history.error": "\(failure)",
+            ])
         }
         self.storeProblemsAtStart = problems
         let zone: TimeZoneRules
