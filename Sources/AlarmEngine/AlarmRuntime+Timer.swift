@@ -142,6 +142,24 @@ extension AlarmRuntime {
         }
     }
 
+    /// Logs the alerts the engine takes up rather than starts: one that was ringing when the
+    /// process stopped (or that only a store file read again held) rings on the device from now
+    /// on, later than it was due by `lateBy`, whatever the line logged when it began said.
+    /// Alerts in `events` (started now) and in `excluded` are not logged.
+    static func logResumedAlerts(
+        of scheduler: AlarmScheduler, besides events: [SchedulerEvent], excluded: Set<AlarmKey> = [], now: Date,
+        to logger: Logger
+    ) {
+        var started = excluded
+        for case .alertStarted(let key, _) in events { started.insert(key) }
+        for key in scheduler.alertingOrder.reversed() where !started.contains(key) {
+            guard case .alerting(let alerting)? = scheduler.record(for: key)?.phase else { continue }
+            logger.info("Alarm alerting", metadata: metadata(key, [
+                "alarm.lateBy": "\(Int(now.timeIntervalSince(alerting.dueDate)))", "alarm.alertingSince": "\(alerting.since)",
+            ]))
+        }
+    }
+
     /// An alarm's id and its owner (ids are each client's own), and `more`.
     private static func metadata(_ key: AlarmKey, _ more: Logger.Metadata = [:]) -> Logger.Metadata {
         more.merging(["alarm.id": "\(key.id)", "client": "\(key.owner)"]) { given, _ in given }

@@ -77,6 +77,7 @@ extension AlarmRuntime {
             storeProblemsAcknowledged = false
         }
         let formerOwners = Set(scheduler.records.values.map(\.owner))
+        let alertingAlready = Set(scheduler.alertingOrder)
         let merged = Self.reconcile(
             stored: loaded.state, known: unread.known,
             engine: Self.storedState(scheduler, authorizations: authorizations, savedAt: now),
@@ -85,6 +86,7 @@ extension AlarmRuntime {
             policy: scheduler.policy, timeZone: scheduler.timeZone, clockTrusted: scheduler.isClockTrusted,
             snapshot: merged.state.scheduler)
         var outcome = rebuilt.evaluate(now: now)
+        Self.logResumedAlerts(of: rebuilt, besides: outcome.events, excluded: alertingAlready, now: now, to: logger)
         scheduler = rebuilt
         authorizations = Dictionary(
             merged.state.authorizations.map { ($0.client, $0.state) }, uniquingKeysWith: { _, last in last })

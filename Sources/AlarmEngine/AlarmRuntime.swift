@@ -150,6 +150,7 @@ public actor AlarmRuntime {
         }
         let outcome = scheduler.evaluate(now: now)
         Self.log(outcome.events, to: logger)
+        Self.logResumedAlerts(of: scheduler, besides: outcome.events, now: now, to: logger)
         if !loaded.unreadable.isEmpty {
             // Nothing is written over what could not be read: what happened at start waits, with
             // every other change, until the store has been read whole.
