@@ -45,8 +45,8 @@ struct DaemonStatus: Sendable {
         var details: [String] = []
         if let fault = storage.readFault {
             details.append(
-                "cannot be read since \(ISO8601.format(fault.since, in: .utc)) (\(fault.errnoName ?? "fault")): \(fault.message); "
-                    + "the alarms that could be read ring, and it is read again until it can be")
+                "cannot be read since \(ISO8601.format(fault.since, in: .utc)): \(fault.message); the alarms that could be read "
+                    + "ring meanwhile")
         }
         if let fault = storage.fault {
             details.append("cannot be written since \(ISO8601.format(fault.since, in: .utc)): \(fault)")
