@@ -61,6 +61,12 @@ extension AlarmRuntime {
         guard var unread = unreadStore else { return }
         let now = clock.now
         let loaded = store.load()
+        // Damaged files this read set aside, each once (a directory that stays unusable is one).
+        let problems = loaded.problems.filter { !storeProblemsAtStart.contains($0) }
+        if !problems.isEmpty {
+            storeProblemsAtStart += problems
+            storeProblemsAcknowledged = false
+        }
         guard loaded.unreadable.isEmpty else {
             unread.interval = min(unread.interval * 2, Self.longestStoreReadRetry)
             unread.retryAt = now.addingTimeInterval(unread.interval)
@@ -71,10 +77,6 @@ extension AlarmRuntime {
             ])
             rearmTimer()
             return
-        }
-        if !loaded.problems.isEmpty {
-            storeProblemsAtStart += loaded.problems
-            storeProblemsAcknowledged = false
         }
         let formerOwners = Set(scheduler.records.values.map(\.owner))
         let alertingAlready = Set(scheduler.alertingOrder)

@@ -147,6 +147,26 @@ import Testing
         #expect(await runtime.alarms(for: Fixture.owner).map(\.id) == [tea.id])
     }
 
+    /// A damaged copy that a read of the store sets aside while another file still fails to read
+    /// is reported as at start, once.
+    @Test func aDamagedCopySetAsideWhileTheStoreIsReadAgainIsReported() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualWallClock(now: Self.sixFiftyNine)
+        let healthy = try Self.runtime(in: directory.path, clock: clock)
+        _ = try await healthy.schedule(id: Alarm.ID(), definition: Fixture.timer(3_600), client: Fixture.owner)
+        try await healthy.writeSnapshot()
+        let files = FaultyFileSystem()
+        files.fail(.read, on: "alarms.store", with: EIO)
+        let runtime = try Self.runtime(in: directory.path, clock: clock, files: files)
+        #expect(await runtime.storageHealth.problemsAtStart.isEmpty)
+
+        try Damage.flippedByte.apply(to: directory.path + "/alarms.store.backup")
+        for _ in 0..<3 { await Self.passRetryInterval(runtime, clock) }
+        let problems = await runtime.storageHealth.problemsAtStart
+        #expect(problems.count == 1 && problems.first?.hasPrefix(directory.path + "/alarms.store.backup: damaged") == true, "\(problems)")
+        #expect(await runtime.storageHealth.readFault != nil)
+    }
+
     /// An alarm only the unreadable copy held (the backup is older) comes back once the copy
     /// reads, and rings if it fell due meanwhile, within the grace period.
     @Test func anAlarmOnlyTheUnreadableCopyHeldRingsOnceItCanBeRead() async throws {
