@@ -57,39 +57,114 @@ public struct SettingsError: Error, Hashable, Sendable, CustomStringConvertible 
 
 /// The household settings file, read at start and replaced whole (written, synced, renamed) on
 /// each change. A damaged file is set aside and the defaults apply; that is logged.
+///
+/// A file that exists but could not be read (a failing SD card, `EACCES`) is left as it is: the
+/// defaults apply meanwhile, the file is read again at each look and each change, and a change is
+/// refused until it has been read, so the household's settings are never replaced unseen.
 public final class HouseholdSettingsFile: Sendable {
     private let path: String
     private let directory: String
-    private let current: Mutex<HouseholdSettings>
+    private let files: DurableFile
+    private let logger: Logger
+    private let current: Mutex<Current>
 
-    public init(directory: String, defaults: HouseholdSettings, logger: Logger) {
-        self.directory = directory
-        path = directory + "/settings.json"
-        var settings = defaults
-        do {
-            if let bytes = try DurableFile.read(path) {
-                settings = try JSONDecoder().decode(HouseholdSettings.self, from: Data(bytes))
-                try settings.validate()
-            }
-        } catch {
-            rename(path, path + ".damaged")
-            logger.error("Household settings file is unusable and was set aside; the configuration's defaults apply", metadata: [
-                "file": "\(path)", "error": "\(error)",
-            ])
-            settings = defaults
-        }
-        current = Mutex(settings)
+    private struct Current {
+        var settings: HouseholdSettings
+        /// Why the file could not be read, while it cannot.
+        var unread: StoreError?
     }
 
-    public var settings: HouseholdSettings { current.withLock { $0 } }
+    public convenience init(directory: String, defaults: HouseholdSettings, logger: Logger) {
+        self.init(directory: directory, defaults: defaults, logger: logger, files: .system)
+    }
+
+    /// A settings file read and written through `files`.
+    package init(directory: String, defaults: HouseholdSettings, logger: Logger, files: DurableFile) {
+        self.directory = directory
+        self.files = files
+        self.logger = logger
+        path = directory + "/settings.json"
+        var current = Current(settings: defaults)
+        do throws(StoreError) {
+            current.settings = try Self.read(path, files: files, directory: directory, logger: logger) ?? defaults
+        } catch {
+            current.unread = error
+            logger.error("Household settings file could not be read; the configuration's defaults apply until it can be", metadata: [
+                "file": "\(path)", "error": "\(error)",
+            ])
+        }
+        self.current = Mutex(current)
+    }
+
+    /// The settings in effect (the defaults while the file cannot be read).
+    public var settings: HouseholdSettings {
+        current.withLock { current in
+            readAgainIfUnread(&current)
+            return current.settings
+        }
+    }
+
+    /// Why the file could not be read, while it cannot.
+    public var readFailure: StoreError? { current.withLock { $0.unread } }
 
     /// Validates, writes and then keeps `settings`; nothing changes if either fails.
+    ///
+    /// - Throws: ``SettingsError`` for a value out of range, ``HouseholdSettingsUnreadable`` while
+    ///   the file cannot be read, or the error that kept the file from being written.
     public func change(to settings: HouseholdSettings) throws {
         try settings.validate()
         let bytes = try JSONEncoder().encode(settings)
         try current.withLock { current in
-            try DurableFile.replace(path, with: Array(bytes), directory: directory)
-            current = settings
+            readAgainIfUnread(&current)
+            if let unread = current.unread { throw HouseholdSettingsUnreadable(failure: unread) }
+            try files.replace(path, with: Array(bytes), directory: directory)
+            current.settings = settings
         }
+    }
+
+    private func readAgainIfUnread(_ current: inout Current) {
+        guard current.unread != nil else { return }
+        do throws(StoreError) {
+            if let settings = try Self.read(path, files: files, directory: directory, logger: logger) {
+                current.settings = settings
+            }
+            current.unread = nil
+            logger.notice("Household settings file read again", metadata: ["file": "\(path)"])
+        } catch {
+            current.unread = error
+        }
+    }
+
+    /// The file's settings; `nil` if there is none, or it is damaged (then it is set aside).
+    ///
+    /// - Throws: ``StoreError`` when the file exists but could not be read.
+    private static func read(
+        _ path: String, files: DurableFile, directory: String, logger: Logger
+    ) throws(StoreError) -> HouseholdSettings? {
+        do {
+            guard let bytes = try files.read(path) else { return nil }
+            let settings = try JSONDecoder().decode(HouseholdSettings.self, from: Data(bytes))
+            try settings.validate()
+            return settings
+        } catch let error as StoreError where !error.notARegularFile {
+            throw error
+        } catch {
+            _ = files.calls.rename(path, path + ".damaged")
+            logger.error("Household settings file is unusable and was set aside; the configuration's defaults apply", metadata: [
+                "file": "\(path)", "error": "\(error)",
+            ])
+            return nil
+        }
+    }
+}
+
+/// A change of the household settings was refused: their file could not be read, and replacing it
+/// would lose what it holds.
+public struct HouseholdSettingsUnreadable: Error, Hashable, Sendable, CustomStringConvertible {
+    public let failure: StoreError
+
+    public var description: String {
+        "the settings file could not be read (\(failure.errnoName): \(failure)); changes are refused until it can be, "
+            + "so the household's settings are not lost"
     }
 }

@@ -92,7 +92,7 @@ extension AlarmRuntime {
 
     /// The next instant the engine will act: an alarm's, or a retry of a store that fails.
     public var nextDeadline: Date? {
-        [scheduler.nextDeadline, storageRetryAt].compactMap { $0 }.min()
+        [scheduler.nextDeadline, storageRetryAt, unreadStore?.retryAt].compactMap { $0 }.min()
     }
 
     /// Forgets the missed alarms once a person has seen them, and marks the store's problems at
@@ -121,6 +121,8 @@ extension AlarmRuntime {
     public func requestAuthorization(for client: ClientID) async throws -> AlarmManager.AuthorizationState {
         let current = authorizationState(for: client)
         guard current == .notDetermined else { return current }
+        // The client may well be authorized in what could not be read: no question for the owner.
+        if let unreadStore { throw AlarmOperationError.storageFailure(unreadStore.refusal.description) }
         let prompt: Task<AlarmManager.AuthorizationState, Never>
         if let pending = pendingPrompts[client] {
             prompt = pending

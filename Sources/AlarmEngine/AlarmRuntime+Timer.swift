@@ -56,6 +56,7 @@ extension AlarmRuntime {
 
     /// Brings everything up to the clock: trust, jumps and due deadlines.
     func handleWake(_ wake: WallClockWake) {
+        if let retryAt = unreadStore?.retryAt, clock.now >= retryAt { readStoreAgain() }
         let now = clock.now
         let offset = Self.offset(now: now, monotonic: clock.monotonicNow)
         let jump = offset - clockOffset
@@ -138,6 +139,24 @@ extension AlarmRuntime {
             case .scheduleChanged(let key, .skip):
                 logger.info("Alarm skips its next occurrence", metadata: metadata(key))
             }
+        }
+    }
+
+    /// Logs the alerts the engine takes up rather than starts: one that was ringing when the
+    /// process stopped (or that only a store file read again held) rings on the device from now
+    /// on, later than it was due by `lateBy`, whatever the line logged when it began said.
+    /// Alerts in `events` (started now) and in `excluded` are not logged.
+    static func logResumedAlerts(
+        of scheduler: AlarmScheduler, besides events: [SchedulerEvent], excluded: Set<AlarmKey> = [], now: Date,
+        to logger: Logger
+    ) {
+        var started = excluded
+        for case .alertStarted(let key, _) in events { started.insert(key) }
+        for key in scheduler.alertingOrder.reversed() where !started.contains(key) {
+            guard case .alerting(let alerting)? = scheduler.record(for: key)?.phase else { continue }
+            logger.info("Alarm alerting", metadata: metadata(key, [
+                "alarm.lateBy": "\(Int(now.timeIntervalSince(alerting.dueDate)))", "alarm.alertingSince": "\(alerting.since)",
+            ]))
         }
     }
 

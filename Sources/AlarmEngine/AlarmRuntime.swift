@@ -29,6 +29,8 @@ public actor AlarmRuntime {
         /// Changes journaled before the next one also writes a snapshot of the whole store (see
         /// ``AlarmStore``).
         public var storeSnapshotEvery: Int
+        /// The calls the state files are read and written with: the kernel's, or a test's.
+        package var files = DurableFile.system
 
         public init(
             policy: EnginePolicy = .default, clockTrust: ClockTrustPolicy = .default, storeDirectory: String,
@@ -73,6 +75,8 @@ public actor AlarmRuntime {
     /// While saves fail (a full or read-only disk), how often the store is tried again: what
     /// could not be written is written once it works, and the fault is shown until then.
     static let storageRetryInterval: Duration = .seconds(30)
+    /// While the store cannot be read: why, what could be read, and when it is read again.
+    var unreadStore: UnreadStore?
     /// Files found bad when the store was loaded, and whether a person at the device saw them.
     var storeProblemsAtStart: [String]
     var storeProblemsAcknowledged = false
@@ -87,7 +91,8 @@ public actor AlarmRuntime {
     /// had never stopped, paused ones stay paused, alerts resume within auto-silence, and missed
     /// ones follow the grace policy. A bad state directory or file never stops the engine: bad
     /// files are set aside and logged, and a store that cannot be written shows as a fault (see
-    /// ``storageHealth``).
+    /// ``storageHealth``). A store file that could not be read is left as it is and read again
+    /// until it can be; meanwhile the alarms that could be read ring and changes are refused.
     ///
     /// - Throws: ``EngineConfigurationError`` for a bad policy.
     public init(
@@ -99,9 +104,11 @@ public actor AlarmRuntime {
     ) throws {
         try configuration.policy.validate()
         self.store = AlarmStore(
-            directory: configuration.storeDirectory, logger: logger, compactionEntries: configuration.storeSnapshotEvery)
-        self.history = AlarmHistory(directory: configuration.storeDirectory)
-        self.intents = IntentMailbox(directory: configuration.storeDirectory, clock: clock, logger: logger)
+            directory: configuration.storeDirectory, logger: logger, compactionEntries: configuration.storeSnapshotEvery,
+            files: configuration.files)
+        self.history = AlarmHistory(directory: configuration.storeDirectory, files: configuration.files)
+        self.intents = IntentMailbox(
+            directory: configuration.storeDirectory, clock: clock, logger: logger, files: configuration.files)
         self.clock = clock
         self.timeZones = timeZones
         self.clockTrust = configuration.clockTrust
@@ -111,8 +118,13 @@ public actor AlarmRuntime {
         let loaded = store.load()
         var problems = loaded.problems
         if let problem = history.problem {
-            logger.error("Alarm history unreadable; kept aside, starting a new one", metadata: ["history.error": "\(problem)"])
+            logger.error("Alarm history unusable; kept aside, starting a new one", metadata: ["history.error": "\(problem)"])
             problems.append("\(history.path): \(problem)")
+        }
+        if let failure = history.unread {
+            logger.warning("Alarm history could not be read; left as it is and read again with the next entry", metadata: [
+                "history.error": "\(failure)",
+            ])
         }
         self.storeProblemsAtStart = problems
         let zone: TimeZoneRules
@@ -138,7 +150,17 @@ public actor AlarmRuntime {
         }
         let outcome = scheduler.evaluate(now: now)
         Self.log(outcome.events, to: logger)
-        if outcome.hasChanges || !loaded.problems.isEmpty || loaded.journalHasRemovalsWithoutOwner {
+        Self.logResumedAlerts(of: scheduler, besides: outcome.events, now: now, to: logger)
+        if !loaded.unreadable.isEmpty {
+            // Nothing is written over what could not be read: what happened at start waits, with
+            // every other change, until the store has been read whole.
+            if outcome.hasChanges { durability = .unsaved }
+            let unread = UnreadStore(failures: loaded.unreadable, known: loaded.state, now: now)
+            unreadStore = unread
+            logger.error(Self.unreadStoreMessage, metadata: [
+                "store.error": "\(unread.fault)", "store.retryIn": "\(Int(unread.interval))",
+            ])
+        } else if outcome.hasChanges || !loaded.problems.isEmpty || loaded.journalHasRemovalsWithoutOwner {
             do {
                 try store.save(Self.storedState(scheduler, authorizations: authorizations, savedAt: now))
             } catch {
@@ -178,7 +200,15 @@ public actor AlarmRuntime {
         snapshotBroadcast.finishAll()
         intents.finishAll()
         // Every change is durable already; a snapshot now lets the next start read one file.
-        if store.hasJournalEntries || durability.hasUnsavedChanges {
+        if unreadStore != nil {
+            if durability.hasUnsavedChanges {
+                // Nothing is written over files nobody could read: an alert silenced meanwhile
+                // rings again after the restart if it is still within auto-silence.
+                logger.error("Changes not written at shutdown: the store could not be read", metadata: [
+                    "store.error": "\(unreadStore.map { "\($0.fault)" } ?? "")",
+                ])
+            }
+        } else if store.hasJournalEntries || durability.hasUnsavedChanges {
             do {
                 try writeSnapshot()
             } catch where durability.hasUnsavedChanges {
@@ -214,13 +244,14 @@ public actor AlarmRuntime {
     /// Makes every change since the last save durable: one journal entry with the changed alarms
     /// (and, when the journal is full, a snapshot of everything).
     func saveState() throws {
+        try refuseWhileStoreUnread()
         try trackingStorageHealth { try writeChanges() }
         durability.markSaved()
     }
 
     /// Runs a write of the store: its failure starts (or continues) the storage fault, logged and
     /// shown once, and its success ends it.
-    private func trackingStorageHealth(_ write: () throws -> Void) throws {
+    func trackingStorageHealth(_ write: () throws -> Void) throws {
         do {
             try write()
         } catch {
@@ -269,11 +300,11 @@ public actor AlarmRuntime {
         rearmTimer()
     }
 
-    /// Whether the store can be written, and what was wrong with it at start.
+    /// Whether the store can be read and written, and what was wrong with it at start.
     public var storageHealth: StorageHealth {
         StorageHealth(
-            fault: storageFault, hasUnsavedChanges: durability.hasUnsavedChanges, problemsAtStart: storeProblemsAtStart,
-            problemsAcknowledged: storeProblemsAcknowledged)
+            readFault: unreadStore?.fault, fault: storageFault, hasUnsavedChanges: durability.hasUnsavedChanges,
+            problemsAtStart: storeProblemsAtStart, problemsAcknowledged: storeProblemsAcknowledged)
     }
 
     /// The device's view with the store's health in it.
@@ -284,13 +315,14 @@ public actor AlarmRuntime {
     }
 
     /// Tells the device that something it shows changed, though no alarm did.
-    private func publishDeviceSnapshot() {
+    func publishDeviceSnapshot() {
         revision += 1
         snapshotBroadcast.publish(currentDeviceSnapshot(), for: 0)
     }
 
     /// Writes a snapshot of the whole state now and empties the journal.
     public func writeSnapshot() throws {
+        try refuseWhileStoreUnread()
         try trackingStorageHealth {
             unsavedAlarms.formUnion(scheduler.changedIDs)
             scheduler.clearChangedIDs()
@@ -356,7 +388,7 @@ public actor AlarmRuntime {
             try saveState()
         } catch {
             durability.markUnsaved()
-            logger.warning("Alarm silenced, but not durable yet: the store cannot be written", metadata: [
+            logger.warning("Alarm silenced, but not durable yet: the store cannot be saved now", metadata: [
                 "store.error": "\(error)",
             ])
         }

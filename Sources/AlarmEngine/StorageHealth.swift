@@ -1,10 +1,13 @@
 import FoundationEssentials
 import Glibc
 
-/// Whether the store can be written, and what was wrong with it at start: what the device's
-/// display, its LED and `status` show. An SD card that the kernel remounted read-only, or a full
-/// one, must be seen before it costs an alarm.
+/// Whether the store can be read and written, and what was wrong with it at start: what the
+/// device's display, its LED and `status` show. An SD card that the kernel remounted read-only, or
+/// a full one, or one that fails to read, must be seen before it costs an alarm.
 public struct StorageHealth: Hashable, Sendable {
+    /// Why the store could not be read, while it cannot (since its load at start): alarms ring
+    /// from what could be read, changes are refused, and the store is read again until it can be.
+    public var readFault: StorageFault?
     /// Why saving fails now (the last failed save); `nil` while saves succeed.
     public var fault: StorageFault?
     /// Changes in effect that are not durable yet: silencing that storage refused, or a
@@ -16,9 +19,10 @@ public struct StorageHealth: Hashable, Sendable {
     public var problemsAcknowledged: Bool
 
     public init(
-        fault: StorageFault? = nil, hasUnsavedChanges: Bool = false, problemsAtStart: [String] = [],
-        problemsAcknowledged: Bool = false
+        readFault: StorageFault? = nil, fault: StorageFault? = nil, hasUnsavedChanges: Bool = false,
+        problemsAtStart: [String] = [], problemsAcknowledged: Bool = false
     ) {
+        self.readFault = readFault
         self.fault = fault
         self.hasUnsavedChanges = hasUnsavedChanges
         self.problemsAtStart = problemsAtStart
@@ -30,22 +34,23 @@ public struct StorageHealth: Hashable, Sendable {
 
     /// One short line for a 16-column display, or `nil` when there is nothing to say.
     public var displayText: String? {
+        if readFault != nil { return "Disk unreadable" }
         if let fault { return fault.displayText }
         return hasUnseenProblems ? "Bad file on disk" : nil
     }
 }
 
-/// A save that failed: the system call's error, and since when saves fail.
+/// A save (or a read of the store) that failed: the system call's error, and since when.
 public struct StorageFault: Hashable, Sendable, CustomStringConvertible {
     /// The failing system call's `errno`; `nil` when the failure was not the file system's.
     public var errno: Int32?
     /// The whole error, with the operation and the path.
     public var message: String
-    /// When the first of the failing saves was tried.
+    /// When the first of the failing saves (or reads) was tried.
     public var since: Date
 
     public init(_ error: any Error, since: Date) {
-        let storeError = error as? StoreError
+        let storeError = error as? StoreError ?? (error as? StoreUnreadable)?.failures.first
         self.errno = storeError?.reason == nil ? storeError?.errno : nil
         self.message = "\(error)"
         self.since = since
@@ -54,7 +59,7 @@ public struct StorageFault: Hashable, Sendable, CustomStringConvertible {
     /// The errno's symbolic name (`EROFS`), which is what a person searches for.
     public var errnoName: String? {
         guard let errno else { return nil }
-        return Self.names[errno] ?? "errno \(errno)"
+        return StoreError.name(of: errno)
     }
 
     /// What the device's display says: a full or read-only disk in words, anything else by name.
@@ -62,7 +67,7 @@ public struct StorageFault: Hashable, Sendable, CustomStringConvertible {
         switch errno {
         case ENOSPC?, EDQUOT?: "Disk full"
         case EROFS?: "Disk read-only"
-        case let errno?: "Disk: \(Self.names[errno] ?? "error \(errno)")"
+        case let errno?: "Disk: \(StoreError.knownName(of: errno) ?? "error \(errno)")"
         case nil: "Disk fault"
         }
     }
@@ -70,13 +75,4 @@ public struct StorageFault: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         errnoName.map { "\(message) (\($0))" } ?? message
     }
-
-    /// The errors a failing SD card, a full disk or a hand-made mess of the state directory give.
-    private static let names: [Int32: String] = [
-        EPERM: "EPERM", ENOENT: "ENOENT", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
-        ENOMEM: "ENOMEM", EACCES: "EACCES", EBUSY: "EBUSY", EEXIST: "EEXIST", ENODEV: "ENODEV",
-        ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", ENFILE: "ENFILE", EMFILE: "EMFILE",
-        EFBIG: "EFBIG", ENOSPC: "ENOSPC", EROFS: "EROFS", EMLINK: "EMLINK", ENAMETOOLONG: "ENAMETOOLONG",
-        ELOOP: "ELOOP", EDQUOT: "EDQUOT", EUCLEAN: "EUCLEAN", ESTALE: "ESTALE",
-    ]
 }

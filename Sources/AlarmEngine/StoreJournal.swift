@@ -17,32 +17,45 @@ final class StoreJournal {
 
     let path: String
     let directory: String
+    private let files: DurableFile
     /// The file's length after the last whole entry.
     private(set) var length = 0
     private(set) var entryCount = 0
 
-    init(path: String, directory: String) {
+    init(path: String, directory: String, files: DurableFile) {
         self.path = path
         self.directory = directory
+        self.files = files
     }
 
     struct Contents {
         var entries: [StoreJournalEntry] = []
         /// Why the file is bad, if it is (then it should be kept aside).
         var damage: String?
-        /// The file could not be read at all (`damage` says why).
-        var unreadable = false
+        /// Not a regular file (`damage` says what): it holds no entries.
+        var notARegularFile = false
+        /// A torn last entry could not be cut off: the next save must not append behind it.
+        var tornTailRemains = false
     }
 
     /// Reads every whole entry; a torn last entry is dropped and cut off the file.
+    ///
+    /// - Throws: ``StoreError`` when the file exists but could not be read (its entries are
+    ///   unknown: it must be left as it is).
     func read() throws(StoreError) -> Contents {
         entryCount = 0
-        guard let bytes = try DurableFile.read(path) else { return Contents() }
+        let bytes: [UInt8]
+        do throws(StoreError) {
+            guard let read = try files.read(path) else { return Contents() }
+            bytes = read
+        } catch where error.notARegularFile {
+            return Contents(damage: error.description, notARegularFile: true)
+        }
         var contents = Contents()
         guard bytes.count >= Self.header.count, Array(bytes.prefix(Self.header.count)) == Self.header else {
             // A header that is cut short is a crash while the file was being created.
             if bytes.count < Self.header.count, Self.header.starts(with: bytes) {
-                try cut(to: 0)
+                contents.tornTailRemains = !cut(to: 0)
                 return contents
             }
             contents.damage = "not an alarmd journal, or a newer version (bad header)"
@@ -56,7 +69,7 @@ final class StoreJournal {
                 entryCount += 1
                 offset = next
             case .torn:
-                try cut(to: offset)
+                contents.tornTailRemains = !cut(to: offset)
                 break parsing
             case .damaged(let reason):
                 contents.damage = "entry \(contents.entries.count + 1) at byte \(offset): \(reason)"
@@ -108,16 +121,16 @@ final class StoreJournal {
     /// and nothing stale is held if the file is replaced or removed behind the daemon's back.
     func append(_ body: [UInt8]) throws(StoreError) {
         let descriptor = try openForAppending()
-        defer { close(descriptor) }
+        defer { _ = files.calls.close(descriptor) }
         var bytes = Array("\(String(CRC32.checksum(body[...]), radix: 16)) \(body.count)\n".utf8)
         bytes += body
         bytes.append(UInt8(ascii: "\n"))
         do throws(StoreError) {
-            try DurableFile.writeAll(bytes, to: descriptor, path: path)
+            try files.writeAll(bytes, to: descriptor, path: path)
             // fdatasync covers the new length too: the entry is there after a power cut.
-            guard fdatasync(descriptor) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
+            guard files.calls.fdatasync(descriptor) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
         } catch {
-            if ftruncate(descriptor, off_t(length)) != 0 || fdatasync(descriptor) != 0 {
+            if files.calls.ftruncate(descriptor, off_t(length)) != 0 || files.calls.fdatasync(descriptor) != 0 {
                 // The file may still hold the refused entry: it must not be used before a snapshot.
                 throw StoreError(operation: error.operation, path: path, errno: error.errno, journalUnusable: true)
             }
@@ -131,16 +144,16 @@ final class StoreJournal {
     /// after its last whole entry.
     func reset() throws(StoreError) {
         // No file is an empty journal: nothing to create.
-        guard access(path, F_OK) == 0 else {
+        guard files.calls.access(path, F_OK) == 0 else {
             forgetEntries()
             return
         }
         let descriptor = try openForAppending()
-        defer { close(descriptor) }
-        guard ftruncate(descriptor, off_t(Self.header.count)) == 0 else {
+        defer { _ = files.calls.close(descriptor) }
+        guard files.calls.ftruncate(descriptor, off_t(Self.header.count)) == 0 else {
             throw StoreError(operation: "ftruncate", path: path, errno: errno)
         }
-        guard fdatasync(descriptor) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
+        guard files.calls.fdatasync(descriptor) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
         forgetEntries()
     }
 
@@ -152,38 +165,39 @@ final class StoreJournal {
 
     /// Opens the journal for appending, creating it (with its header, durably) if needed.
     private func openForAppending() throws(StoreError) -> Int32 {
-        let existed = access(path, F_OK) == 0
+        let existed = files.calls.access(path, F_OK) == 0
         // O_APPEND: every write lands at the end, also after reset() cut the file shorter.
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = files.calls.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError(operation: "open", path: path, errno: errno) }
         var status = stat()
         do throws(StoreError) {
-            guard fstat(descriptor, &status) == 0 else { throw StoreError(operation: "fstat", path: path, errno: errno) }
+            guard files.calls.fstat(descriptor, &status) == 0 else { throw StoreError(operation: "fstat", path: path, errno: errno) }
             if status.st_size < Self.header.count {
                 // New (or cut short at creation): start it with the header, and make its name durable.
-                guard ftruncate(descriptor, 0) == 0 else { throw StoreError(operation: "ftruncate", path: path, errno: errno) }
-                try DurableFile.writeAll(Self.header, to: descriptor, path: path)
-                guard fdatasync(descriptor) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
-                if !existed { try DurableFile.syncDirectory(directory) }
+                guard files.calls.ftruncate(descriptor, 0) == 0 else { throw StoreError(operation: "ftruncate", path: path, errno: errno) }
+                try files.writeAll(Self.header, to: descriptor, path: path)
+                guard files.calls.fdatasync(descriptor) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
+                if !existed { try files.syncDirectory(directory) }
                 forgetEntries()
             } else {
                 length = Int(status.st_size)
             }
         } catch {
-            close(descriptor)
+            _ = files.calls.close(descriptor)
             throw error
         }
         return descriptor
     }
 
-    /// Cuts a torn tail off, durably, so the next append does not follow garbage.
-    private func cut(to size: Int) throws(StoreError) {
-        let opened = open(path, O_WRONLY | O_CLOEXEC)
-        guard opened >= 0 else { throw StoreError(operation: "open", path: path, errno: errno) }
-        defer { close(opened) }
-        guard ftruncate(opened, off_t(size)) == 0 else { throw StoreError(operation: "ftruncate", path: path, errno: errno) }
-        guard fdatasync(opened) == 0 else { throw StoreError(operation: "fdatasync", path: path, errno: errno) }
+    /// Cuts a torn tail off, durably, so the next append does not follow garbage; `false` if it
+    /// could not be (the entries before it were read all the same).
+    private func cut(to size: Int) -> Bool {
+        let opened = files.calls.open(path, O_WRONLY | O_CLOEXEC, 0)
+        guard opened >= 0 else { return false }
+        defer { _ = files.calls.close(opened) }
+        guard files.calls.ftruncate(opened, off_t(size)) == 0, files.calls.fdatasync(opened) == 0 else { return false }
         length = size
+        return true
     }
 }
 

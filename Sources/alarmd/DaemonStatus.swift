@@ -38,18 +38,26 @@ struct DaemonStatus: Sendable {
             alarms: alarms.alarmCount, alerting: alarms.alertingCount, nextAlarm: alarms.nextAlarm?.dueDate, parts: parts)
     }
 
-    /// The store: a fault while saves fail (with the errno a person searches for), and the files
-    /// found bad at start, which are a fault until someone at the device has seen them.
+    /// The store: a fault while it cannot be read or saves fail (with the errno a person searches
+    /// for), and the files found bad at start, which are a fault until someone at the device has
+    /// seen them.
     static func part(storage: StorageHealth) -> StatusReport.Part {
         var details: [String] = []
+        if let fault = storage.readFault {
+            details.append(
+                "cannot be read since \(ISO8601.format(fault.since, in: .utc)): \(fault.message); the alarms that could be read "
+                    + "ring meanwhile")
+        }
         if let fault = storage.fault {
             details.append("cannot be written since \(ISO8601.format(fault.since, in: .utc)): \(fault)")
-            if storage.hasUnsavedChanges { details.append("changes in effect but not saved yet") }
+        }
+        if storage.readFault != nil || storage.fault != nil, storage.hasUnsavedChanges {
+            details.append("changes in effect but not saved yet")
         }
         if !storage.problemsAtStart.isEmpty {
             details.append("set aside at start: " + storage.problemsAtStart.joined(separator: "; "))
         }
-        let faulty = storage.fault != nil || storage.hasUnseenProblems
+        let faulty = storage.readFault != nil || storage.fault != nil || storage.hasUnseenProblems
         return .init(name: "storage", state: faulty ? "fault" : "ok", detail: details.isEmpty ? nil : details.joined(separator: "; "))
     }
 

@@ -4,6 +4,7 @@ import AlarmHardware
 import AlarmKitCore
 import AlarmProtocol
 import FoundationEssentials
+import Glibc
 import Testing
 
 /// Exact frames for both display sizes. Rows are compared as `frame.description` prints them:
@@ -62,6 +63,16 @@ import Testing
         #expect(small.nextChange == Scene.monday(7, 0))
         #expect(Self.rows(Self.render(snapshot, on: Self.tall)) == [
             "       06:59        ", "  Mon 23 Nov 2026   ", Self.blank20, "     No alarms      ",
+        ])
+    }
+
+    @Test func aStoreThatCannotBeReadSaysSoOnTheIdleClock() {
+        var snapshot = Scene.snapshot(now: Self.now)
+        let failure = StoreError(operation: "read", path: "/var/lib/alarmd/alarms.store", errno: EIO)
+        snapshot.storage = StorageHealth(readFault: StorageFault(StoreUnreadable(failures: [failure]), since: Self.now))
+        #expect(Self.rows(Self.render(snapshot, on: Self.small)) == ["     06:59      ", "Disk unreadable "])
+        #expect(Self.rows(Self.render(snapshot, on: Self.tall)) == [
+            "       06:59        ", "  Mon 23 Nov 2026   ", "Disk unreadable     ", "     No alarms      ",
         ])
     }
 

@@ -3,6 +3,7 @@ import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
 import FoundationEssentials
+import Glibc
 import Testing
 
 @testable import AlarmEngine
@@ -65,5 +66,32 @@ import Testing
         try TestFiles.write(bytes, to: directory.path + "/history.jsonl")
         let reloaded = AlarmHistory(directory: directory.path, capacity: 3)
         #expect(reloaded.entries.map(\.title) == ["5", "6", "7"])
+    }
+
+    /// A history that fails to read at start (EIO) is never rewritten from what the engine saw
+    /// since: new entries wait in memory, and once it reads they follow the old ones.
+    @Test func aHistoryThatCannotBeReadIsNeverOverwrittenAndIsReadOnceItCanBe() throws {
+        let directory = try TemporaryDirectory()
+        let id = Alarm.ID()
+        func entry(_ title: String) -> HistoryEntry {
+            HistoryEntry(date: sixFiftyNine, kind: .rang, alarmID: id, owner: Fixture.owner, title: title)
+        }
+        var healthy = AlarmHistory(directory: directory.path, capacity: 2)
+        try healthy.append([entry("old")])
+        let path = directory.path + "/history.jsonl"
+        let before = try #require(TestFiles.read(path))
+
+        let files = FaultyFileSystem()
+        files.fail(.read, on: "history.jsonl", with: EIO)
+        var history = AlarmHistory(directory: directory.path, capacity: 2, files: DurableFile(calls: files))
+        #expect(history.unread?.errno == EIO)
+        for title in ["a", "b", "c", "d", "e"] { try history.append([entry(title)]) }
+        #expect(history.entries.map(\.title) == ["d", "e"])
+        #expect(TestFiles.read(path) == before, "neither appended to nor rewritten")
+
+        files.heal()
+        try history.append([entry("f")])
+        #expect(history.unread == nil)
+        #expect(AlarmHistory(directory: directory.path, capacity: 10).entries.map(\.title) == ["old", "e", "f"])
     }
 }

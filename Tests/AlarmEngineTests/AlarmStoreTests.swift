@@ -303,12 +303,12 @@ import Testing
 
 /// Ways a store file goes bad on a real device, and the tag its kept-aside name carries.
 enum Damage: CaseIterable, Sendable, CustomTestStringConvertible {
-    case flippedByte, truncated, emptied, garbage, newerVersion, unreadable
+    case flippedByte, truncated, emptied, garbage, newerVersion, notAFile
 
     var tag: String {
         switch self {
         case .newerVersion: "version2"
-        case .unreadable: "unreadable"
+        case .notAFile: "notafile"
         default: "corrupt"
         }
     }
@@ -321,8 +321,8 @@ enum Damage: CaseIterable, Sendable, CustomTestStringConvertible {
         let bytes = TestFiles.read(path) ?? []
         let damaged: [UInt8]
         switch self {
-        case .unreadable:
-            // A directory in its place: open succeeds and read fails (EISDIR), even as root.
+        case .notAFile:
+            // A directory in its place: it holds no state, whatever the permissions (tests run as root).
             unlink(path)
             mkdir(path, 0o700)
             return nil

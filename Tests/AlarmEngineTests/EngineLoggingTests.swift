@@ -55,6 +55,30 @@ import Testing
         #expect(handler.entries.isEmpty)
     }
 
+    /// An alert that was ringing when the process stopped rings again after the restart: the log
+    /// says so, with how long after it was due the device rings it now (the first process's line
+    /// said 0, and the person heard nothing before the restart).
+    @Test func anAlertResumedAfterARestartIsLoggedWithItsTrueLateness() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualWallClock(now: sixFiftyNine)
+        let first = try Self.runtime(in: directory.path, clock: clock, handler: InMemoryLogHandler())
+        let id = Alarm.ID()
+        _ = try await first.schedule(id: id, definition: Fixture.fixed(sixFiftyNine.addingTimeInterval(60)), client: Fixture.owner)
+        clock.advance(by: 60)
+        await first.catchUpWithClock()
+        await first.settleStore()
+
+        // Killed as it began to ring; back 65 s later.
+        clock.advance(by: 65)
+        let handler = InMemoryLogHandler()
+        let restarted = try Self.runtime(in: directory.path, clock: clock, handler: handler)
+        #expect(await restarted.alarms(for: Fixture.owner).map(\.state) == [.alerting])
+        let alerting = handler.entries.filter { "\($0.message)" == "Alarm alerting" }
+        #expect(alerting.count == 1)
+        #expect(alerting.first?.metadata["alarm.id"] == "\(id)")
+        #expect(alerting.first?.metadata["alarm.lateBy"] == "65")
+    }
+
     @Test func aBadStoreFileIsAnErrorNamingTheFileAndWhereItWasKept() throws {
         let directory = try TemporaryDirectory()
         let clock = ManualWallClock(now: sixFiftyNine)

@@ -3,6 +3,8 @@ import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
 import FoundationEssentials
+import Glibc
+import Logging
 import Testing
 
 @testable import AlarmEngine
@@ -76,6 +78,32 @@ import Testing
         #expect(TestFiles.names(in: rig.directory.path).contains { $0.hasPrefix("intents.json.bad-") })
         restarted.intents.post(AlarmIntent("coffee"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
         #expect(try rig.restarted().intents.waiting(for: Self.owner).count == 1)
+    }
+}
+
+extension IntentMailboxTests {
+    /// A mailbox that fails to read at start (EIO) is left as it is while presses go on: their
+    /// intents reach the clients that listen, and once the file reads, what it held waits beside
+    /// them and the whole is written.
+    @Test func aMailboxThatCannotBeReadIsNeverOverwrittenAndIsReadOnceItCanBe() async throws {
+        let rig = try EngineRig(now: Self.monday)
+        rig.runtime.intents.post(AlarmIntent("coffee"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
+        let path = rig.directory.path + "/intents.json"
+        let before = try #require(TestFiles.read(path))
+
+        let files = FaultyFileSystem()
+        files.fail(.read, on: "intents.json", with: EIO)
+        let mailbox = IntentMailbox(directory: rig.directory.path, clock: rig.clock, logger: EngineRig.logger, files: DurableFile(calls: files))
+        #expect(mailbox.waiting(for: Self.owner).isEmpty)
+        var deliveries = mailbox.deliveries(for: Self.owner).makeAsyncIterator()
+        mailbox.post(AlarmIntent("lights"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
+        #expect(await deliveries.nextElement()?.intent.name == "lights", "delivered all the same")
+        #expect(TestFiles.read(path) == before, "left as it was")
+
+        files.heal()
+        mailbox.post(AlarmIntent("radio"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
+        #expect(mailbox.waiting(for: Self.owner).map(\.intent.name) == ["coffee", "lights", "radio"])
+        #expect(try rig.restarted().intents.waiting(for: Self.owner).map(\.intent.name) == ["coffee", "lights", "radio"])
     }
 }
 

@@ -204,6 +204,31 @@ import Testing
         #expect(await restarted.alarms(for: Fixture.owner).isEmpty)
     }
 
+    /// The file layer under the store carries every call: a write the disk refuses (as a full
+    /// card does, injected) refuses the change, and the store works again once the disk does.
+    @Test func aWriteTheFileLayerRefusesRefusesTheChangeUntilTheDiskWorks() async throws {
+        let directory = try TemporaryDirectory()
+        let files = FaultyFileSystem()
+        var configuration = AlarmRuntime.Configuration(clockTrust: .always, storeDirectory: directory.path)
+        configuration.files = DurableFile(calls: files)
+        let runtime = try AlarmRuntime(
+            configuration: configuration, clock: ManualWallClock(now: Self.sixFiftyNine),
+            timeZones: ManualTimeZoneProvider(Fixture.berlin), authorizer: FixedAuthorization(.authorized),
+            logger: EngineRig.logger)
+        files.fail(.write, on: "*", with: ENOSPC)
+        await AlarmStoreTests.expectStorageFailure {
+            _ = try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(600), client: Fixture.owner)
+        }
+        #expect(await runtime.storageHealth.fault?.errno == ENOSPC)
+        #expect(files.changes.allSatisfy { $0.call != .write }, "nothing reached the disk")
+
+        files.heal()
+        let tea = try await runtime.schedule(id: Alarm.ID(), definition: Fixture.timer(600), client: Fixture.owner)
+        #expect(files.changes.contains { $0.call == .write && $0.name == "alarms.journal" })
+        let restarted = try Rig.runtime(in: directory.path, clock: ManualWallClock(now: Self.sixFiftyNine), log: InMemoryLogHandler())
+        #expect(await restarted.alarms(for: Fixture.owner).map(\.id) == [tea.id])
+    }
+
     // MARK: - Files that cannot be read
 
     enum Unreadable: CaseIterable, CustomTestStringConvertible {

@@ -33,7 +33,7 @@ import Testing
     }
 
     static func journal(in directory: String) -> StoreJournal {
-        StoreJournal(path: directory + "/alarms.journal", directory: directory)
+        StoreJournal(path: directory + "/alarms.journal", directory: directory, files: .system)
     }
 
     @Test func eachChangeIsOneJournalEntryAndARestartReplaysThem() async throws {
