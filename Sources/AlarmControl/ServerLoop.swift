@@ -189,7 +189,7 @@ final class ServerLoop {
         client.session.close()
         let details = metadata(client.connection).merging(["control.reason": "\(reason.rawValue)"]) { $1 }
         switch reason {
-        case .outputOverflow, .tooLarge:
+        case .outputOverflow, .tooLarge, .unencodableAnswer:
             logger.warning("Control connection closed", metadata: details)
         default:
             logger.debug("Control connection closed", metadata: details)
@@ -199,8 +199,8 @@ final class ServerLoop {
     private func closeIdleClients() {
         let now = server.clock.monotonicNow
         for client in Array(clients.values) {
-            if let deadline = client.connection.idleDeadline(after: configuration.idleTimeout), deadline <= now {
-                close(client, .idle)
+            if let idle = client.connection.idleDeadline(after: configuration.idleTimeout), idle.deadline <= now {
+                close(client, idle.reason)
             }
         }
     }
@@ -209,7 +209,7 @@ final class ServerLoop {
     private func pollTimeout(acceptPaused: Bool) -> Int32 {
         var earliest = acceptPaused ? acceptPausedUntil : nil
         for client in clients.values {
-            if let deadline = client.connection.idleDeadline(after: configuration.idleTimeout) {
+            if let deadline = client.connection.idleDeadline(after: configuration.idleTimeout)?.deadline {
                 earliest = min(earliest ?? deadline, deadline)
             }
         }

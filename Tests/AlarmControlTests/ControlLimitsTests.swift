@@ -92,6 +92,20 @@ struct ControlLimitsTests {
         }
     }
 
+    /// `idle_timeout = "0"` in alarmd.toml: no connection is closed for silence.
+    @Test func withoutAnIdleTimeoutASilentConnectionStays() async throws {
+        let rig = try ServerRig(configure: { $0.idleTimeout = nil })
+        try await rig.serving {
+            let silent = try await rig.rawConnection()
+            try await Self.roundTrip(rig)
+            rig.advanceServerClock(by: 366 * 86_400)
+            try await Self.roundTrip(rig)
+            #expect(await silent.next(timeout: .zero) == .timedOut)
+            await silent.send(Sample.request(1, "hello"))
+            #expect(await silent.nextMessage()?["id"] == .integer(1))
+        }
+    }
+
     @Test func anAnsweredConnectionIsClosedOnceIdleForTheTimeout() async throws {
         // The idle timer starts at the answer, not at the request. The answer waits for a person,
         // so the I/O thread is surely asleep with the request pending.
