@@ -111,8 +111,13 @@ extension AlarmDefinition {
             guard (0...59).contains(relative.time.minute) else {
                 throw .invalidConfiguration("schedule minute \(relative.time.minute) is not in 0...59")
             }
-            if case .weekly(let days) = relative.repeats, days.isEmpty {
-                throw .invalidConfiguration("schedule repeats weekly on no day")
+            if case .weekly(let days) = relative.repeats {
+                guard !days.isEmpty else { throw .invalidConfiguration("schedule repeats weekly on no day") }
+                // Each entry makes every copy of the alarm longer: a list of the same day a
+                // thousand times would be a string by another name.
+                guard days.count <= 7 else {
+                    throw .invalidConfiguration("schedule repeats weekly on \(days.count) days; a week has 7")
+                }
             }
         case nil:
             break

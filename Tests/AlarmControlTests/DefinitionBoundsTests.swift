@@ -137,6 +137,17 @@ struct DefinitionBoundsTests {
         }
     }
 
+    @Test func aWeeklyScheduleNamesAtMostSevenDays() throws {
+        let week: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
+        var definition = Sample.definition()
+        definition.schedule = .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly(week)))
+        #expect(throws: Never.self) { try definition.validate() }
+        definition.schedule = .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly(week + [.monday])))
+        #expect(throws: AlarmOperationError.invalidConfiguration("schedule repeats weekly on 8 days; a week has 7")) {
+            try definition.validate()
+        }
+    }
+
     @Test func anIntentCarriesAtMostSixteenParameters() throws {
         var definition = Sample.definition()
         let parameters = Dictionary(uniqueKeysWithValues: (1...16).map { ("p\($0)", "v") })
