@@ -82,8 +82,8 @@ final class ControlSession: Sendable {
             switch try await perform(request, decided: decided) {
             case .result(let result):
                 await sendAnswer(result, to: request)
-            case .encodedList(let elements):
-                await sendList(count: elements.count, to: request) { elements[$0] }
+            case .encodedResult(let json):
+                await sendEncodedResult(json, to: request)
             case .sent:
                 break
             case .parked:
@@ -98,8 +98,8 @@ final class ControlSession: Sendable {
     /// What handling a request came to.
     enum Outcome {
         case result(any Encodable & Sendable)
-        /// An array result whose elements are JSON already.
-        case encodedList([[UInt8]])
+        /// A result that is JSON already.
+        case encodedResult([UInt8])
         /// The response is already queued (a subscription's, ahead of its first event).
         case sent
         /// A task of its own will answer.

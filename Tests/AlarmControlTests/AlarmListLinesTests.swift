@@ -12,10 +12,9 @@ import Testing
             countdownDuration: .init(preAlert: nil, postAlert: 540), state: state)
     }
 
-    /// The elements as the array a client reads, decoded.
-    static func decoded(_ elements: [[UInt8]]?) throws -> JSONValue {
-        let elements = try #require(elements)
-        let array = Array("[".utf8) + Array(elements.joined(separator: Array(",".utf8))) + Array("]".utf8)
+    /// The array as a client reads it, decoded.
+    static func decoded(_ array: [UInt8]?) throws -> JSONValue {
+        let array = try #require(array)
         #expect(StrictJSON.validate(array) == nil)
         return try JSONDecoder().decode(JSONValue.self, from: Data(array))
     }
@@ -24,18 +23,18 @@ import Testing
         try JSONDecoder().decode(JSONValue.self, from: ControlProtocol.makeEncoder().encode(alarms))
     }
 
-    @Test func theElementsSayWhatJSONEncoderSaysAndFollowChanges() throws {
+    @Test func theArraySaysWhatJSONEncoderSaysAndFollowsChanges() throws {
         let lines = AlarmListLines()
         var alarms = [Self.alarm(6), Self.alarm(7)]
         let owner = ClientID(rawValue: 1000)
-        #expect(try Self.decoded(lines.elements(alarms, owner: owner)) == Self.encoded(alarms))
+        #expect(try Self.decoded(lines.array(alarms, owner: owner)) == Self.encoded(alarms))
         // A changed alarm is written again, a removed one is gone, the rest comes from before.
         alarms[1].state = .alerting
         alarms.removeFirst()
         alarms.append(Self.alarm(8))
-        #expect(try Self.decoded(lines.elements(alarms, owner: owner)) == Self.encoded(alarms))
-        #expect(try Self.decoded(lines.elements([], owner: owner)) == Self.encoded([]))
+        #expect(try Self.decoded(lines.array(alarms, owner: owner)) == Self.encoded(alarms))
+        #expect(try Self.decoded(lines.array([], owner: owner)) == Self.encoded([]))
         // Each client's own: another's list of the same alarms is its own.
-        #expect(try Self.decoded(lines.elements(alarms, owner: ClientID(rawValue: 0))) == Self.encoded(alarms))
+        #expect(try Self.decoded(lines.array(alarms, owner: ClientID(rawValue: 0))) == Self.encoded(alarms))
     }
 }
