@@ -27,9 +27,12 @@ import Synchronization
 ///   non-blocking; requests are handled by one task per connection, one at a time in order,
 ///   calling the ``AlarmRuntime`` actor. A request that waits for a person (`requestAuthorization`,
 ///   or the first `schedule` of an undetermined client) waits on the side and holds up nothing.
-/// - Limits: lines of ``ControlProtocol/maximumRequestSize``, ``Configuration/maximumClients``,
-///   an idle timeout, a bound on each connection's unread output (a client that does not read
-///   its events is disconnected), requests in flight and subscriptions per connection.
+/// - Limits: lines of ``ControlProtocol/maximumRequestSize``; connections of ordinary users
+///   (``Configuration/maximumClients``, and ``Configuration/maximumClientsPerUser`` for each), with
+///   root and the administrators in a pool of their own; an idle timeout; a bound on each
+///   connection's unread events (a client that does not read them is disconnected); requests in
+///   flight and subscriptions per connection. Answers are not bounded: each is written as the
+///   socket drains (``ControlConnection``), so one of any size reaches a client that reads it.
 /// - Bad input gets an error reply and changes nothing; a line too large gets one and the
 ///   connection is closed. Nothing a client sends can stop the server.
 public final class ControlServer: Sendable {
@@ -40,11 +43,21 @@ public final class ControlServer: Sendable {
         /// The socket file's group (mode 0660); `nil` keeps the daemon's group.
         public var socketGroupID: UInt32?
         public var administrators: ControlAdministrators
-        /// Connections at once; one more gets a `busy` error line and is closed.
+        /// Connections of ordinary users (neither root nor administrators) at once, all users
+        /// together; one more gets a `busy` error line and is closed.
         public var maximumClients = 64
-        /// A connection with no request pending and no subscription is closed after this long idle.
-        public var idleTimeout: Duration = .seconds(300)
-        /// Unwritten bytes per connection; a client that lets more pile up is disconnected.
+        /// Connections of one ordinary user at once (subscribers included): one user cannot take
+        /// every slot from the others. One more gets `busy`.
+        public var maximumClientsPerUser = 16
+        /// Connections of root and the administrators at once, apart from ``maximumClients``: the
+        /// device's own clients (the phone page) and root are admitted however many connections
+        /// ordinary users hold.
+        public var maximumAdministratorClients = 32
+        /// A connection with no request pending and no subscription is closed after this long
+        /// idle, as is one that leaves output unread this long; `nil` closes none.
+        public var idleTimeout: Duration? = .seconds(300)
+        /// Unwritten event and error bytes per connection; a client that lets more pile up is
+        /// disconnected. Answers to requests do not count: they are written as the socket drains.
         public var outputLimit = 1 << 20
         /// Unanswered requests per connection; more get `busy`.
         public var maximumPendingRequests = 32

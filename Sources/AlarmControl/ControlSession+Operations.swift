@@ -29,11 +29,8 @@ extension ControlSession {
         case ControlOperationName.alarms:
             _ = try request.parameters(NoParameters.self)
             let alarms = await runtime.alarms(for: client)
-            guard let line = server.alarmListLines.line(id: request.id, alarms: alarms, owner: client) else {
-                return .result(alarms)
-            }
-            connection.send(line)
-            return .sent
+            guard let array = server.alarmListLines.array(alarms, owner: client) else { return .result(alarms) }
+            return .encodedResult(array)
 
         case ControlOperationName.schedule:
             return try await schedule(request, decided: decided)

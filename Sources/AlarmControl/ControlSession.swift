@@ -81,7 +81,9 @@ final class ControlSession: Sendable {
         do {
             switch try await perform(request, decided: decided) {
             case .result(let result):
-                send(result, to: request)
+                await sendAnswer(result, to: request)
+            case .encodedResult(let json):
+                await sendEncodedResult(json, to: request)
             case .sent:
                 break
             case .parked:
@@ -96,12 +98,17 @@ final class ControlSession: Sendable {
     /// What handling a request came to.
     enum Outcome {
         case result(any Encodable & Sendable)
+        /// A result that is JSON already.
+        case encodedResult([UInt8])
         /// The response is already queued (a subscription's, ahead of its first event).
         case sent
         /// A task of its own will answer.
         case parked
     }
 
+    /// Queues a short result as one line, counted against the output bound as events are: for
+    /// answers from tasks beside the queue (a subscription's, a prompt's), which must not wait
+    /// for the socket.
     func send(_ result: any Encodable & Sendable, to request: ControlRequest) {
         if let line = Self.successLine(id: request.id, result: result) {
             connection.send(line)
@@ -124,7 +131,7 @@ final class ControlSession: Sendable {
     }
 
     /// Generic, so that the result's own type (opened from the existential) is encoded.
-    private static func successLine<Result: Encodable>(id: Int64, result: Result) -> [UInt8]? {
+    static func successLine<Result: Encodable>(id: Int64, result: Result) -> [UInt8]? {
         ControlProtocol.line(SuccessMessage(id: id, result: result))
     }
 

@@ -95,18 +95,17 @@ final class ServerLoop {
                 }
                 return
             }
-            guard clients.count < configuration.maximumClients else {
-                refuse(fd, ControlErrorBody(code: .busy, message: "too many clients (\(configuration.maximumClients)); try again later"))
-                continue
-            }
             guard let credentials = UnixSocket.peerCredentials(fd) else {
                 UnixSocket.close(fd)
                 continue
             }
+            let isAdministrator = isAdministrator(uid: credentials.uid, gid: credentials.gid)
+            if let refusal = refusal(uid: credentials.uid, isAdministrator: isAdministrator) {
+                refuse(fd, refusal, uid: credentials.uid)
+                continue
+            }
             nextConnectionID += 1
-            let peer = ControlPeer(
-                uid: credentials.uid, gid: credentials.gid, pid: credentials.pid,
-                isAdministrator: configuration.administrators.includes(uid: credentials.uid, gid: credentials.gid))
+            let peer = ControlPeer(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid, isAdministrator: isAdministrator)
             let connection = ControlConnection(
                 id: nextConnectionID, fd: fd, peer: peer, outputLimit: configuration.outputLimit, waker: waker, clock: server.clock)
             let session = server.open(connection)
@@ -115,13 +114,49 @@ final class ServerLoop {
         }
     }
 
+    /// Whether the peer administers. A connection already open with the same uid and gid answers
+    /// without reading the account database again: a client refused in a loop costs the thread
+    /// little.
+    private func isAdministrator(uid: UInt32, gid: UInt32) -> Bool {
+        if let known = clients.values.first(where: { $0.connection.peer.uid == uid && $0.connection.peer.gid == gid }) {
+            return known.connection.peer.isAdministrator
+        }
+        return configuration.administrators.includes(uid: uid, gid: gid)
+    }
+
+    /// Why a new connection of `uid` cannot be served, if it cannot: root and the administrators
+    /// have slots of their own, so ordinary users cannot lock them out; each ordinary user may
+    /// hold a share of the others'.
+    private func refusal(uid: UInt32, isAdministrator: Bool) -> ControlErrorBody? {
+        let peers = clients.values.map(\.connection.peer)
+        if isAdministrator {
+            let limit = configuration.maximumAdministratorClients
+            guard peers.count(where: \.isAdministrator) < limit else {
+                return ControlErrorBody(code: .busy, message: "too many administrators' connections (\(limit)); try again later")
+            }
+            return nil
+        }
+        let perUser = configuration.maximumClientsPerUser
+        guard peers.count(where: { !$0.isAdministrator && $0.uid == uid }) < perUser else {
+            return ControlErrorBody(
+                code: .busy, message: "uid \(uid) already holds \(perUser) connections, the most one user may; close one first")
+        }
+        let limit = configuration.maximumClients
+        guard peers.count(where: { !$0.isAdministrator }) < limit else {
+            return ControlErrorBody(code: .busy, message: "too many clients (\(limit)); try again later")
+        }
+        return nil
+    }
+
     /// Tells a client it cannot be served (best effort: one non-blocking send) and closes it.
-    private func refuse(_ fd: Int32, _ error: ControlErrorBody) {
+    private func refuse(_ fd: Int32, _ error: ControlErrorBody, uid: UInt32) {
         if let line = ControlProtocol.line(FailureMessage(id: nil, error: error)) {
             _ = line.withUnsafeBytes { UnixSocket.send(fd, $0) }
         }
         UnixSocket.close(fd)
-        logger.warning("Control connection refused", metadata: ["control.error": "\(error.code)", "control.reason": "\(error.message)"])
+        logger.warning("Control connection refused", metadata: [
+            "control.uid": "\(uid)", "control.error": "\(error.code)", "control.reason": "\(error.message)",
+        ])
     }
 
     // MARK: - Reading
@@ -189,7 +224,7 @@ final class ServerLoop {
         client.session.close()
         let details = metadata(client.connection).merging(["control.reason": "\(reason.rawValue)"]) { $1 }
         switch reason {
-        case .outputOverflow, .tooLarge:
+        case .outputOverflow, .tooLarge, .unencodableAnswer:
             logger.warning("Control connection closed", metadata: details)
         default:
             logger.debug("Control connection closed", metadata: details)
@@ -199,8 +234,8 @@ final class ServerLoop {
     private func closeIdleClients() {
         let now = server.clock.monotonicNow
         for client in Array(clients.values) {
-            if let deadline = client.connection.idleDeadline(after: configuration.idleTimeout), deadline <= now {
-                close(client, .idle)
+            if let idle = client.connection.idleDeadline(after: configuration.idleTimeout), idle.deadline <= now {
+                close(client, idle.reason)
             }
         }
     }
@@ -209,7 +244,7 @@ final class ServerLoop {
     private func pollTimeout(acceptPaused: Bool) -> Int32 {
         var earliest = acceptPaused ? acceptPausedUntil : nil
         for client in clients.values {
-            if let deadline = client.connection.idleDeadline(after: configuration.idleTimeout) {
+            if let deadline = client.connection.idleDeadline(after: configuration.idleTimeout)?.deadline {
                 earliest = min(earliest ?? deadline, deadline)
             }
         }

@@ -66,6 +66,10 @@ extension DaemonConfiguration {
         }
 
         control.maximumClients = try reader.value("control.max_clients", as: .integer(in: 1...1024), default: defaults.control.maximumClients)
+        control.maximumClientsPerUser = try reader.value(
+            "control.max_clients_per_user", as: .integer(in: 1...1024), default: defaults.control.maximumClientsPerUser)
+        control.maximumAdministratorClients = try reader.value(
+            "control.max_admin_clients", as: .integer(in: 1...1024), default: defaults.control.maximumAdministratorClients)
         if let timeout = try reader.optional("control.idle_timeout", as: .duration(in: .zero ... .seconds(86_400))) {
             control.idleTimeout = timeout == .zero ? nil : timeout
         }

@@ -82,8 +82,13 @@ extension DaemonConfiguration {
     }
 
     public struct ControlLimits: Hashable, Sendable {
-        /// Connections served at once; more are refused until one closes.
+        /// Connections of users other than root and the administrators, all together; more are
+        /// refused until one closes.
         public var maximumClients: Int = 64
+        /// Connections of one such user (subscribers included).
+        public var maximumClientsPerUser: Int = 16
+        /// Connections of root and the administrators (the phone page), apart from the others'.
+        public var maximumAdministratorClients: Int = 32
         /// A connection with no request for this long is closed; `nil` keeps it open.
         public var idleTimeout: Duration? = .seconds(5 * 60)
 

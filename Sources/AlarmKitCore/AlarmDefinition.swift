@@ -78,8 +78,15 @@ extension AlarmDefinition {
     /// it a date's ISO 8601 text (four-digit years) and its JSON seconds are exact; outside it a
     /// date prints as another (the civil-date conversions clamp) or not at all (NaN, infinities).
     public static let fixedDates = Date(timeIntervalSince1970: 0)..<Date(timeIntervalSince1970: 253_402_300_800)
-    /// The longest title or button text accepted, in characters.
+    /// The longest string accepted in a definition, in characters: titles, button texts and
+    /// symbol names, intent names, intent parameters' names and values.
     public static let maximumTextLength = 200
+    /// The most bytes (UTF-8) any of those strings may take. A character may carry any number of
+    /// combining marks, so a count of characters alone does not bound a string's size; 1,024
+    /// bytes hold any 200 characters of one to four bytes each, with room to spare.
+    public static let maximumTextBytes = 1024
+    /// The most parameters an intent may carry.
+    public static let maximumIntentParameters = 16
     /// The largest metadata accepted, in bytes of JSON.
     public static let maximumMetadataSize = 16 * 1024
 
@@ -104,8 +111,13 @@ extension AlarmDefinition {
             guard (0...59).contains(relative.time.minute) else {
                 throw .invalidConfiguration("schedule minute \(relative.time.minute) is not in 0...59")
             }
-            if case .weekly(let days) = relative.repeats, days.isEmpty {
-                throw .invalidConfiguration("schedule repeats weekly on no day")
+            if case .weekly(let days) = relative.repeats {
+                guard !days.isEmpty else { throw .invalidConfiguration("schedule repeats weekly on no day") }
+                // Each entry makes every copy of the alarm longer: a list of the same day a
+                // thousand times would be a string by another name.
+                guard days.count <= 7 else {
+                    throw .invalidConfiguration("schedule repeats weekly on \(days.count) days; a week has 7")
+                }
             }
         case nil:
             break
@@ -116,9 +128,7 @@ extension AlarmDefinition {
         }
         if case .named(let name) = sound {
             guard !name.isEmpty, !name.contains("/"), name != ".", name != "..", name.utf8.count <= 255 else {
-                // Quoted with escapes and clipped: the refusal is one readable line, whatever the name holds.
-                let shown = name.count > 60 ? String(name.prefix(60)).debugDescription + "…" : name.debugDescription
-                throw .invalidConfiguration("sound name \(shown) is not a plain file name")
+                throw .invalidConfiguration("sound name \(Self.quoted(name)) is not a plain file name")
             }
         }
     }
@@ -130,22 +140,60 @@ extension AlarmDefinition {
         }
     }
 
+    /// Every string of the definition but the sound's name (a file name, checked as one) is held
+    /// to ``maximumTextLength`` characters and ``maximumTextBytes`` bytes. The bounds apply to what
+    /// is scheduled: an alarm accepted before them keeps its strings (the store is never
+    /// revalidated), and only scheduling it again with the same strings is refused.
     private func checkTexts() throws(AlarmOperationError) {
-        var texts: [(String, String)] = [
-            ("presentation.alert.title", presentation.alert.title),
-            ("presentation.alert.stopButton.text", presentation.alert.stopButton.text),
-        ]
-        if let button = presentation.alert.secondaryButton { texts.append(("presentation.alert.secondaryButton.text", button.text)) }
-        if let countdown = presentation.countdown { texts.append(("presentation.countdown.title", countdown.title)) }
-        if let paused = presentation.paused { texts.append(("presentation.paused.title", paused.title)) }
-        for (field, text) in texts where text.count > Self.maximumTextLength {
-            throw .invalidConfiguration("\(field) has \(text.count) characters; at most \(Self.maximumTextLength)")
+        let alert = presentation.alert
+        var texts: [(field: String, text: String)] = [("presentation.alert.title", alert.title)]
+        func button(_ button: AlarmButton?, _ field: String) {
+            guard let button else { return }
+            texts.append((field + ".text", button.text))
+            texts.append((field + ".systemImageName", button.systemImageName))
         }
+        button(alert.stopButton, "presentation.alert.stopButton")
+        button(alert.secondaryButton, "presentation.alert.secondaryButton")
+        if let countdown = presentation.countdown {
+            texts.append(("presentation.countdown.title", countdown.title))
+            button(countdown.pauseButton, "presentation.countdown.pauseButton")
+        }
+        if let paused = presentation.paused {
+            texts.append(("presentation.paused.title", paused.title))
+            button(paused.resumeButton, "presentation.paused.resumeButton")
+        }
+        for (field, text) in texts { try Self.checkText(text, named: field) }
         for (field, intent) in [("stopIntent", stopIntent), ("secondaryIntent", secondaryIntent)] {
             guard let intent else { continue }
-            guard !intent.name.isEmpty, intent.name.count <= Self.maximumTextLength else {
-                throw .invalidConfiguration("\(field).name must have 1 to \(Self.maximumTextLength) characters")
+            guard !intent.name.isEmpty else { throw .invalidConfiguration("\(field).name is empty") }
+            try Self.checkText(intent.name, named: field + ".name")
+            guard intent.parameters.count <= Self.maximumIntentParameters else {
+                throw .invalidConfiguration(
+                    "\(field).parameters has \(intent.parameters.count) entries; at most \(Self.maximumIntentParameters)")
             }
+            // Sorted, so that of several bad entries the same one is named every time.
+            for (name, value) in intent.parameters.sorted(by: { $0.key < $1.key }) {
+                try Self.checkText(name, named: "a name in \(field).parameters")
+                try Self.checkText(value, named: "\(field).parameters[\(Self.quoted(name))]")
+            }
+        }
+    }
+
+    /// Quoted with escapes and clipped: a refusal is one readable line, whatever the text holds.
+    private static func quoted(_ text: String) -> String {
+        text.count > 60 ? String(text.prefix(60)).debugDescription + "…" : text.debugDescription
+    }
+
+    private static func checkText(_ text: String, named field: String) throws(AlarmOperationError) {
+        let bytes = text.utf8.count
+        // Fewer bytes than the limit on characters: no need to count characters.
+        guard bytes > maximumTextLength else { return }
+        let characters = text.count
+        guard characters <= maximumTextLength else {
+            throw .invalidConfiguration("\(field) has \(characters) characters; at most \(maximumTextLength)")
+        }
+        guard bytes <= maximumTextBytes else {
+            throw .invalidConfiguration("\(field) is \(bytes) bytes of UTF-8; at most \(maximumTextBytes)")
         }
     }
 }

@@ -24,6 +24,10 @@ import FoundationEssentials
 ///   response and carry its `subscription` number; each holds the whole current value. `intent`
 ///   events (after `subscribeIntents`) each hold one delivery instead.
 /// - Dates are seconds since 1970 (a JSON number); ``AlarmDefinition/metadata`` is base64.
+/// - A response is one line whatever its size (a list is not paged): the daemon writes it as the
+///   client reads it, and holds only events and errors against its bound on a connection's
+///   unread output, so a client that does not read its events is disconnected, and one that
+///   asks for every record gets them.
 ///
 /// See ``ControlOperationName`` for the operations and their parameters.
 public enum ControlProtocol {
@@ -33,9 +37,12 @@ public enum ControlProtocol {
     public static let defaultSocketPath = "/run/alarmd/control.sock"
     /// The longest line a client may send, in bytes, without its newline: 64 KiB.
     public static let maximumRequestSize = 64 * 1024
-    /// The longest line a client accepts from the daemon. Larger than requests: the whole list of
-    /// up to `EnginePolicy.maximumAlarms` alarms travels in one event.
-    public static let maximumResponseSize = 16 * 1024 * 1024
+    /// The longest line a client accepts from the daemon: 128 MiB. Larger than requests: a list
+    /// travels in one line, and an administrator's holds every client's records. Each record
+    /// comes from one request, so the device's default 1,000 alarms (`EnginePolicy.maximumAlarms`)
+    /// at the largest size a request allows come to about 65 MiB. The daemon writes such a line
+    /// as the socket drains; it is not held against its bound on unread output.
+    public static let maximumResponseSize = 128 * 1024 * 1024
 
     package static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()

@@ -104,7 +104,9 @@ struct DaemonMode {
             socketGroupID: ControlAdministrators.groupID(named: configuration.socketGroup),
             administrators: ControlAdministrators(groupID: ControlAdministrators.groupID(named: configuration.adminGroup)))
         control.maximumClients = configuration.control.maximumClients
-        if let idle = configuration.control.idleTimeout { control.idleTimeout = idle }
+        control.maximumClientsPerUser = configuration.control.maximumClientsPerUser
+        control.maximumAdministratorClients = configuration.control.maximumAdministratorClients
+        control.idleTimeout = configuration.control.idleTimeout
         control.serverVersion = AlarmdVersion.current
         let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
         let server = ControlServer(

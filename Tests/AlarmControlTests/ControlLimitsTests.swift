@@ -13,8 +13,15 @@ import Testing
 /// The idle timeout runs on the server's manual clock: the tests move it.
 @Suite(.timeLimit(.minutes(1)))
 struct ControlLimitsTests {
+    /// 64 slots for this process's user, whether it administers (root) or not.
+    static func sixtyFourSlots(_ configuration: inout ControlServer.Configuration) {
+        configuration.maximumClients = 64
+        configuration.maximumClientsPerUser = 64
+        configuration.maximumAdministratorClients = 64
+    }
+
     @Test func theClientBeyondTheLimitIsToldBusyAndClosed() async throws {
-        let rig = try ServerRig(configure: { $0.maximumClients = 64 })
+        let rig = try ServerRig(configure: Self.sixtyFourSlots)
         try await rig.serving {
             let connections = try await Self.answeredConnections(64, rig)
             let refused = try await rig.rawConnection()
@@ -30,7 +37,7 @@ struct ControlLimitsTests {
     }
 
     @Test func aSlotFreedByAClientThatLeftIsTakenByTheNextAtOnce() async throws {
-        let rig = try ServerRig(configure: { $0.maximumClients = 64 })
+        let rig = try ServerRig(configure: Self.sixtyFourSlots)
         try await rig.serving {
             let connections = try await Self.answeredConnections(64, rig)
             // The server's thread is held (logging a refused line) while one client leaves and
@@ -89,6 +96,20 @@ struct ControlLimitsTests {
             var reply = await subscriber.nextMessage()
             if reply?["event"] != nil { reply = await subscriber.nextMessage() }
             #expect(reply?["id"] == .integer(2), "a subscriber waits for events: it is not idle")
+        }
+    }
+
+    /// `idle_timeout = "0"` in alarmd.toml: no connection is closed for silence.
+    @Test func withoutAnIdleTimeoutASilentConnectionStays() async throws {
+        let rig = try ServerRig(configure: { $0.idleTimeout = nil })
+        try await rig.serving {
+            let silent = try await rig.rawConnection()
+            try await Self.roundTrip(rig)
+            rig.advanceServerClock(by: 366 * 86_400)
+            try await Self.roundTrip(rig)
+            #expect(await silent.next(timeout: .zero) == .timedOut)
+            await silent.send(Sample.request(1, "hello"))
+            #expect(await silent.nextMessage()?["id"] == .integer(1))
         }
     }
 

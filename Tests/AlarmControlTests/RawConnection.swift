@@ -18,6 +18,8 @@ final class RawConnection: Sendable {
     private struct State {
         var decoder = ControlLineDecoder(maximumLineLength: ControlProtocol.maximumResponseSize)
         var lines: [[UInt8]] = []
+        /// Bytes received so far, complete lines or not.
+        var received = 0
         var ended = false
         var fd: Int32?
     }
@@ -81,14 +83,42 @@ final class RawConnection: Sendable {
                 case .done(0), .failed:
                     state.withLock { $0.ended = true }
                 case .done(let count):
-                    state.withLock { state in
-                        for output in state.decoder.feed(buffer[0..<count]) {
-                            if case .line(let line) = output { state.lines.append(line) }
-                        }
-                    }
+                    feed(buffer[0..<count])
                 case .wouldBlock:
                     continue
                 }
+            }
+        }
+    }
+
+    /// Reads until at least `count` bytes have arrived since the connection opened, complete
+    /// lines or not; `false` if it closed first or stalled for `timeout`.
+    func receive(atLeast count: Int, timeout: Duration = .seconds(60)) async -> Bool {
+        guard let fd = state.withLock({ $0.fd }) else { return false }
+        return await DetachedThread.run { [self] in
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while state.withLock({ $0.received }) < count {
+                var pollDescriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&pollDescriptor, 1, Self.milliseconds(timeout)) > 0 else { return false }
+                switch buffer.withUnsafeMutableBytes({ UnixSocket.receive(fd, into: $0) }) {
+                case .done(0), .failed:
+                    state.withLock { $0.ended = true }
+                    return false
+                case .done(let received):
+                    feed(buffer[0..<received])
+                case .wouldBlock:
+                    continue
+                }
+            }
+            return true
+        }
+    }
+
+    private func feed(_ bytes: ArraySlice<UInt8>) {
+        state.withLock { state in
+            state.received += bytes.count
+            for output in state.decoder.feed(bytes) {
+                if case .line(let line) = output { state.lines.append(line) }
             }
         }
     }

@@ -76,7 +76,13 @@ final class ServerRig: Sendable {
     ) -> ControlServer {
         ControlServer(
             configuration: configuration, runtime: runtime,
-            handlers: ["echo": .init(requiresAdministrator: false) { call in (try? call.request.parameters(JSONValue.self)) ?? .object([:]) }],
+            handlers: [
+                "echo": .init(requiresAdministrator: false) { call in (try? call.request.parameters(JSONValue.self)) ?? .object([:]) },
+                // The caller's records, as alarmd's `alarmRecords` answers: a long list.
+                "records": .init(requiresAdministrator: false) { call in
+                    await runtime.allRecords().filter { $0.owner == call.peer.client }
+                },
+            ],
             logger: logger, clock: clock)
     }
 
@@ -284,6 +290,13 @@ enum Sample {
         AlarmDefinition(
             schedule: .fixed(date), countdownDuration: .init(preAlert: nil, postAlert: 540),
             presentation: AlarmPresentation(alert: .init(title: title, secondaryButton: .snooze, secondaryButtonBehavior: .countdown)))
+    }
+
+    /// An alarm with the most metadata accepted: its record is about 22 KB of JSON.
+    static func bulky() -> AlarmDefinition {
+        var definition = definition()
+        definition.metadata = Data(repeating: UInt8(ascii: "a"), count: AlarmDefinition.maximumMetadataSize)
+        return definition
     }
 
     static func timer(_ seconds: TimeInterval = 300) -> AlarmDefinition {

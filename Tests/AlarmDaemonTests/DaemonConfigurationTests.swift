@@ -42,6 +42,8 @@ import Testing
         trust = "synchronized"
         [control]
         max_clients = 8
+        max_clients_per_user = 2
+        max_admin_clients = 4
         idle_timeout = "0"
         authorization_timeout = "30s"
         """
@@ -73,6 +75,8 @@ import Testing
         expected.appliance.debounceInterval = .milliseconds(20)
         expected.clockTrust = .synchronized
         expected.control.maximumClients = 8
+        expected.control.maximumClientsPerUser = 2
+        expected.control.maximumAdministratorClients = 4
         expected.control.idleTimeout = nil
         expected.appliance.authorizationTimeout = .seconds(30)
         #expect(loaded.configuration == expected)
@@ -95,6 +99,7 @@ import Testing
         #expect(configuration.clockTrust == .default)
         #expect(configuration.appliance == ApplianceSettings())
         #expect(configuration.control.maximumClients == 64 && configuration.control.idleTimeout == .seconds(300))
+        #expect(configuration.control.maximumClientsPerUser == 16 && configuration.control.maximumAdministratorClients == 32)
     }
 
     /// `deploy/alarmd.toml` is the documentation of every key: it must parse without warnings, equal
@@ -142,7 +147,8 @@ import Testing
         (21, "clock = \"24\"", "a.toml:21: display.clock: must be one of \"24h\", \"12h\"; found \"24\""),
         (29, "trust = \"ntp\"", "a.toml:29: clock.trust: must be one of \"release-date\", \"synchronized\", \"always\"; found \"ntp\""),
         (31, "max_clients = \"8\"", "a.toml:31: control.max_clients: expected an integer from 1 to 1024, found string \"8\""),
-        (32, "idle_timeout = 5m", "a.toml:32: control.idle_timeout: invalid value 5m (strings need quotes: \"5m\")"),
+        (32, "max_clients_per_user = 0", "a.toml:32: control.max_clients_per_user: must be from 1 to 1024, found 0"),
+        (34, "idle_timeout = 5m", "a.toml:34: control.idle_timeout: invalid value 5m (strings need quotes: \"5m\")"),
     ])
     func aBadValueIsOneLineNamingFileLineAndKey(line: Int, replacement: String, message: String) {
         var lines = Self.everyKey.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

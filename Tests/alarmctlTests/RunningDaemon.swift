@@ -1,9 +1,11 @@
 import AlarmClient
 import AlarmControl
+import AlarmEngine
 import AlarmProtocol
 import AlarmTestKit
 import FoundationEssentials
 import Glibc
+import Logging
 
 /// `alarmd` running headless on the simulated board in a fresh directory (empty configuration
 /// file, its own state directory and socket), for `alarmctl` to talk to.
@@ -37,10 +39,19 @@ final class RunningDaemon {
 
     /// Starts alarmd and waits (at most 30 s) until it tells its `NOTIFY_SOCKET` `READY=1`, which
     /// it does once the control socket serves.
-    init() throws {
+    ///
+    /// - Parameters:
+    ///   - configuration: the text of its configuration file (empty: the defaults).
+    ///   - state: what its store holds when it starts (`nil`: nothing, a first start).
+    init(configuration text: String = "", state: StoredState? = nil) throws {
         directory = try TemporaryDirectory()
         let configuration = directory.path + "/alarmd.toml"
-        try TestFiles.write([], to: configuration)
+        try TestFiles.write(Array(text.utf8), to: configuration)
+        if let state {
+            mkdir(directory.path + "/state", 0o700)
+            try AlarmStore(directory: directory.path + "/state", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+                .save(state)
+        }
         socket = directory.path + "/control.sock"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
