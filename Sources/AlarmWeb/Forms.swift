@@ -1,6 +1,21 @@
 import AlarmKitCore
+import AlarmProtocol
 import FoundationEssentials
 import WebPairings
+
+/// The page's request bodies: JSON as strict as alarmd's socket takes it (``StrictJSON``: no
+/// repeated member names, trailing commas, comments or bad escapes), then decoded.
+enum WebJSON {
+    struct NotStrict: Error, CustomStringConvertible {
+        var violation: StrictJSON.Violation
+        var description: String { "not strict JSON: \(violation)" }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        if let violation = StrictJSON.validate(Array(body)) { throw NotStrict(violation: violation) }
+        return try JSONDecoder.web.decode(type, from: body)
+    }
+}
 
 /// The body of `POST /api/alarms` and `PUT /api/alarms/ID`.
 struct AlarmForm: Decodable {
@@ -16,7 +31,7 @@ struct AlarmForm: Decodable {
 
     static func decode(_ body: Data) throws -> AlarmForm {
         do {
-            return try JSONDecoder.web.decode(AlarmForm.self, from: body)
+            return try WebJSON.decode(AlarmForm.self, from: body)
         } catch {
             throw WebError(400, "expected {\"time\": \"07:30\", \"repeat\": [\"mon\", ...], \"label\": ..., \"snoozeSeconds\": ..., \"sound\": ...}: \(Self.summary(error))")
         }
@@ -24,6 +39,7 @@ struct AlarmForm: Decodable {
 
     static func summary(_ error: any Error) -> String {
         switch error {
+        case let error as WebJSON.NotStrict: "\(error)"
         case DecodingError.keyNotFound(let key, _): "\"\(key.stringValue)\" is missing"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
@@ -83,7 +99,7 @@ struct TimerForm: Decodable {
 
     static func decode(_ body: Data) throws -> TimerForm {
         do {
-            return try JSONDecoder.web.decode(TimerForm.self, from: body)
+            return try WebJSON.decode(TimerForm.self, from: body)
         } catch {
             throw WebError(400, "expected {\"seconds\": 300, \"label\": \"Tea\"}: \(AlarmForm.summary(error))")
         }
@@ -106,7 +122,7 @@ struct TimerForm: Decodable {
 enum SettingsForm {
     static func decode(_ body: Data) throws -> PageState.Settings {
         do {
-            return try JSONDecoder.web.decode(PageState.Settings.self, from: body)
+            return try WebJSON.decode(PageState.Settings.self, from: body)
         } catch {
             throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\"}: \(AlarmForm.summary(error))")
         }

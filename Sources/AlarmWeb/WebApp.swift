@@ -107,13 +107,8 @@ public final class WebApp: Sendable {
             try await link.schedule(id: id, definition: try AlarmForm.decode(request.body).alarm())
             return .json(201, ["id": id.uuidString])
         case ("PUT", 2, "alarms", let id, _):
-            // The edited alarm is scheduled before the old one goes, so a refusal loses nothing.
             let definition = try AlarmForm.decode(request.body).alarm()
-            let old = try alarmID(id)
-            let new = UUID()
-            try await link.schedule(id: new, definition: definition)
-            try await link.perform(AlarmAction.cancel.rawValue, id: old)
-            return .json(200, ["id": new.uuidString])
+            return .json(200, ["id": try await edit(try alarmID(id), to: definition).uuidString])
         case ("DELETE", 2, "alarms", let id, _), ("DELETE", 2, "timers", let id, _):
             try await link.perform(AlarmAction.cancel.rawValue, id: try alarmID(id))
             return .json(200, ["ok": true])
@@ -152,6 +147,26 @@ public final class WebApp: Sendable {
         "pause": AlarmAction.pause.rawValue, "resume": AlarmAction.resume.rawValue,
         "enable": ScheduleAction.enable.rawValue, "disable": ScheduleAction.disable.rawValue, "skip": ScheduleAction.skip.rawValue,
     ]
+
+    /// Replaces the page's own alarm `old` with one of `definition`, under a new id. The edited
+    /// alarm is scheduled before the old one goes, so a refusal loses nothing; an alarm that is
+    /// not there (or not the page's) is 404 and changes nothing, and if it goes between the check
+    /// and its cancellation (stopped at the clock, cancelled elsewhere), the new one is taken back.
+    private func edit(_ old: UUID, to definition: AlarmDefinition) async throws -> UUID {
+        let uid = try await link.ownUID()
+        guard try await link.records().contains(where: { $0.id == old && $0.owner.rawValue == uid }) else {
+            throw WebError(404, "no alarm \(old)")
+        }
+        let new = UUID()
+        try await link.schedule(id: new, definition: definition)
+        do {
+            try await link.perform(AlarmAction.cancel.rawValue, id: old)
+        } catch {
+            try? await link.perform(AlarmAction.cancel.rawValue, id: new)
+            throw error
+        }
+        return new
+    }
 
     /// Stop and Snooze act as the clock's buttons do, on whoever's alarm it is.
     private func buttonPressed(_ action: AlarmAction, on id: UUID) async throws {
@@ -219,7 +234,7 @@ public final class WebApp: Sendable {
     private func startPairing(_ request: WebRequest) async throws -> WebResponse {
         let name: String
         do {
-            name = try JSONDecoder.web.decode(PairRequest.self, from: request.body).name.trimmingCharacters(in: .whitespacesAndNewlines)
+            name = try WebJSON.decode(PairRequest.self, from: request.body).name.trimmingCharacters(in: .whitespacesAndNewlines)
         } catch {
             throw WebError(400, "expected {\"name\": \"a name for this phone\"}")
         }

@@ -96,6 +96,48 @@ import WebPairings
         await rig.stop()
     }
 
+    @Test func bodiesMustBeJSONAsStrictAsTheSockets() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        let lax = [
+            #"{"time":"07:30","time":"08:00"}"#, #"{"time":"07:30",}"#, #"{"time":"07:30","repeat":["mon",]}"#,
+            #"{"time":"07:30"} // note"#, #"{'time':"07:30"}"#, #"{"time":"07:30","snoozeSeconds":0300}"#,
+            "{\"time\":\"07:30\",\"label\":\"a\u{1}b\"}", #"{"time":"07:30","label":"\x41"}"#, "\u{FEFF}{\"time\":\"07:30\"}",
+        ]
+        for body in lax {
+            let response = await rig.request("POST", "/api/alarms", json: body, cookies: cookies)
+            #expect(response.status == 400, "\(body)")
+            #expect((try WebRig.json(response)["error"] as? String)?.contains("not strict JSON") == true, "\(body)")
+        }
+        #expect(await rig.request("POST", "/api/timers", json: #"{"seconds":60,"seconds":1}"#, cookies: cookies).status == 400)
+        #expect(await rig.request("PUT", "/api/settings", json: #"{"volumeDB":-6,"crescendoSeconds":30,"snoozeSeconds":540,"autoSilenceSeconds":900,}"#, cookies: cookies).status == 400)
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"a","name":"b"}"#).status == 400)
+        #expect(await rig.runtime.allRecords().isEmpty)
+        await rig.stop()
+    }
+
+    @Test func editingAnAlarmThatIsNotThereChangesNothing() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        for _ in 1...3 {
+            let response = await rig.request("PUT", "/api/alarms/\(UUID())", json: #"{"time":"07:30"}"#, cookies: cookies)
+            #expect(response.status == 404)
+        }
+        // Someone else's alarm is not the page's to edit either.
+        let theirs = Alarm.ID()
+        _ = try await rig.runtime.schedule(id: theirs, definition: try AlarmForm(time: "06:00").alarm(), client: ClientID(rawValue: 1001))
+        #expect(await rig.request("PUT", "/api/alarms/\(theirs)", json: #"{"time":"07:30"}"#, cookies: cookies).status == 404)
+        #expect(await rig.runtime.allRecords().map(\.id) == [theirs])
+        // The page's own is edited: one alarm, at the new time, under a new id.
+        let added = try WebRig.json(await rig.request("POST", "/api/alarms", json: #"{"time":"06:45"}"#, cookies: cookies))
+        let id = try #require(added["id"] as? String)
+        let edited = try WebRig.json(await rig.request("PUT", "/api/alarms/\(id)", json: #"{"time":"07:15"}"#, cookies: cookies))
+        let newID = try #require(edited["id"] as? String)
+        let records = await rig.runtime.allRecords()
+        #expect(records.count == 2 && records.contains { $0.id.uuidString == newID } && !records.contains { $0.id.uuidString == id })
+        await rig.stop()
+    }
+
     @Test func changesFromAnotherOriginAreRefused() async throws {
         let rig = try await WebRig()
         let cookies = try await rig.pair()
