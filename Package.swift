@@ -160,13 +160,13 @@ let package = Package(
         ),
         // The phone page's paired browsers on disk: written by alarm-web and by `alarmctl web`.
         .target(name: "WebPairings"),
-        // The phone page's server: pairing, the JSON API and its event stream, over FlyingFox (HTTP
-        // on plain sockets; builds with the arm64 toolchain's Swift 6.0.3, which Hummingbird does not).
+        // The phone page's server: pairing, the JSON API and its event stream, over a strict HTTP/1.1
+        // layer of its own on FlyingSocks (sockets; builds with the arm64 toolchain's Swift 6.0.3).
         .target(
             name: "AlarmWeb",
             dependencies: [
                 "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport", "WebPairings",
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -271,7 +271,7 @@ let package = Package(
             name: "AlarmWebTests",
             dependencies: [
                 "AlarmAppliance", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmSimulator",
-                "AlarmTestKit", "AlarmTime", "AlarmWeb", "WebPairings", .product(name: "Logging", package: "swift-log"),
+                "AlarmTestKit", "AlarmTime", "AlarmWeb", "LinuxSupport", "WebPairings", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "VMProbeKitTests", dependencies: ["VMProbeKit", "AlarmTestKit"]),

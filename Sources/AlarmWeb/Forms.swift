@@ -17,6 +17,14 @@ enum WebJSON {
     }
 }
 
+extension String {
+    /// Without white space (Unicode's, line breaks included) at either end: what a person
+    /// typing a label or a name did not mean.
+    func trimmingWhitespace() -> String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
+
 /// The body of `POST /api/alarms` and `PUT /api/alarms/ID`.
 struct AlarmForm: Decodable {
     var time: String
@@ -60,7 +68,7 @@ struct AlarmForm: Decodable {
             }
             if !days.contains(day) { days.append(day) }
         }
-        let title = (label ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = (label ?? "").trimmingWhitespace()
         guard title.count <= 64 else { throw WebError(400, "\"label\" is longer than 64 characters") }
         let snooze = snoozeSeconds ?? 9 * 60
         guard (60...3_600).contains(snooze) else { throw WebError(400, "\"snoozeSeconds\" must be 60 to 3600") }
@@ -107,7 +115,7 @@ struct TimerForm: Decodable {
 
     func timer() throws -> AlarmDefinition {
         guard (1...86_400).contains(seconds) else { throw WebError(400, "\"seconds\" must be 1 to 86400") }
-        let title = (label ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = (label ?? "").trimmingWhitespace()
         guard title.count <= 64 else { throw WebError(400, "\"label\" is longer than 64 characters") }
         let shown = title.isEmpty ? "Timer" : title
         return AlarmDefinition(

@@ -30,7 +30,8 @@ public final class WebApp: Sendable {
 
     static let sessionCookie = "alarm_session"
     static let ticketCookie = "alarm_pairing"
-    /// The largest request body accepted: an alarm is a few hundred bytes.
+    /// The largest request body accepted: an alarm is a few hundred bytes. The server refuses a
+    /// longer one before reading it (``HTTPLimits/maximumBody``).
     static let maximumBody = 16 * 1024
     /// How long `POST /api/pair/wait` holds a request before answering "still waiting".
     static let pairingPoll: Duration = .seconds(20)
@@ -107,8 +108,7 @@ public final class WebApp: Sendable {
             try await link.schedule(id: id, definition: try AlarmForm.decode(request.body).alarm())
             return .json(201, ["id": id.uuidString])
         case ("PUT", 2, "alarms", let id, _):
-            let definition = try AlarmForm.decode(request.body).alarm()
-            return .json(200, ["id": try await edit(try alarmID(id), to: definition).uuidString])
+            return .json(200, ["id": try await edit(try alarmID(id), to: try AlarmForm.decode(request.body).alarm()).uuidString])
         case ("DELETE", 2, "alarms", let id, _), ("DELETE", 2, "timers", let id, _):
             try await link.perform(AlarmAction.cancel.rawValue, id: try alarmID(id))
             return .json(200, ["ok": true])
@@ -199,7 +199,7 @@ public final class WebApp: Sendable {
         }
         guard request.body.count <= Self.maximumBody else { throw WebError(413, "request body larger than \(Self.maximumBody) bytes") }
         if !request.body.isEmpty {
-            let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingASCIIWhitespace().lowercased()
             guard type == "application/json" else { throw WebError(415, "the body must be JSON (Content-Type: application/json)") }
         }
     }
@@ -234,7 +234,7 @@ public final class WebApp: Sendable {
     private func startPairing(_ request: WebRequest) async throws -> WebResponse {
         let name: String
         do {
-            name = try WebJSON.decode(PairRequest.self, from: request.body).name.trimmingCharacters(in: .whitespacesAndNewlines)
+            name = try WebJSON.decode(PairRequest.self, from: request.body).name.trimmingWhitespace()
         } catch {
             throw WebError(400, "expected {\"name\": \"a name for this phone\"}")
         }

@@ -173,7 +173,7 @@ import WebPairings
             method: "POST", path: "/api/alarms",
             headers: ["Host": "clock.local:8080", "Origin": WebRig.origin, "Content-Type": "application/x-www-form-urlencoded",
                       "Cookie": "alarm_session=\(cookies["alarm_session"] ?? "")"],
-            body: Data("time=07:30".utf8)))
+            body: Data("time=07:30".utf8), peer: WebRig.phone))
         #expect(form.status == 415)
         let records = await rig.runtime.allRecords()
         #expect(records.count == 2)
