@@ -243,7 +243,7 @@ public final class WebApp: Sendable {
         }
         let question: PairingDesk.Question
         do {
-            question = try await desk.open(name: name, now: clock()) { [link, book, clock] name, code in
+            question = try await desk.open(name: name, from: request.peer, now: clock()) { [link, book, clock] name, code in
                 switch await link.askToPair(name: name, code: code) {
                 case .allowed:
                     do {

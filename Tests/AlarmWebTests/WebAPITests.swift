@@ -79,13 +79,13 @@ import WebPairings
         await rig.stop()
     }
 
-    @Test func pairingIsOneQuestionAtATimeAndRateLimited() async throws {
+    @Test func pairingIsOneQuestionAtATimeAndRateLimitedPerAddress() async throws {
         let rig = try await WebRig()
         let (first, _) = try await rig.ask(name: "first")
-        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"second"}"#).status == 409)
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"second"}"#, peer: "192.0.2.99").status == 409)
         await rig.answer(.stop)
         #expect(await rig.request("POST", "/api/pair/wait", cookies: first).status == 403)
-        for attempt in 2...PairingDesk.attemptsPerWindow {
+        for attempt in 2...PairingDesk.attemptsPerAddress {
             let (ticket, _) = try await rig.ask(name: "attempt \(attempt)")
             await rig.answer(.stop)
             #expect(await rig.request("POST", "/api/pair/wait", cookies: ticket).status == 403)
@@ -93,6 +93,31 @@ import WebPairings
         let refused = await rig.request("POST", "/api/pair", json: #"{"name":"one more"}"#)
         #expect(refused.status == 429)
         #expect((try WebRig.json(refused)["error"] as? String)?.contains("try again in 15 minutes") == true)
+        // Another device is not locked out by the first one's attempts.
+        _ = try await rig.pair(name: "Bob's phone", peer: "192.0.2.20")
+        #expect(rig.app.book.all.map(\.name) == ["Bob's phone"])
+        await rig.stop()
+    }
+
+    @Test func theOverallLimitKeepsTwoQuestionsForAnAddressThatHasNotAsked() async throws {
+        let rig = try await WebRig()
+        func askAndRefuse(from peer: String) async throws {
+            let (ticket, _) = try await rig.ask(name: "from \(peer)", peer: peer)
+            await rig.answer(.stop)
+            #expect(await rig.request("POST", "/api/pair/wait", cookies: ticket, peer: peer).status == 403)
+        }
+        // Eight questions from three addresses use up what an address that asked may ask...
+        for peer in ["192.0.2.1", "192.0.2.1", "192.0.2.1", "192.0.2.2", "192.0.2.2", "192.0.2.2", "192.0.2.3", "192.0.2.3"] {
+            try await askAndRefuse(from: peer)
+        }
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"x"}"#, peer: "192.0.2.3").status == 429)
+        // ...and leave two for addresses that have not asked; then nobody may ask.
+        try await askAndRefuse(from: "192.0.2.4")
+        _ = try await rig.pair(name: "Carol's phone", peer: "192.0.2.5")
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"x"}"#, peer: "192.0.2.6").status == 429)
+        // The window moves on: the oldest questions no longer count.
+        rig.clock.advance(by: PairingDesk.window)
+        _ = try await rig.pair(name: "Dave's phone", peer: "192.0.2.3")
         await rig.stop()
     }
 
