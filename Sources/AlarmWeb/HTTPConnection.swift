@@ -72,7 +72,8 @@ struct HTTPConnection: Sendable {
         }
         let framing = try head.bodyFraming(maximumBody: limits.maximumBody)
         if framing != .none, try head.expectsContinue() {
-            try await write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+            // The body is still a part of the request: it has the request's time to arrive.
+            try await write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), then: .reading)
         }
         let body = try await readBody(framing, from: &buffer)
         table.enter(.busy, id)
@@ -127,10 +128,11 @@ struct HTTPConnection: Sendable {
         table.expired(id) ? HTTPRefusal(408, "the request took too long to arrive") : HTTPRefusal(400, "the connection ended inside a request body")
     }
 
-    private func write(_ data: Data) async throws {
+    /// Writes `data` within the write deadline, then moves the connection to `phase`.
+    private func write(_ data: Data, then phase: ConnectionTable.Phase = .busy) async throws {
         table.enter(.writing, id)
         try await socket.write(data)
-        table.enter(.busy, id)
+        table.enter(phase, id)
     }
 
     /// An event stream: the head, then each event as it comes (a chunk each on HTTP/1.1), until

@@ -182,6 +182,25 @@ import WebPairings
         await rig.stop()
     }
 
+    @Test func aClientThatExpectsContinueIsToldToSendItsBody() async throws {
+        let rig = try await WebRig()
+        let page = try await RunningPage(rig: rig)
+        let json = #"{"seconds":60,"label":"Tea"}"#
+        let client = try TCPClient(port: page.port)
+        await client.send(
+            "POST /api/timers HTTP/1.1\r\nHost: 127.0.0.1:\(page.port)\r\nOrigin: http://127.0.0.1:\(page.port)\r\n"
+                + "Cookie: alarm_session=\(RunningPage.token)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(json.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try await client.response().status == 100)
+        await client.send(json)
+        #expect(try await client.response().status == 201)
+        let unknown = try TCPClient(port: page.port)
+        await unknown.send("POST /api/timers HTTP/1.1\r\nHost: 127.0.0.1:\(page.port)\r\nContent-Length: 5\r\nExpect: telepathy\r\n\r\n")
+        #expect(try await unknown.response().status == 417)
+        #expect(await page.stop() == 0)
+        await rig.stop()
+    }
+
     @Test func aMebibyteHeaderIsRefusedAndAPairedPhoneIsStillAnswered() async throws {
         let rig = try await WebRig()
         let page = try await RunningPage(rig: rig)

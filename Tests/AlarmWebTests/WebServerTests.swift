@@ -25,6 +25,22 @@ import Testing
         await rig.stop()
     }
 
+    @Test func aBodyThatNeverFollows100ContinueIsCutOffAtTheRequestsDeadline() async throws {
+        let rig = try await WebRig()
+        var timeouts = HTTPTimeouts()
+        timeouts.request = .seconds(10)
+        let page = try rig.serve(timeouts: timeouts)
+        let start = rig.clock.now
+        let client = try TCPClient(port: page.port)
+        await client.send("POST /api/timers HTTP/1.1\r\nHost: 127.0.0.1:\(page.port)\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try await client.response().status == 100)
+        await rig.clock.waitForSleeper(until: start.addingTimeInterval(10))
+        rig.clock.advance(by: 10)
+        #expect(try await client.response().status == 408)
+        await page.stop()
+        await rig.stop()
+    }
+
     @Test func anIdleConnectionIsClosedAtItsDeadline() async throws {
         let rig = try await WebRig()
         var timeouts = HTTPTimeouts()
