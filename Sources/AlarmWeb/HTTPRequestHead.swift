@@ -105,6 +105,7 @@ struct HTTPHeadParser {
                 }
                 guard buffer[base + scanned] == .lf else { throw HTTPRefusal(400, "a CR not followed by LF") }
                 scanned += 1
+                guard scanned <= limits.maximumHead else { throw Self.headTooLarge(limits) }
                 let line = buffer[(base + lineStart)..<(base + scanned - 2)]
                 lineStart = scanned
                 if let head = try take(line) { return .complete(head, length: scanned) }
@@ -113,11 +114,13 @@ struct HTTPHeadParser {
             } else if requestLine == nil, scanned - lineStart > limits.maximumRequestLine {
                 throw HTTPRefusal(414, "request line longer than \(limits.maximumRequestLine) bytes")
             }
-            if scanned > limits.maximumHead {
-                throw HTTPRefusal(431, "request head larger than \(limits.maximumHead) bytes")
-            }
+            if scanned > limits.maximumHead { throw Self.headTooLarge(limits) }
         }
         return .incomplete
+    }
+
+    private static func headTooLarge(_ limits: HTTPLimits) -> HTTPRefusal {
+        HTTPRefusal(431, "request head larger than \(limits.maximumHead) bytes")
     }
 
     /// A whole line (without its CR LF); the head once the empty line that ends it is taken.

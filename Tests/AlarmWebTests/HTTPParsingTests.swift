@@ -74,6 +74,18 @@ struct HTTPHeadParserTests {
         #expect(throws: HTTPRefusal(431, "request head larger than \(limits.maximumHead) bytes")) {
             try Self.parse(head + [UInt8(ascii: "a")], piece: 4096)
         }
+        // A whole head: at the limit it is taken, one byte over it is not.
+        var whole = Array("GET / HTTP/1.1\r\nHost: a\r\nX: ".utf8)
+        whole += Array(repeating: UInt8(ascii: "a"), count: limits.maximumHead - whole.count - 4) + Array("\r\n\r\n".utf8)
+        #expect(try Self.parse(whole, piece: 4096) == Self.parse(whole))
+        guard case .complete(_, let length) = try Self.parse(whole) else {
+            Issue.record("a head of exactly \(limits.maximumHead) bytes was not taken")
+            return
+        }
+        #expect(length == limits.maximumHead)
+        #expect(throws: HTTPRefusal(431, "request head larger than \(limits.maximumHead) bytes")) {
+            try Self.parse(Array("GET / HTTP/1.1\r\nHost: a\r\nX: a".utf8) + whole.dropFirst(Array("GET / HTTP/1.1\r\nHost: a\r\nX: ".utf8).count))
+        }
         let longLine = Array("GET /".utf8) + Array(repeating: UInt8(ascii: "a"), count: limits.maximumRequestLine)
         #expect(throws: HTTPRefusal.self) { try Self.parse(longLine) }
         do {
