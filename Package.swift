@@ -204,11 +204,12 @@ let package = Package(
             ],
             path: "Benchmarks/AlarmBenchmarks"
         ),
-        // libFuzzer targets (the control protocol's decoder, alarmd.toml and board profiles):
-        // `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer` and runs each for a budget.
+        // libFuzzer targets (the control protocol's decoder, alarmd.toml and board profiles, the store,
+        // alarm-web's request reading): `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer`
+        // and runs each for a budget.
         .executableTarget(
             name: "alarm-fuzz",
-            dependencies: ["AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmKitCore", "AlarmProtocol", "TOMLConfig"],
+            dependencies: ["AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmKitCore", "AlarmProtocol", "AlarmWeb", "TOMLConfig"],
             path: "Tests/Fuzz/alarm-fuzz"
         ),
         // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
