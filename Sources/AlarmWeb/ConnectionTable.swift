@@ -23,10 +23,12 @@ public struct HTTPTimeouts: Sendable {
 ///
 /// At most `capacity` connections are open, below the process's file limit. When one more
 /// arrives, an idle connection is closed to make room: one waiting for a request or still
-/// reading one (a slow sender holds no slot for long), of the peer address holding the most
-/// connections (so one host's flood closes its own connections first), the oldest of those
-/// first. A connection handling a request or writing a response is never closed for room; when
-/// there is no idle one, the newcomer is closed at once.
+/// reading one (a slow sender holds no slot for long). First one already refused, then one that
+/// never sent anything, then one part-way through a request, and last one a browser keeps open
+/// after its answers; among those, one of the peer address holding the most connections (so one
+/// host's flood closes its own first), and of those the oldest. A connection handling a request
+/// or writing a response is never closed for room; when there is no idle one, the newcomer is
+/// closed at once.
 ///
 /// Deadlines are on the monotonic clock of `clock` (``HTTPTimeouts``); one wake-up is armed
 /// at a time, for the earliest. A connection past its deadline is shut down (reading, or both
@@ -48,6 +50,15 @@ final class ConnectionTable: Sendable {
         var isIdle: Bool { self == .waiting || self == .reading || self == .lingering }
     }
 
+    /// Which idle connections go first for room, lowest first: one already refused; one that
+    /// has sent nothing and never had an answer (a held-open socket costs its sender nothing);
+    /// one part-way through a request; one kept open after answered requests (a browser's).
+    private enum Disposability: Int, Comparable {
+        case refused, silent, reading, answered
+
+        static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
     struct ID: Hashable, Sendable {
         fileprivate var value: UInt64
     }
@@ -62,6 +73,16 @@ final class ConnectionTable: Sendable {
         var deadline: Duration?
         var expired = false
         var evicted = false
+        /// Whether a request has been answered on it.
+        var answered = false
+
+        var disposability: Disposability {
+            switch phase {
+            case .lingering: .refused
+            case .reading: .reading
+            default: answered ? .answered : .silent
+            }
+        }
     }
 
     private struct State {
@@ -116,15 +137,19 @@ final class ConnectionTable: Sendable {
         return id
     }
 
-    /// The idle connection to close for room: of the peer with the most connections, the oldest.
+    /// The idle connection to close for room: the most disposable (``Disposability``); of
+    /// those, one of the peer with the most connections; of those, the oldest.
     private static func victim(in state: State) -> ID? {
-        var best: (id: ID, peerCount: Int, stamp: UInt64)?
+        var best: (id: ID, disposability: Disposability, peerCount: Int, stamp: UInt64)?
         for (id, entry) in state.entries where entry.phase.isIdle && !entry.evicted {
-            let peerCount = state.connectionsByPeer[entry.peer] ?? 0
-            if let current = best, current.peerCount > peerCount || current.peerCount == peerCount && current.stamp < entry.stamp {
-                continue
+            let candidate = (id, entry.disposability, state.connectionsByPeer[entry.peer] ?? 0, entry.stamp)
+            if let current = best {
+                let better = candidate.1 != current.disposability ? candidate.1 < current.disposability
+                    : candidate.2 != current.peerCount ? candidate.2 > current.peerCount
+                    : candidate.3 < current.stamp
+                guard better else { continue }
             }
-            best = (id, peerCount, entry.stamp)
+            best = candidate
         }
         return best?.id
     }
@@ -202,6 +227,8 @@ final class ConnectionTable: Sendable {
                 state.nextStamp += 1
                 state.entries[id]?.stamp = state.nextStamp
             }
+            // From handling a request back to waiting: one was answered.
+            if phase == .waiting, state.entries[id]?.phase == .busy { state.entries[id]?.answered = true }
             state.entries[id]?.phase = phase
             state.entries[id]?.deadline = deadline
             guard let deadline, state.timer.map({ deadline < $0.deadline }) ?? true else { return nil }

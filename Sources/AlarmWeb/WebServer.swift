@@ -167,6 +167,9 @@ public final class WebServer: Sendable {
                     socket: asynchronous, id: id, table: table, peer: peer, local: local, hosts: configuration.hosts,
                     limits: configuration.limits, respond: respond)
                 group.addTask { await connection.serve() }
+                // A flood of connections keeps accept succeeding: let the connections' work in
+                // between, so that a phone's request is read while the flood is taken in.
+                await Task.yield()
             }
         }
     }

@@ -234,6 +234,22 @@ import WebPairings
         await rig.stop()
     }
 
+    @Test func aBrowsersAnsweredConnectionOutlastsSilentOnesFromItsOwnAddress() async throws {
+        let rig = try await WebRig()
+        let page = try await RunningPage(rig: rig, arguments: ["--max-connections", "8"])
+        let browser = try TCPClient(port: page.port)
+        await browser.send(TCPClient.request("GET", "/icon.svg", port: page.port))
+        #expect(try await browser.response().status == 200)
+        // Eight connections that send nothing: the ninth open one makes room by closing the
+        // oldest of them, not the browser's, which is older but has been answered.
+        let silent = try (0..<8).map { _ in try TCPClient(port: page.port) }
+        #expect(await silent[0].receiveAll().isEmpty)
+        await browser.send(TCPClient.request("GET", "/icon.svg", port: page.port))
+        #expect(try await browser.response().status == 200)
+        #expect(await page.stop() == 0)
+        await rig.stop()
+    }
+
     @Test func aFloodFromOneAddressClosesItsOwnConnectionsFirst() async throws {
         let rig = try await WebRig()
         let page = try await RunningPage(rig: rig, arguments: ["--max-connections", "8"])
