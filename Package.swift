@@ -204,6 +204,13 @@ let package = Package(
             ],
             path: "Benchmarks/AlarmBenchmarks"
         ),
+        // `alarm-web-flood`: a hostile LAN host for alarm-web while a paired phone polls it
+        // (Benchmarks/web-flood.sh; small enough to run in the QEMU guest).
+        .executableTarget(
+            name: "alarm-web-flood",
+            dependencies: ["LinuxSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/WebFlood"
+        ),
         // libFuzzer targets (the control protocol's decoder, alarmd.toml and board profiles, the store,
         // alarm-web's request reading): `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer`
         // and runs each for a budget.
