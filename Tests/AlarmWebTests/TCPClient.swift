@@ -50,44 +50,45 @@ final class TCPClient: Sendable {
         return address
     }
 
-    /// Sends all of `bytes`; `false` if the server closed or reset the connection first.
+    /// Sends all of `bytes`, then (with `closingWrite`) ends the stream of the client's bytes;
+    /// `false` if the server closed or reset the connection first. One call is one thread's
+    /// work: the bytes go out together, however busy this process's task pool is.
     @discardableResult
-    func send(_ bytes: [UInt8]) async -> Bool {
+    func send(_ bytes: [UInt8], closingWrite: Bool = false) async -> Bool {
         await DetachedThread.run { [descriptor] in
-            var sent = 0
-            while sent < bytes.count {
-                let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { return false }
-                sent += count
-            }
-            return true
+            defer { if closingWrite { shutdown(descriptor, Int32(SHUT_WR)) } }
+            return Self.send(bytes[...], on: descriptor)
         }
     }
 
     @discardableResult
-    func send(_ text: String) async -> Bool {
-        await send(Array(text.utf8))
+    func send(_ text: String, closingWrite: Bool = false) async -> Bool {
+        await send(Array(text.utf8), closingWrite: closingWrite)
     }
 
-    /// Sends `count` bytes of `byte` in slices, without holding them all; `false` if the server
-    /// closed or reset the connection first (how many were sent is then in `sent`).
+    private static func send(_ bytes: ArraySlice<UInt8>, on descriptor: Int32) -> Bool {
+        var sent = bytes.startIndex
+        while sent < bytes.endIndex {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+
+    /// Sends `prefix`, then `count` bytes of `byte` in slices, without holding them all; `false`
+    /// if the server closed or reset the connection first.
     @discardableResult
-    func stream(_ byte: UInt8, count: Int, sent: (@Sendable (Int) -> Void)? = nil) async -> Bool {
+    func stream(after prefix: String = "", _ byte: UInt8, count: Int) async -> Bool {
         await DetachedThread.run { [descriptor] in
+            guard Self.send(Array(prefix.utf8)[...], on: descriptor) else { return false }
             let slice = [UInt8](repeating: byte, count: 64 * 1024)
             var total = 0
             while total < count {
-                let size = min(slice.count, count - total)
-                let written = slice.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, size, Int32(MSG_NOSIGNAL)) }
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    sent?(total)
-                    return false
-                }
-                total += written
+                guard Self.send(slice[..<min(slice.count, count - total)], on: descriptor) else { return false }
+                total += min(slice.count, count - total)
             }
-            sent?(total)
             return true
         }
     }
@@ -101,33 +102,40 @@ final class TCPClient: Sendable {
         }
     }
 
-    /// One response: status, headers (names in lower case) and a body of `Content-Length`.
-    func response() async throws -> HTTPTestResponse {
+    /// One response: status, headers (names in lower case) and a body of `Content-Length`; then
+    /// `reply` is sent at once, on the same thread (a body after `100 Continue`).
+    func response(thenSend reply: String? = nil) async throws -> HTTPTestResponse {
         let response = await DetachedThread.run { [descriptor] () -> HTTPTestResponse? in
-            var buffer: [UInt8] = []
-            while true {
-                if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
-                    let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
-                    var lines = head.components(separatedBy: "\r\n")
-                    let statusLine = lines.removeFirst().split(separator: " ")
-                    guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
-                    var headers: [String: String] = [:]
-                    for line in lines {
-                        let parts = line.split(separator: ":", maxSplits: 1)
-                        headers[parts[0].lowercased()] = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
-                    }
-                    let length = Int(headers["content-length"] ?? "0") ?? 0
-                    while buffer.count < end.upperBound + length {
-                        guard let bytes = Self.receive(descriptor) else { return nil }
-                        buffer += bytes
-                    }
-                    return HTTPTestResponse(status: status, headers: headers, body: Array(buffer[end.upperBound..<(end.upperBound + length)]))
-                }
-                guard let bytes = Self.receive(descriptor) else { return nil }
-                buffer += bytes
-            }
+            guard let response = Self.response(descriptor) else { return nil }
+            if let reply { _ = Self.send(Array(reply.utf8)[...], on: descriptor) }
+            return response
         }
         return try #require(response, "the connection ended without a whole response")
+    }
+
+    private static func response(_ descriptor: Int32) -> HTTPTestResponse? {
+        var buffer: [UInt8] = []
+        while true {
+            if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
+                let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                var lines = head.components(separatedBy: "\r\n")
+                let statusLine = lines.removeFirst().split(separator: " ")
+                guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+                var headers: [String: String] = [:]
+                for line in lines {
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    headers[parts[0].lowercased()] = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+                }
+                let length = Int(headers["content-length"] ?? "0") ?? 0
+                while buffer.count < end.upperBound + length {
+                    guard let bytes = receive(descriptor) else { return nil }
+                    buffer += bytes
+                }
+                return HTTPTestResponse(status: status, headers: headers, body: Array(buffer[end.upperBound..<(end.upperBound + length)]))
+            }
+            guard let bytes = receive(descriptor) else { return nil }
+            buffer += bytes
+        }
     }
 
     /// The next bytes, `nil` at the end of the stream or on a reset.
