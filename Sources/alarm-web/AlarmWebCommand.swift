@@ -91,16 +91,18 @@ struct AlarmWebCommand: AsyncParsableCommand {
         ])
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
+                let ending: String
                 do {
                     try await server.run()
-                } catch is CancellationError {
-                    return
+                    ending = "returned"
                 } catch {
-                    // Serving is over for good while the process would live on: exit, so that
-                    // systemd (Restart=always) starts a new one.
-                    logger.critical("The page server stopped; exiting", metadata: ["error": "\(error)"])
-                    Glibc.exit(70)
+                    ending = "\(error)"
                 }
+                guard !Task.isCancelled else { return }
+                // Serving is over for good while the process would live on: exit (EX_SOFTWARE),
+                // so that systemd (Restart=always) starts a new one.
+                logger.critical("The page server stopped; exiting", metadata: ["error": "\(ending)"])
+                Glibc.exit(70)
             }
             group.addTask { await app.run() }
             await stopping.wait()

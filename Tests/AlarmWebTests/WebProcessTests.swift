@@ -90,12 +90,30 @@ import WebPairings
         /// SIGTERM, then waits for it to end; its exit status (`nil` if a signal ended it).
         func stop() async -> Int32? {
             kill(pid, SIGTERM)
-            return await DetachedThread.run { [pid] in
+            return await end()
+        }
+
+        /// Waits for it to end on its own; its exit status (`nil` if a signal ended it).
+        func end() async -> Int32? {
+            await DetachedThread.run { [pid] in
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) < 0, errno == EINTR {}
                 return (status & 0x7f) == 0 ? (status >> 8) & 0xff : nil
             }
         }
+    }
+
+    /// Destroying alarm-web's listening socket from outside (`ss -K`, the kernel's
+    /// SOCK_DESTROY, which needs CAP_NET_ADMIN) makes accepting fail for good.
+    @Test(.enabled(if: getuid() == 0, "ss -K needs CAP_NET_ADMIN"))
+    func itExitsForSystemdToRestartItWhenItsListeningSocketIsGone() async throws {
+        let rig = try await WebRig()
+        let page = try await RunningPage(rig: rig)
+        let destroyed = try await ChildProcess.run("/usr/bin/env", ["ss", "-K", "-t", "state", "listening", "( sport = :\(page.port) )"])
+        try #require(destroyed.exitStatus == 0, "ss -K failed: \(destroyed.standardError)")
+        // Not a process that lives on without listening: it exits, non-zero (EX_SOFTWARE).
+        #expect(await page.end() == 70)
+        await rig.stop()
     }
 
     @Test func aHostThatIsNotTheClocksIsRefusedBeforeAnyRoute() async throws {
