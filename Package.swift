@@ -160,13 +160,13 @@ let package = Package(
         ),
         // The phone page's paired browsers on disk: written by alarm-web and by `alarmctl web`.
         .target(name: "WebPairings"),
-        // The phone page's server: pairing, the JSON API and its event stream, over FlyingFox (HTTP
-        // on plain sockets; builds with the arm64 toolchain's Swift 6.0.3, which Hummingbird does not).
+        // The phone page's server: pairing, the JSON API and its event stream, over a strict HTTP/1.1
+        // layer of its own on FlyingSocks (sockets; builds with the arm64 toolchain's Swift 6.0.3).
         .target(
             name: "AlarmWeb",
             dependencies: [
                 "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport", "WebPairings",
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -204,11 +204,19 @@ let package = Package(
             ],
             path: "Benchmarks/AlarmBenchmarks"
         ),
-        // libFuzzer targets (the control protocol's decoder, alarmd.toml and board profiles):
-        // `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer` and runs each for a budget.
+        // `alarm-web-flood`: a hostile LAN host for alarm-web while a paired phone polls it
+        // (Benchmarks/web-flood.sh; small enough to run in the QEMU guest).
+        .executableTarget(
+            name: "alarm-web-flood",
+            dependencies: ["LinuxSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/WebFlood"
+        ),
+        // libFuzzer targets (the control protocol's decoder, alarmd.toml and board profiles, the store,
+        // alarm-web's request reading): `Tests/Fuzz/run-fuzzers` builds this with `--sanitize fuzzer`
+        // and runs each for a budget.
         .executableTarget(
             name: "alarm-fuzz",
-            dependencies: ["AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmKitCore", "AlarmProtocol", "TOMLConfig"],
+            dependencies: ["AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmKitCore", "AlarmProtocol", "AlarmWeb", "TOMLConfig"],
             path: "Tests/Fuzz/alarm-fuzz"
         ),
         // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
@@ -271,7 +279,7 @@ let package = Package(
             name: "AlarmWebTests",
             dependencies: [
                 "AlarmAppliance", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmSimulator",
-                "AlarmTestKit", "AlarmTime", "AlarmWeb", "WebPairings", .product(name: "Logging", package: "swift-log"),
+                "AlarmTestKit", "AlarmTime", "AlarmWeb", "LinuxSupport", "WebPairings", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "VMProbeKitTests", dependencies: ["VMProbeKit", "AlarmTestKit"]),

@@ -24,6 +24,8 @@ final class EpollSocketPool: AsyncSocketPool {
         var cancelled: Set<UInt64> = []
         var nextID: UInt64 = 0
         var stopped = false
+        /// Why the pool stopped: cancellation, or its thread's `epoll_wait` failing.
+        var failure: (any Error)?
         var run: CheckedContinuation<Void, any Error>?
     }
 
@@ -49,15 +51,16 @@ final class EpollSocketPool: AsyncSocketPool {
         }
     }
 
-    /// Returns when cancelled, failing every wait still pending.
+    /// Throws `CancellationError` when cancelled, failing every wait still pending; throws the
+    /// error that ended it if its thread's `epoll_wait` fails, failing every wait likewise.
     func run() async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let stopped = state.withLock { state in
+                let failure: (any Error)? = state.withLock { state in
                     if !state.stopped { state.run = continuation }
-                    return state.stopped
+                    return state.stopped ? state.failure ?? CancellationError() : nil
                 }
-                if stopped { continuation.resume(throwing: CancellationError()) }
+                if let failure { continuation.resume(throwing: failure) }
             }
         } onCancel: {
             stop()
@@ -73,7 +76,8 @@ final class EpollSocketPool: AsyncSocketPool {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let failure: (any Error)? = state.withLock { state in
-                    if state.stopped || state.cancelled.remove(id) != nil { return CancellationError() }
+                    if state.stopped { return state.failure ?? CancellationError() }
+                    if state.cancelled.remove(id) != nil { return CancellationError() }
                     state.waiters[fd, default: []].append(Waiter(id: id, events: events, continuation: continuation))
                     if arm(fd, for: state.waiters[fd] ?? [], epoll: state.epoll) { return nil }
                     state.waiters[fd]?.removeAll { $0.id == id }
@@ -110,17 +114,23 @@ final class EpollSocketPool: AsyncSocketPool {
     }
 
     private func stop() {
+        fail(CancellationError())
+        waker.signal()
+    }
+
+    /// Ends every wait pending and the pool's `run` with `error`; later waits fail at once.
+    private func fail(_ error: any Error) {
         let (waiters, run): ([Waiter], CheckedContinuation<Void, any Error>?) = state.withLock { state in
             state.stopped = true
+            if state.failure == nil { state.failure = error }
             defer {
                 state.waiters = [:]
                 state.run = nil
             }
             return (state.waiters.values.flatMap { $0 }, state.run)
         }
-        waker.signal()
-        waiters.forEach { $0.continuation.resume(throwing: CancellationError()) }
-        run?.resume(throwing: CancellationError())
+        waiters.forEach { $0.continuation.resume(throwing: error) }
+        run?.resume(throwing: error)
     }
 
     private func waitForEvents(_ epoll: Int32) {
@@ -129,6 +139,7 @@ final class EpollSocketPool: AsyncSocketPool {
             let count = epoll_wait(epoll, &events, Int32(events.count), -1)
             if count < 0 {
                 if errno == EINTR { continue }
+                fail(Self.failure("epoll_wait"))
                 break
             }
             var ready: [Waiter] = []

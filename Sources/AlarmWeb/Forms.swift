@@ -1,6 +1,29 @@
 import AlarmKitCore
+import AlarmProtocol
 import FoundationEssentials
 import WebPairings
+
+/// The page's request bodies: JSON as strict as alarmd's socket takes it (``StrictJSON``: no
+/// repeated member names, trailing commas, comments or bad escapes), then decoded.
+enum WebJSON {
+    struct NotStrict: Error, CustomStringConvertible {
+        var violation: StrictJSON.Violation
+        var description: String { "not strict JSON: \(violation)" }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        if let violation = StrictJSON.validate(Array(body)) { throw NotStrict(violation: violation) }
+        return try JSONDecoder.web.decode(type, from: body)
+    }
+}
+
+extension String {
+    /// Without white space (Unicode's, line breaks included) at either end: what a person
+    /// typing a label or a name did not mean.
+    func trimmingWhitespace() -> String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
 
 /// The body of `POST /api/alarms` and `PUT /api/alarms/ID`.
 struct AlarmForm: Decodable {
@@ -16,7 +39,7 @@ struct AlarmForm: Decodable {
 
     static func decode(_ body: Data) throws -> AlarmForm {
         do {
-            return try JSONDecoder.web.decode(AlarmForm.self, from: body)
+            return try WebJSON.decode(AlarmForm.self, from: body)
         } catch {
             throw WebError(400, "expected {\"time\": \"07:30\", \"repeat\": [\"mon\", ...], \"label\": ..., \"snoozeSeconds\": ..., \"sound\": ...}: \(Self.summary(error))")
         }
@@ -24,6 +47,7 @@ struct AlarmForm: Decodable {
 
     static func summary(_ error: any Error) -> String {
         switch error {
+        case let error as WebJSON.NotStrict: "\(error)"
         case DecodingError.keyNotFound(let key, _): "\"\(key.stringValue)\" is missing"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
@@ -44,7 +68,7 @@ struct AlarmForm: Decodable {
             }
             if !days.contains(day) { days.append(day) }
         }
-        let title = (label ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = (label ?? "").trimmingWhitespace()
         guard title.count <= 64 else { throw WebError(400, "\"label\" is longer than 64 characters") }
         let snooze = snoozeSeconds ?? 9 * 60
         guard (60...3_600).contains(snooze) else { throw WebError(400, "\"snoozeSeconds\" must be 60 to 3600") }
@@ -83,7 +107,7 @@ struct TimerForm: Decodable {
 
     static func decode(_ body: Data) throws -> TimerForm {
         do {
-            return try JSONDecoder.web.decode(TimerForm.self, from: body)
+            return try WebJSON.decode(TimerForm.self, from: body)
         } catch {
             throw WebError(400, "expected {\"seconds\": 300, \"label\": \"Tea\"}: \(AlarmForm.summary(error))")
         }
@@ -91,7 +115,7 @@ struct TimerForm: Decodable {
 
     func timer() throws -> AlarmDefinition {
         guard (1...86_400).contains(seconds) else { throw WebError(400, "\"seconds\" must be 1 to 86400") }
-        let title = (label ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = (label ?? "").trimmingWhitespace()
         guard title.count <= 64 else { throw WebError(400, "\"label\" is longer than 64 characters") }
         let shown = title.isEmpty ? "Timer" : title
         return AlarmDefinition(
@@ -106,7 +130,7 @@ struct TimerForm: Decodable {
 enum SettingsForm {
     static func decode(_ body: Data) throws -> PageState.Settings {
         do {
-            return try JSONDecoder.web.decode(PageState.Settings.self, from: body)
+            return try WebJSON.decode(PageState.Settings.self, from: body)
         } catch {
             throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\"}: \(AlarmForm.summary(error))")
         }

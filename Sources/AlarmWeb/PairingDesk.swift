@@ -1,11 +1,21 @@
 import FoundationEssentials
 import WebPairings
 
-/// The one pairing that may be waiting at the clock, and the rate limit on asking.
+/// The one pairing that may be waiting at the clock, and the rate limits on asking.
 ///
 /// A browser that asks gets a code and a ticket (a cookie of its own); the clock's display shows
 /// the name and the code; the answer given there pairs that browser only, whoever else knows the
 /// code. One question at a time: the display shows one, and a second phone asks once it is done.
+///
+/// Limits, per 15 minutes (``window``), by the asking address as the TCP connection gives it:
+/// - each address asks at most 3 times (``attemptsPerAddress``), so one device on the network
+///   cannot use up the household's questions;
+/// - at most 10 questions in all (``attemptsOverall``), and the last 2 of those only for an
+///   address that has not asked in the window (``newcomerReserve``): a few devices asking their
+///   fill still leave a phone that has not asked a way in.
+/// Behind a proxy every phone is the proxy's address, and the per-address limit is the overall
+/// one. A device with many addresses (IPv6 gives each host plenty) can still use up the overall
+/// limit; the clock then asks nothing more until the window moves on.
 actor PairingDesk {
     enum Outcome: Sendable {
         case allowed(Pairing)
@@ -22,14 +32,18 @@ actor PairingDesk {
         var outcome: Outcome?
     }
 
-    /// At most this many questions in ``window``, whatever browsers ask them.
-    static let attemptsPerWindow = 5
+    /// At most this many questions from one address in ``window``.
+    static let attemptsPerAddress = 3
+    /// At most this many questions in ``window`` in all, whoever asks them...
+    static let attemptsOverall = 10
+    /// ...of which the last this many only from an address that has not asked in the window.
+    static let newcomerReserve = 2
     static let window: TimeInterval = 15 * 60
     /// A question nobody answered is given up after this (the clock's prompt ends sooner).
     static let questionLifetime: TimeInterval = 90
 
     private var question: Question?
-    private var attempts: [Date] = []
+    private var attempts: [(address: String, at: Date)] = []
     private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter: UInt64 = 0
 
@@ -38,17 +52,25 @@ actor PairingDesk {
         case tooMany(retryAfter: TimeInterval)
     }
 
-    /// Opens a question about `name`; `ask` puts it to the person at the clock and returns the
-    /// outcome, which the ticket's holder collects with ``outcome(ticket:waitingUpTo:clock:)``.
+    /// Opens a question about `name`, asked from `address`; `ask` puts it to the person at the
+    /// clock and returns the outcome, which the ticket's holder collects with
+    /// ``outcome(ticket:waitingUpTo:now:)``.
     func open(
-        name: String, now: Date, ask: @escaping @Sendable (_ name: String, _ code: String) async -> Outcome
+        name: String, from address: String, now: Date, ask: @escaping @Sendable (_ name: String, _ code: String) async -> Outcome
     ) throws(Refusal) -> Question {
         if let question, question.outcome == nil, question.expires > now { throw .busy }
-        attempts.removeAll { now.timeIntervalSince($0) >= Self.window }
-        if attempts.count >= Self.attemptsPerWindow, let oldest = attempts.first {
-            throw .tooMany(retryAfter: Self.window - now.timeIntervalSince(oldest))
+        attempts.removeAll { now.timeIntervalSince($0.at) >= Self.window }
+        let own = attempts.filter { $0.address == address }
+        if own.count >= Self.attemptsPerAddress, let oldest = own.first {
+            throw .tooMany(retryAfter: Self.window - now.timeIntervalSince(oldest.at))
         }
-        attempts.append(now)
+        let limit = own.isEmpty ? Self.attemptsOverall : Self.attemptsOverall - Self.newcomerReserve
+        if attempts.count >= limit {
+            // The wait until enough of everyone's questions are older than the window.
+            let freeing = attempts[attempts.count - limit]
+            throw .tooMany(retryAfter: Self.window - now.timeIntervalSince(freeing.at))
+        }
+        attempts.append((address, now))
         let code = String(format4: Int.random(in: 0...9999))
         let opened = Question(
             ticket: PairingBook.randomText(bytes: 16), name: name, code: code,

@@ -30,7 +30,8 @@ public final class WebApp: Sendable {
 
     static let sessionCookie = "alarm_session"
     static let ticketCookie = "alarm_pairing"
-    /// The largest request body accepted: an alarm is a few hundred bytes.
+    /// The largest request body accepted: an alarm is a few hundred bytes. The server refuses a
+    /// longer one before reading it (``HTTPLimits/maximumBody``).
     static let maximumBody = 16 * 1024
     /// How long `POST /api/pair/wait` holds a request before answering "still waiting".
     static let pairingPoll: Duration = .seconds(20)
@@ -107,13 +108,7 @@ public final class WebApp: Sendable {
             try await link.schedule(id: id, definition: try AlarmForm.decode(request.body).alarm())
             return .json(201, ["id": id.uuidString])
         case ("PUT", 2, "alarms", let id, _):
-            // The edited alarm is scheduled before the old one goes, so a refusal loses nothing.
-            let definition = try AlarmForm.decode(request.body).alarm()
-            let old = try alarmID(id)
-            let new = UUID()
-            try await link.schedule(id: new, definition: definition)
-            try await link.perform(AlarmAction.cancel.rawValue, id: old)
-            return .json(200, ["id": new.uuidString])
+            return .json(200, ["id": try await edit(try alarmID(id), to: try AlarmForm.decode(request.body).alarm()).uuidString])
         case ("DELETE", 2, "alarms", let id, _), ("DELETE", 2, "timers", let id, _):
             try await link.perform(AlarmAction.cancel.rawValue, id: try alarmID(id))
             return .json(200, ["ok": true])
@@ -153,6 +148,26 @@ public final class WebApp: Sendable {
         "enable": ScheduleAction.enable.rawValue, "disable": ScheduleAction.disable.rawValue, "skip": ScheduleAction.skip.rawValue,
     ]
 
+    /// Replaces the page's own alarm `old` with one of `definition`, under a new id. The edited
+    /// alarm is scheduled before the old one goes, so a refusal loses nothing; an alarm that is
+    /// not there (or not the page's) is 404 and changes nothing, and if it goes between the check
+    /// and its cancellation (stopped at the clock, cancelled elsewhere), the new one is taken back.
+    private func edit(_ old: UUID, to definition: AlarmDefinition) async throws -> UUID {
+        let uid = try await link.ownUID()
+        guard try await link.records().contains(where: { $0.id == old && $0.owner.rawValue == uid }) else {
+            throw WebError(404, "no alarm \(old)")
+        }
+        let new = UUID()
+        try await link.schedule(id: new, definition: definition)
+        do {
+            try await link.perform(AlarmAction.cancel.rawValue, id: old)
+        } catch {
+            try? await link.perform(AlarmAction.cancel.rawValue, id: new)
+            throw error
+        }
+        return new
+    }
+
     /// Stop and Snooze act as the clock's buttons do, on whoever's alarm it is.
     private func buttonPressed(_ action: AlarmAction, on id: UUID) async throws {
         let records = try await link.records()
@@ -184,7 +199,7 @@ public final class WebApp: Sendable {
         }
         guard request.body.count <= Self.maximumBody else { throw WebError(413, "request body larger than \(Self.maximumBody) bytes") }
         if !request.body.isEmpty {
-            let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingASCIIWhitespace().lowercased()
             guard type == "application/json" else { throw WebError(415, "the body must be JSON (Content-Type: application/json)") }
         }
     }
@@ -219,7 +234,7 @@ public final class WebApp: Sendable {
     private func startPairing(_ request: WebRequest) async throws -> WebResponse {
         let name: String
         do {
-            name = try JSONDecoder.web.decode(PairRequest.self, from: request.body).name.trimmingCharacters(in: .whitespacesAndNewlines)
+            name = try WebJSON.decode(PairRequest.self, from: request.body).name.trimmingWhitespace()
         } catch {
             throw WebError(400, "expected {\"name\": \"a name for this phone\"}")
         }
@@ -228,7 +243,7 @@ public final class WebApp: Sendable {
         }
         let question: PairingDesk.Question
         do {
-            question = try await desk.open(name: name, now: clock()) { [link, book, clock] name, code in
+            question = try await desk.open(name: name, from: request.peer, now: clock()) { [link, book, clock] name, code in
                 switch await link.askToPair(name: name, code: code) {
                 case .allowed:
                     do {

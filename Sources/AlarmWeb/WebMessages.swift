@@ -7,20 +7,23 @@ public struct WebRequest: Sendable {
     public var path: String
     public var headers: [String: String]
     public var body: Data
+    /// The address of the client, from its TCP connection (never from a header).
+    public var peer: String
 
-    public init(method: String, path: String, headers: [String: String], body: Data = Data()) {
+    public init(method: String, path: String, headers: [String: String], body: Data = Data(), peer: String) {
         self.method = method
         self.path = path
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
         self.body = body
+        self.peer = peer
     }
 
     /// The value of cookie `name`, if the request has it.
     func cookie(_ name: String) -> String? {
         for part in (headers["cookie"] ?? "").split(separator: ";") {
             let pair = part.split(separator: "=", maxSplits: 1)
-            if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces) == name {
-                return String(pair[1]).trimmingCharacters(in: .whitespaces)
+            if pair.count == 2, pair[0].trimmingASCIIWhitespace() == name {
+                return String(pair[1].trimmingASCIIWhitespace())
             }
         }
         return nil

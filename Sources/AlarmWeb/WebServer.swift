@@ -1,67 +1,201 @@
-import FlyingFox
+import AlarmTime
 import FlyingSocks
 import FoundationEssentials
 import Glibc
 import Logging
 
-/// The page served over HTTP by FlyingFox, with our own socket pool (see ``EpollSocketPool``).
+/// The page served over HTTP/1.1 to the home network, on sockets from FlyingSocks and our own
+/// epoll pool (``EpollSocketPool``).
+///
+/// The HTTP layer is our own, small and strict: a head read in one pass within size, count and
+/// time limits (``HTTPHeadParser``), bodies framed strictly and refused before they are read when
+/// too large (``HTTPRequestHead/bodyFraming(maximumBody:)``, ``ChunkedBodyDecoder``), `Host`
+/// checked first (``ClockHostNames``), a cap on connections that closes the oldest idle ones
+/// (``ConnectionTable``). FlyingFox's own HTTP server (0.27.1) was measured to fail each of these:
+/// its line reader compares `suffix` of the whole line read so far for every byte, which picks
+/// `Sequence.suffix` and walks the line each time (a 128 KiB header cost 7.6 s of CPU); it has no
+/// limit on a header's size or count and no read deadline; its decoder and connection types are
+/// internal, so none of that can be configured or wrapped; and it answers a malformed chunked body
+/// with 500 and takes the last of two `Content-Length`s. FlyingSocks, the same package's socket
+/// layer, still pays: sockets, addresses and non-blocking reads and writes over a pool.
+///
+/// ```swift
+/// let server = try WebServer(app: app, configuration: .init(listen: ":8080", hosts: try ClockHostNames(configured: [])), logger: logger)
+/// try await server.run()   // until cancelled; throws if serving becomes impossible
+/// ```
 public final class WebServer: Sendable {
-    private let server: HTTPServer
+    public struct Configuration: Sendable {
+        /// `HOST:PORT` (an IPv4 address), `[IPV6]:PORT`, or `:PORT` for every address.
+        public var listen: String
+        /// The names requests may give as `Host`.
+        public var hosts: ClockHostNames
+        /// Open connections at most (clamped below the file limit, see ``connectionCapacity(requested:)``).
+        public var maximumConnections = 512
+        public var timeouts = HTTPTimeouts()
+        var limits = HTTPLimits()
 
-    /// A server for `app` on `listen` (`HOST:PORT`, `[IPV6]:PORT` or `:PORT` for every address).
-    public init(app: WebApp, listen: String, logger: Logger) throws {
-        let address = try Self.address(listen)
-        let pool = try EpollSocketPool()
-        // The pairing poll holds a request for up to 20 s; the event stream is returned at once.
-        server = HTTPServer(config: .init(
-            address: address, timeout: 60, pool: pool, logger: ServerLog(logger: logger)))
-        Task { [server] in
-            await server.appendRoute("*") { request in
-                let body = try await request.bodyData
-                var headers: [String: String] = [:]
-                for (name, value) in request.headers { headers[name.rawValue] = value }
-                let response = await app.respond(to: WebRequest(
-                    method: request.method.rawValue, path: request.path, headers: headers, body: body))
-                return Self.response(response)
-            }
+        public init(listen: String, hosts: ClockHostNames, maximumConnections: Int = 512) {
+            self.listen = listen
+            self.hosts = hosts
+            self.maximumConnections = maximumConnections
         }
     }
 
-    /// Serves until cancelled; throws if the address cannot be listened on.
-    public func run() async throws {
-        try await server.run()
+    /// File descriptors kept back from connections: alarmd's socket, the pool's, the timer's,
+    /// the page's files and pairings, the log.
+    public static let reservedDescriptors = 64
+
+    private let listener: Socket
+    private let pool: EpollSocketPool
+    private let table: ConnectionTable
+    private let configuration: Configuration
+    private let respond: @Sendable (WebRequest) async -> WebResponse
+    private let logger: Logger
+    private let clock: any WallClock
+
+    /// Listens on `configuration.listen` at once (so the port is known and a busy address fails
+    /// here); ``run()`` serves.
+    /// - Throws: ``WebAddressError`` for an address that cannot be parsed, `SocketError` for one
+    ///   that cannot be listened on.
+    public convenience init(app: WebApp, configuration: Configuration, logger: Logger, clock: any WallClock = SystemWallClock()) throws {
+        try self.init(configuration: configuration, logger: logger, clock: clock) { await app.respond(to: $0) }
     }
 
-    /// Waits until the server listens (or has failed to).
-    public func waitUntilListening() async throws {
-        try await server.waitUntilListening()
+    init(
+        configuration: Configuration, logger: Logger, clock: any WallClock,
+        respond: @escaping @Sendable (WebRequest) async -> WebResponse
+    ) throws {
+        let address = try Self.address(configuration.listen)
+        let listener = try Socket(domain: Int32(type(of: address).family), type: .stream)
+        do {
+            try listener.setValue(true, for: .localAddressReuse)
+            try listener.bind(to: address)
+            try listener.listen()
+            try listener.setFlags(.nonBlocking)
+        } catch {
+            try? listener.close()
+            throw error
+        }
+        self.listener = listener
+        self.configuration = configuration
+        self.respond = respond
+        self.logger = logger
+        self.clock = clock
+        pool = try EpollSocketPool()
+        table = ConnectionTable(
+            capacity: Self.connectionCapacity(requested: configuration.maximumConnections),
+            timeouts: configuration.timeouts, clock: clock)
     }
+
+    /// The connections allowed open: `requested`, but at most the soft file limit less
+    /// ``reservedDescriptors``, so that accepting never runs out of descriptors; at least 8.
+    public static func connectionCapacity(requested: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return max(8, requested) }
+        return max(8, min(requested, Int(clamping: limit.rlim_cur) - reservedDescriptors))
+    }
+
+    /// The connections allowed open at once.
+    public var capacity: Int { table.capacity }
 
     /// The port the server listens on (useful with port 0).
     public var port: UInt16? {
-        get async {
-            switch await server.listeningAddress {
-            case .ip4(_, let port)?, .ip6(_, let port)?: port
-            default: nil
+        switch try? listener.sockname() {
+        case .ip4(_, let port)?, .ip6(_, let port)?: port
+        default: nil
+        }
+    }
+
+    /// Serves until cancelled, then closes every connection. Once only.
+    ///
+    /// - Throws: `CancellationError` when cancelled; otherwise the reason serving stopped for
+    ///   good (the listening socket failing, the socket pool's thread ending). The server loop
+    ///   never ends quietly: a caller that sees it end should exit, so that systemd restarts it.
+    public func run() async throws {
+        defer {
+            table.stop()
+            try? listener.close()
+        }
+        try await pool.prepare()
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { [pool] in
+                try await pool.run()
+                throw WebServerError(description: "the socket pool stopped")
+            }
+            var outOfDescriptors = false
+            while true {
+                try Task.checkCancellation()
+                let accepted: (file: Socket.FileDescriptor, addr: sockaddr_storage)
+                do {
+                    accepted = try listener.accept()
+                    outOfDescriptors = false
+                } catch SocketError.blocked {
+                    try await pool.suspendSocket(listener, untilReadyFor: .connection)
+                    continue
+                } catch SocketError.failed(_, let code, _) where Self.outOfResources.contains(code) {
+                    if !outOfDescriptors {
+                        outOfDescriptors = true
+                        logger.warning("Out of file descriptors; closing idle connections", metadata: [
+                            "connections.open": "\(table.openCount)", "error": "\(String(cString: strerror(code)))",
+                        ])
+                    }
+                    if !table.closeOldestIdle() { await table.waitForRoom(atMost: 1) }
+                    continue
+                } catch SocketError.failed(_, let code, _) where Self.transient.contains(code) {
+                    continue
+                }
+                let socket = Socket(file: accepted.file)
+                let peer = (try? Socket.makeAddress(from: accepted.addr)).map(Self.text(of:)) ?? "unknown"
+                guard let id = table.admit(descriptor: accepted.file.rawValue, peer: peer) else {
+                    logger.debug("Connection refused: every connection is busy", metadata: ["peer": "\(peer)"])
+                    try? socket.close()
+                    continue
+                }
+                let asynchronous: AsyncSocket
+                do {
+                    asynchronous = try AsyncSocket(socket: socket, pool: pool)
+                } catch {
+                    table.remove(id)
+                    try? socket.close()
+                    continue
+                }
+                let local: (address: String, port: UInt16)? = switch try? socket.sockname() {
+                case .ip4(let address, let port)?, .ip6(let address, let port)?: (Self.unmapped(address), port)
+                default: nil
+                }
+                let connection = HTTPConnection(
+                    socket: asynchronous, id: id, table: table, peer: peer, local: local, hosts: configuration.hosts,
+                    limits: configuration.limits, respond: respond)
+                group.addTask { await connection.serve() }
+                // A flood of connections keeps accept succeeding: let the connections' work in
+                // between, so that a phone's request is read while the flood is taken in.
+                await Task.yield()
             }
         }
     }
 
-    private static func response(_ response: WebResponse) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        for (name, value) in response.headers { headers.addValue(value, for: HTTPHeader(name)) }
-        let status = HTTPStatusCode(response.status, phrase: phrases[response.status] ?? "Status")
-        if let events = response.events {
-            return HTTPResponse(statusCode: status, headers: headers, body: HTTPBodySequence(from: EventBytes(stream: events)))
+    /// accept(2)'s errors that mean the process or the system is out of something a closed
+    /// connection gives back.
+    private static let outOfResources: Set<Int32> = [EMFILE, ENFILE, ENOBUFS, ENOMEM]
+    /// accept(2)'s errors about the one connection being accepted (Linux passes pending
+    /// network errors of a new connection to accept): the next one is taken.
+    private static let transient: Set<Int32> = [
+        EINTR, ECONNABORTED, EPROTO, EPERM, ENETDOWN, ENOPROTOOPT, EHOSTDOWN, ENONET, EHOSTUNREACH, EOPNOTSUPP, ENETUNREACH,
+    ]
+
+    /// A peer's address as text; an IPv4 client of an IPv6 socket as IPv4.
+    static func text(of address: Socket.Address) -> String {
+        switch address {
+        case .ip4(let text, _): text
+        case .ip6(let text, _): unmapped(text)
+        case .unix(let path): path
         }
-        return HTTPResponse(statusCode: status, headers: headers, body: response.body)
     }
 
-    private static let phrases: [Int: String] = [
-        200: "OK", 201: "Created", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-        404: "Not Found", 405: "Method Not Allowed", 409: "Conflict", 410: "Gone", 413: "Content Too Large",
-        415: "Unsupported Media Type", 429: "Too Many Requests", 503: "Service Unavailable",
-    ]
+    /// `::ffff:192.0.2.1` as `192.0.2.1`.
+    static func unmapped(_ address: String) -> String {
+        address.lowercased().hasPrefix("::ffff:") && address.contains(".") ? String(address.dropFirst(7)) : address
+    }
 
     static func address(_ text: String) throws -> any SocketAddress {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
@@ -85,42 +219,7 @@ public struct WebAddressError: Error, CustomStringConvertible {
     }
 }
 
-/// An event stream's bytes, an event at a time, for FlyingFox's chunked response body.
-struct EventBytes: AsyncBufferedSequence {
-    typealias Element = UInt8
-    let stream: AsyncStream<Data>
-
-    func makeAsyncIterator() -> Iterator {
-        Iterator(events: stream.makeAsyncIterator())
-    }
-
-    struct Iterator: AsyncBufferedIteratorProtocol {
-        var events: AsyncStream<Data>.Iterator
-        var pending: [UInt8] = []
-
-        mutating func next() async -> UInt8? {
-            await nextBuffer(suggested: 1)?.first
-        }
-
-        mutating func nextBuffer(suggested count: Int) async -> [UInt8]? {
-            if pending.isEmpty {
-                guard let event = await events.next() else { return nil }
-                pending = Array(event)
-            }
-            let chunk = Array(pending.prefix(Swift.max(1, count)))
-            pending.removeFirst(chunk.count)
-            return chunk
-        }
-    }
-}
-
-/// FlyingFox's log lines into swift-log: its errors only (a closed connection is not news).
-struct ServerLog: FlyingSocks.Logging {
-    let logger: Logger
-
-    func logDebug(_ debug: @autoclosure () -> String) {}
-    func logInfo(_ info: @autoclosure () -> String) {}
-    func logWarning(_ warning: @autoclosure () -> String) { logger.debug("\(warning())") }
-    func logError(_ error: @autoclosure () -> String) { logger.debug("\(error())") }
-    func logCritical(_ critical: @autoclosure () -> String) { logger.error("\(critical())") }
+/// Why the page server stopped serving.
+public struct WebServerError: Error, CustomStringConvertible {
+    public var description: String
 }

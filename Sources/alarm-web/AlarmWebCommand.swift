@@ -34,6 +34,15 @@ struct AlarmWebCommand: AsyncParsableCommand {
     @Option(name: .customLong("files"), help: ArgumentHelp("The page's files.", valueName: "DIR"))
     var filesDirectory = "/usr/share/alarmd/web"
 
+    @Option(name: .customLong("host"), help: ArgumentHelp(
+        "A name (NAME for any port, NAME:PORT for one) requests may give as Host besides the clock's own: its host name, NAME.local, localhost and its addresses. Repeat for several.",
+        valueName: "NAME"))
+    var hosts: [String] = []
+
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp(
+        "Open connections at most (kept below the file limit); the oldest idle ones are closed to make room.", valueName: "N"))
+    var maximumConnections = 512
+
     @Flag(name: .customLong("secure-cookies"), help: "Mark the cookies Secure: the page is reached over HTTPS through a proxy.")
     var secureCookies = false
 
@@ -58,33 +67,63 @@ struct AlarmWebCommand: AsyncParsableCommand {
         guard access(stateDirectory, W_OK) == 0 else {
             throw ValidationError("cannot write to the state directory \(stateDirectory): \(String(cString: strerror(errno)))")
         }
+        guard maximumConnections > 0 else { throw ValidationError("--max-connections must be at least 1") }
+        let hostNames: ClockHostNames
+        do {
+            hostNames = try ClockHostNames(configured: hosts)
+        } catch {
+            throw ValidationError("\(error)")
+        }
         let link = DeviceLink(socketPath: socket)
         let app = WebApp(
             configuration: .init(staticDirectory: filesDirectory, stateDirectory: stateDirectory, secureCookies: secureCookies),
             link: link, logger: logger)
-        let server = try WebServer(app: app, listen: listen, logger: logger)
-        let serving: Logger.Metadata = ["listen": "\(listen)", "socket": "\(socket)"]
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await server.run() }
+        let server = try WebServer(
+            app: app, configuration: .init(listen: listen, hosts: hostNames, maximumConnections: maximumConnections), logger: logger)
+        let stopping = Completion()
+        try ShutdownSignals.watch([SIGTERM, SIGINT]) { _ in
+            stopping.complete()
+            Self.exitAfterGrace()
+        }
+        logger.notice("Serving the clock's page", metadata: [
+            "listen": "\(listen)", "port": "\(server.port.map(String.init) ?? "?")", "socket": "\(socket)",
+            "connections.max": "\(server.capacity)",
+        ])
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let ending: String
+                do {
+                    try await server.run()
+                    ending = "returned"
+                } catch {
+                    ending = "\(error)"
+                }
+                guard !Task.isCancelled else { return }
+                // Serving is over for good while the process would live on: exit (EX_SOFTWARE),
+                // so that systemd (Restart=always) starts a new one.
+                logger.critical("The page server stopped; exiting", metadata: ["error": "\(ending)"])
+                Glibc.exit(70)
+            }
             group.addTask { await app.run() }
-            group.addTask {
-                try await server.waitUntilListening()
-                logger.notice("Serving the clock's page", metadata: serving)
-            }
-            let stopping = Completion()
-            try ShutdownSignals.watch([SIGTERM, SIGINT]) { _ in stopping.complete() }
-            group.addTask {
-                await stopping.wait()
-                throw CancellationError()
-            }
-            do {
-                while try await group.next() != nil {}
-            } catch is CancellationError {
-                logger.notice("alarm-web stopped")
-            }
+            await stopping.wait()
             group.cancelAll()
         }
+        logger.notice("alarm-web stopped")
         link.close()
+    }
+
+    /// How long a graceful stop may take before the process ends anyway (a stop must work under
+    /// any load; nothing alarm-web holds needs more than this to be left consistent).
+    static let stopGrace: Duration = .seconds(2)
+
+    /// Ends the process `stopGrace` from now unless it has ended by then, from a thread of its own.
+    static func exitAfterGrace() {
+        DetachedThread.start {
+            var pause = timespec(tv_sec: Int(stopGrace.components.seconds), tv_nsec: 0)
+            var left = timespec()
+            while nanosleep(&pause, &left) != 0, errno == EINTR { pause = left }
+            _exit(0)
+        }
     }
 }
 

@@ -79,13 +79,13 @@ import WebPairings
         await rig.stop()
     }
 
-    @Test func pairingIsOneQuestionAtATimeAndRateLimited() async throws {
+    @Test func pairingIsOneQuestionAtATimeAndRateLimitedPerAddress() async throws {
         let rig = try await WebRig()
         let (first, _) = try await rig.ask(name: "first")
-        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"second"}"#).status == 409)
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"second"}"#, peer: "192.0.2.99").status == 409)
         await rig.answer(.stop)
         #expect(await rig.request("POST", "/api/pair/wait", cookies: first).status == 403)
-        for attempt in 2...PairingDesk.attemptsPerWindow {
+        for attempt in 2...PairingDesk.attemptsPerAddress {
             let (ticket, _) = try await rig.ask(name: "attempt \(attempt)")
             await rig.answer(.stop)
             #expect(await rig.request("POST", "/api/pair/wait", cookies: ticket).status == 403)
@@ -93,6 +93,73 @@ import WebPairings
         let refused = await rig.request("POST", "/api/pair", json: #"{"name":"one more"}"#)
         #expect(refused.status == 429)
         #expect((try WebRig.json(refused)["error"] as? String)?.contains("try again in") == true)
+        // Another device is not locked out by the first one's attempts.
+        _ = try await rig.pair(name: "Bob's phone", peer: "192.0.2.20")
+        #expect(rig.app.book.all.map(\.name) == ["Bob's phone"])
+        await rig.stop()
+    }
+
+    @Test func theOverallLimitKeepsTwoQuestionsForAnAddressThatHasNotAsked() async throws {
+        let rig = try await WebRig()
+        func askAndRefuse(from peer: String) async throws {
+            let (ticket, _) = try await rig.ask(name: "from \(peer)", peer: peer)
+            await rig.answer(.stop)
+            #expect(await rig.request("POST", "/api/pair/wait", cookies: ticket, peer: peer).status == 403)
+        }
+        // Eight questions from three addresses use up what an address that asked may ask...
+        for peer in ["192.0.2.1", "192.0.2.1", "192.0.2.1", "192.0.2.2", "192.0.2.2", "192.0.2.2", "192.0.2.3", "192.0.2.3"] {
+            try await askAndRefuse(from: peer)
+        }
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"x"}"#, peer: "192.0.2.3").status == 429)
+        // ...and leave two for addresses that have not asked; then nobody may ask.
+        try await askAndRefuse(from: "192.0.2.4")
+        _ = try await rig.pair(name: "Carol's phone", peer: "192.0.2.5")
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"x"}"#, peer: "192.0.2.6").status == 429)
+        // The window moves on: the oldest questions no longer count.
+        rig.clock.advance(by: PairingDesk.window)
+        _ = try await rig.pair(name: "Dave's phone", peer: "192.0.2.3")
+        await rig.stop()
+    }
+
+    @Test func bodiesMustBeJSONAsStrictAsTheSockets() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        let lax = [
+            #"{"time":"07:30","time":"08:00"}"#, #"{"time":"07:30",}"#, #"{"time":"07:30","repeat":["mon",]}"#,
+            #"{"time":"07:30"} // note"#, #"{'time':"07:30"}"#, #"{"time":"07:30","snoozeSeconds":0300}"#,
+            "{\"time\":\"07:30\",\"label\":\"a\u{1}b\"}", #"{"time":"07:30","label":"\x41"}"#, "\u{FEFF}{\"time\":\"07:30\"}",
+        ]
+        for body in lax {
+            let response = await rig.request("POST", "/api/alarms", json: body, cookies: cookies)
+            #expect(response.status == 400, "\(body)")
+            #expect((try WebRig.json(response)["error"] as? String)?.contains("not strict JSON") == true, "\(body)")
+        }
+        #expect(await rig.request("POST", "/api/timers", json: #"{"seconds":60,"seconds":1}"#, cookies: cookies).status == 400)
+        #expect(await rig.request("PUT", "/api/settings", json: #"{"volumeDB":-6,"crescendoSeconds":30,"snoozeSeconds":540,"autoSilenceSeconds":900,}"#, cookies: cookies).status == 400)
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"a","name":"b"}"#).status == 400)
+        #expect(await rig.runtime.allRecords().isEmpty)
+        await rig.stop()
+    }
+
+    @Test func editingAnAlarmThatIsNotThereChangesNothing() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        for _ in 1...3 {
+            let response = await rig.request("PUT", "/api/alarms/\(UUID())", json: #"{"time":"07:30"}"#, cookies: cookies)
+            #expect(response.status == 404)
+        }
+        // Someone else's alarm is not the page's to edit either.
+        let theirs = Alarm.ID()
+        _ = try await rig.runtime.schedule(id: theirs, definition: try AlarmForm(time: "06:00").alarm(), client: ClientID(rawValue: 1001))
+        #expect(await rig.request("PUT", "/api/alarms/\(theirs)", json: #"{"time":"07:30"}"#, cookies: cookies).status == 404)
+        #expect(await rig.runtime.allRecords().map(\.id) == [theirs])
+        // The page's own is edited: one alarm, at the new time, under a new id.
+        let added = try WebRig.json(await rig.request("POST", "/api/alarms", json: #"{"time":"06:45"}"#, cookies: cookies))
+        let id = try #require(added["id"] as? String)
+        let edited = try WebRig.json(await rig.request("PUT", "/api/alarms/\(id)", json: #"{"time":"07:15"}"#, cookies: cookies))
+        let newID = try #require(edited["id"] as? String)
+        let records = await rig.runtime.allRecords()
+        #expect(records.count == 2 && records.contains { $0.id.uuidString == newID } && !records.contains { $0.id.uuidString == id })
         await rig.stop()
     }
 
@@ -131,7 +198,7 @@ import WebPairings
             method: "POST", path: "/api/alarms",
             headers: ["Host": "clock.local:8080", "Origin": WebRig.origin, "Content-Type": "application/x-www-form-urlencoded",
                       "Cookie": "alarm_session=\(cookies["alarm_session"] ?? "")"],
-            body: Data("time=07:30".utf8)))
+            body: Data("time=07:30".utf8), peer: WebRig.phone))
         #expect(form.status == 415)
         let records = await rig.runtime.allRecords()
         #expect(records.count == 2)

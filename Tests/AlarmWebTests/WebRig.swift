@@ -62,37 +62,49 @@ final class WebRig: Sendable {
         await server.stop()
     }
 
-    /// A request as a browser on the page sends it: same origin, JSON, with `cookies`.
-    func request(_ method: String, _ path: String, json: String? = nil, cookies: [String: String] = [:], origin: String? = WebRig.origin) async -> WebResponse {
+    /// A request as a browser on the page sends it: same origin, JSON, with `cookies`, from
+    /// `peer` (the address of its TCP connection).
+    func request(
+        _ method: String, _ path: String, json: String? = nil, cookies: [String: String] = [:], origin: String? = WebRig.origin,
+        peer: String = WebRig.phone
+    ) async -> WebResponse {
         var headers = ["Host": "clock.local:8080"]
         if let origin { headers["Origin"] = origin }
         if json != nil { headers["Content-Type"] = "application/json" }
         if !cookies.isEmpty { headers["Cookie"] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
-        return await app.respond(to: WebRequest(method: method, path: path, headers: headers, body: Data((json ?? "").utf8)))
+        return await app.respond(to: WebRequest(method: method, path: path, headers: headers, body: Data((json ?? "").utf8), peer: peer))
     }
+
+    /// The address the rig's requests come from unless a test says otherwise.
+    static let phone = "192.0.2.10"
 
     /// Pairs a browser: it asks, the display shows the question, STOP and SNOOZE held together
     /// allow. Returns its cookies.
-    func pair(name: String = "Alice's phone") async throws -> [String: String] {
-        let (ticket, _) = try await ask(name: name)
+    func pair(name: String = "Alice's phone", peer: String = WebRig.phone) async throws -> [String: String] {
+        let (ticket, _) = try await ask(name: name, peer: peer)
         await holdBoth()
-        let collected = await request("POST", "/api/pair/wait", cookies: ticket)
+        let collected = await request("POST", "/api/pair/wait", cookies: ticket, peer: peer)
         #expect(collected.status == 200)
         return try #require(Self.cookies(collected)).filter { !$0.value.isEmpty }
     }
 
     /// Asks to pair and waits until the display shows the question; the ticket cookie and the code.
     /// The clock asks about a phone at most once a minute: the minute is let pass first.
-    func ask(name: String) async throws -> (ticket: [String: String], code: String) {
+    func ask(name: String, peer: String = WebRig.phone) async throws -> (ticket: [String: String], code: String) {
         clock.advance(by: 60)
-        var frames = display.events().makeAsyncIterator()
-        let asked = await request("POST", "/api/pair", json: #"{"name":"\#(name)"}"#)
+        let asked = await request("POST", "/api/pair", json: #"{"name":"\#(name)"}"#, peer: peer)
         try #require(asked.status == 201, "\(String(decoding: asked.body, as: UTF8.self))")
         let code = try #require(try JSONDecoder().decode([String: String].self, from: asked.body)["code"])
+        await waitForPairingQuestion()
+        return (try #require(Self.cookies(asked)), code)
+    }
+
+    /// Waits until the clock's display shows a pairing question.
+    func waitForPairingQuestion() async {
+        var frames = display.events().makeAsyncIterator()
         while !display.lines.joined().contains("Pair phone") {
             guard await frames.next() != nil else { break }
         }
-        return (try #require(Self.cookies(asked)), code)
     }
 
     /// The person at the clock presses `button` briefly.
@@ -116,6 +128,15 @@ final class WebRig: Sendable {
         await appliance.refresh()
     }
 
+    /// Serves the page over TCP on 127.0.0.1 (a free port), its deadlines on the rig's clock.
+    func serve(maximumConnections: Int = 512, hosts: [String] = [], timeouts: HTTPTimeouts = HTTPTimeouts()) throws -> ServedPage {
+        var configuration = WebServer.Configuration(
+            listen: "127.0.0.1:0", hosts: try ClockHostNames(configured: hosts, hostname: "clock"), maximumConnections: maximumConnections)
+        configuration.timeouts = timeouts
+        let server = try WebServer(app: app, configuration: configuration, logger: Self.logger, clock: clock)
+        return ServedPage(server: server)
+    }
+
     static func cookies(_ response: WebResponse) -> [String: String]? {
         var cookies: [String: String] = [:]
         for (name, value) in response.headers where name == "Set-Cookie" {
@@ -137,4 +158,23 @@ enum RepositoryFiles {
         components.removeLast(3)  // Tests/AlarmWebTests/WebRig.swift
         return components.joined(separator: "/")
     }()
+}
+
+/// A ``WebServer`` running for a test, until ``stop()``.
+final class ServedPage: Sendable {
+    let server: WebServer
+    let port: UInt16
+    let running: Task<Void, any Error>
+
+    init(server: WebServer) {
+        self.server = server
+        port = server.port ?? 0
+        running = Task { try await server.run() }
+    }
+
+    /// Stops the server and waits until it has.
+    func stop() async {
+        running.cancel()
+        _ = await running.result
+    }
 }

@@ -27,6 +27,7 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     case .config: ConfigFuzzing.runConfiguration(bytes)
     case .profile: ConfigFuzzing.runProfile(bytes)
     case .store: StoreFuzzing.run(bytes)
+    case .web: WebFuzzing.run(bytes)
     }
     return 0
 }
@@ -52,6 +53,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case profile
     /// The store file and journal entries, and the engine restoring them.
     case store
+    /// alarm-web's request reading: heads, chunked bodies, the page's JSON forms.
+    case web
 
     /// `ALARMD_FUZZ_TARGET`, read once; a missing or unknown name ends the process with usage.
     static let selected: FuzzTarget = {
