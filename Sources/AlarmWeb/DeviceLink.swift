@@ -85,11 +85,13 @@ public final class DeviceLink: Sendable {
     /// Asks the person at the clock: "Pair phone NAME? Code CODE".
     func askToPair(name: String, code: String) async -> PairingAnswer {
         do {
-            let answer = try await questions.request(
-                "requestPairing", parameters: ["name": .string(name), "code": .string(code)], as: [String: String].self)
-            switch answer["answer"] {
+            let reply = try await questions.request(
+                "requestPairing", parameters: ["name": .string(name), "code": .string(code)], as: PairingReply.self)
+            switch reply.answer {
             case "allowed": return .allowed
             case "refused": return .refused
+            case "withdrawn": return .withdrawn
+            case "tooSoon": return .tooSoon(retryAfter: reply.retryAfter ?? 60)
             default: return .unanswered
             }
         } catch {
@@ -98,11 +100,22 @@ public final class DeviceLink: Sendable {
     }
 }
 
+/// `requestPairing`'s reply: the answer, and for `tooSoon` the seconds to wait.
+private struct PairingReply: Decodable {
+    var answer: String
+    var retryAfter: Int?
+}
+
 /// What the person at the clock answered.
 enum PairingAnswer: Sendable {
     case allowed
     case refused
     case unanswered
+    /// An alarm rang before anyone answered: the question was taken off the display.
+    case withdrawn
+    /// The clock asked about a phone less than a minute ago and does not light its display for
+    /// another one yet.
+    case tooSoon(retryAfter: Int)
     /// The question could not be asked (alarmd unreachable, or too old for pairing).
     case failed(String)
 }

@@ -21,6 +21,8 @@ actor PairingDesk {
         case allowed(Pairing)
         case refused
         case unanswered
+        case withdrawn
+        case tooSoon(retryAfter: Int)
         case failed(String)
     }
 

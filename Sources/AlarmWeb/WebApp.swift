@@ -253,6 +253,8 @@ public final class WebApp: Sendable {
                     }
                 case .refused: return .refused
                 case .unanswered: return .unanswered
+                case .withdrawn: return .withdrawn
+                case .tooSoon(let retryAfter): return .tooSoon(retryAfter: retryAfter)
                 case .failed(let reason): return .failed(reason)
                 }
             }
@@ -282,6 +284,10 @@ public final class WebApp: Sendable {
             throw WebError(403, "refused at the clock")
         case .decided(.unanswered):
             throw WebError(410, "nobody answered at the clock in time")
+        case .decided(.withdrawn):
+            throw WebError(409, "an alarm rang at the clock before anyone answered; ask again")
+        case .decided(.tooSoon(let retryAfter)):
+            throw WebError(429, "the clock asked about a phone less than a minute ago; try again in \(retryAfter) seconds")
         case .decided(.failed(let reason)):
             throw WebError(503, "the clock could not ask: \(reason)")
         }

@@ -99,6 +99,33 @@ import WebPairings
         await rig.stop()
     }
 
+    @Test func aQuestionAnAlarmCoversIsWithdrawnAndTheNextWithinAMinuteWaits() async throws {
+        let rig = try await WebRig()
+        let (ticket, _) = try await rig.ask(name: "Mallory")
+        let alarm = AlarmDefinition(
+            schedule: .fixed(rig.clock.now.addingTimeInterval(5)), countdownDuration: .init(preAlert: nil, postAlert: 300),
+            presentation: AlarmPresentation(alert: .init(title: "Wake up", stopButton: .stop, secondaryButton: .snooze, secondaryButtonBehavior: .countdown)))
+        _ = try await rig.runtime.schedule(id: Alarm.ID(), definition: alarm, client: ClientID(rawValue: 1001))
+        rig.clock.advance(by: 5)
+        await rig.runtime.handleWake(.deadlineReached)
+        await rig.appliance.refresh()
+        let withdrawn = await rig.request("POST", "/api/pair/wait", cookies: ticket)
+        #expect(withdrawn.status == 409)
+        #expect((try WebRig.json(withdrawn)["error"] as? String)?.contains("an alarm rang") == true)
+        // The sleeper snoozes, and presses SNOOZE again: nobody is paired.
+        await rig.answer(.snooze)
+        await rig.answer(.snooze)
+        #expect(rig.app.book.all.isEmpty)
+        // Asked again within the minute: the display stays dark and the phone is told when to ask.
+        let again = await rig.request("POST", "/api/pair", json: #"{"name":"Mallory"}"#)
+        #expect(again.status == 201)
+        let waited = await rig.request("POST", "/api/pair/wait", cookies: try #require(WebRig.cookies(again)))
+        #expect(waited.status == 429)
+        #expect((try WebRig.json(waited)["error"] as? String)?.contains("less than a minute ago") == true)
+        #expect(!rig.display.lines.joined().contains("Pair phone"))
+        await rig.stop()
+    }
+
     @Test func theOverallLimitKeepsTwoQuestionsForAnAddressThatHasNotAsked() async throws {
         let rig = try await WebRig()
         func askAndRefuse(from peer: String) async throws {
