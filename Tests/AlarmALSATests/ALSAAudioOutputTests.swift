@@ -6,7 +6,7 @@ import Glibc
 import Testing
 
 /// ALSAAudioOutput through the real libasound path into ALSA's file plugin (see ``FilePluginRig``).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ALSAAudioOutputTests {
     @Test func builtInToneNotLoopingPlaysOneLoopAtTwoKilohertzInRealTime() async throws {
         let rig = try FilePluginRig()

@@ -10,7 +10,7 @@ import Testing
 
 /// The real `run()` of the engine and the appliance, concurrently, on a manual clock: nothing
 /// sleeps in real time; the test waits for sleepers and for the fakes' events.
-@Suite(.timeLimit(.minutes(1))) struct ApplianceRunLoopTests {
+@Suite(.timeLimit(.minutes(5))) struct ApplianceRunLoopTests {
     @Test func theRunningDeviceRingsStopsOnAPressAndShutsDownDarkAndBlank() async throws {
         let clock = ManualWallClock(now: Scene.monday(6, 59))
         let directory = try TemporaryDirectory()

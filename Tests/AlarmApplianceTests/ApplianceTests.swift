@@ -8,7 +8,7 @@ import Testing
 
 /// The appliance driven step by step on fakes: sound, LED, display and wake-ups. The buttons are
 /// in `ApplianceTests+Buttons.swift`.
-@Suite(.timeLimit(.minutes(1))) struct ApplianceTests {
+@Suite(.timeLimit(.minutes(5))) struct ApplianceTests {
     static let blink = IndicatorPattern.blink(.white, on: .milliseconds(250), off: .milliseconds(250))
     static let breathe = IndicatorPattern.breathe(.white, period: .seconds(4))
     static let faultFlashes = IndicatorPattern.flashes(IndicatorPolicy.faultColor, count: 3, pause: .seconds(2))

@@ -12,7 +12,7 @@ import Testing
 /// The prompt asked for a client on the control socket: a program running as another user asks
 /// through the remote `AlarmManager`, the person at the device answers with the (fake) buttons,
 /// and the answer travels back over the socket.
-@Suite(.timeLimit(.minutes(1)), .enabled(if: getuid() == 0, "connecting as another user needs root"))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: getuid() == 0, "connecting as another user needs root"))
 struct AuthorizationOverSocketTests {
     /// Debian's nobody and nogroup: not root, not in the admin group.
     static let user: (uid: UInt32, gid: UInt32) = (65534, 65534)

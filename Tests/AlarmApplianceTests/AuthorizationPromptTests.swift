@@ -8,7 +8,7 @@ import Testing
 
 /// The on-device questions: "Allow NAME to set alarms?" and "Pair phone NAME? Code CODE"; STOP
 /// and SNOOZE held together answer yes, STOP no, and nothing meant for an alarm answers them.
-@Suite(.timeLimit(.minutes(1))) struct AuthorizationPromptTests {
+@Suite(.timeLimit(.minutes(5))) struct AuthorizationPromptTests {
     static let stranger = ClientID(rawValue: 1001)
 
     /// A rig whose engine asks the person at the device, and the stranger's first schedule,

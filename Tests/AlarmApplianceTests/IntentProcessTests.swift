@@ -12,7 +12,7 @@ import Testing
 /// A STOP press on the simulated board reaches the app that owns the alarm: a separate process
 /// that imports only AlarmKit, over the control socket, whether it connects before or after the
 /// press.
-@Suite(.timeLimit(.minutes(2))) struct IntentProcessTests {
+@Suite(.timeLimit(.minutes(5))) struct IntentProcessTests {
     static let probe = ChildProcess.product("alarmkit-app-probe")
     /// The probe runs as this process's user, so the alarms it should hear of are this user's.
     static var me: ClientID { ClientID(rawValue: geteuid()) }

@@ -11,7 +11,7 @@ import Testing
 /// Malformed, truncated, oversized and random messages sent to a running server over a real
 /// socket: each gets an error reply or the connection is closed, the server carries on, and the
 /// store's bytes do not change.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct BadInputTests {
     /// A valid request to cut short.
     static let scheduleLine: [UInt8] = Array(Sample.scheduleRequest(77, alarm: Alarm.ID(), Sample.definition()).dropLast())

@@ -13,7 +13,7 @@ import Testing
 /// Two clients with different uids over the real socket: the kernel's peer credentials decide
 /// who is who. Connections as another user are made from a thread whose effective uid and gid
 /// are changed (root only), so `SO_PEERCRED` really reports that user.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ClientIsolationTests {
     static let isRoot = getuid() == 0
 

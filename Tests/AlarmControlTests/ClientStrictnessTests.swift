@@ -11,7 +11,7 @@ import Testing
 
 /// ``ControlClient`` holds the daemon to strict JSON too: a line that is not ends the connection,
 /// and the request waiting for it fails saying why, instead of being read leniently.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ClientStrictnessTests {
     /// A daemon that answers one request with `reply(id)`, written by the test: a listening Unix
     /// socket, one connection accepted on a thread of its own.

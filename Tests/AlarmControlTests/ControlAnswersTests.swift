@@ -11,7 +11,7 @@ import Testing
 /// Answers are written as the socket drains, outside the bound on unread output: a list of any
 /// size reaches a client that reads it, lines sent meanwhile follow it whole, and a client that
 /// asks and does not read is let go after the idle timeout.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ControlAnswersTests {
     static let me = ClientID(rawValue: geteuid())
 

@@ -11,7 +11,7 @@ import Testing
 /// subscriptions per connection; and what it logs.
 ///
 /// The idle timeout runs on the server's manual clock: the tests move it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ControlLimitsTests {
     /// 64 slots for this process's user, whether it administers (root) or not.
     static func sixtyFourSlots(_ configuration: inout ControlServer.Configuration) {

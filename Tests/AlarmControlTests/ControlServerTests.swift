@@ -11,7 +11,7 @@ import Testing
 
 /// The server's request handling seen from a raw connection: ordering, requests that wait for a
 /// person, subscriptions, operations the daemon adds.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ControlServerTests {
     /// A client that is not an administrator: another user when we are root, else ourselves.
     static let plainUser: (uid: UInt32, gid: UInt32)? = getuid() == 0 ? (65533, ServerRig.otherUser.gid) : nil

@@ -9,7 +9,7 @@ import Testing
 /// users' slots, subscribers included, and root and the administrators have slots of their own.
 ///
 /// Runs as root only: its clients connect as other users.
-@Suite(.timeLimit(.minutes(1)), .enabled(if: getuid() == 0, "connects as other users, which needs root"))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: getuid() == 0, "connects as other users, which needs root"))
 struct ControlSlotsTests {
     static let alice: (uid: UInt32, gid: UInt32) = (65533, 65534)
     static let bob: (uid: UInt32, gid: UInt32) = (65532, 65534)

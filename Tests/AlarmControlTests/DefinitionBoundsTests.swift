@@ -11,7 +11,7 @@ import Testing
 
 /// The bounds of fixed dates, countdowns and strings over the socket: just inside, an alarm comes
 /// back exactly as sent, in the answer and in the list; just outside, it is refused with the bounds.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DefinitionBoundsTests {
     static let lastSecondOfYear9999 = Date(timeIntervalSince1970: 253_402_300_799)
 

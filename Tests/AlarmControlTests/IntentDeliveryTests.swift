@@ -11,7 +11,7 @@ import Testing
 
 /// Intents over the control socket: a connected client gets its own at once, one that connects
 /// later gets what waits for it (after a daemon restart too), and nobody else's.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct IntentDeliveryTests {
     private static var me: ClientID { ClientID(rawValue: geteuid()) }
 

@@ -11,7 +11,7 @@ import Testing
 
 /// `AlarmManager(backend: SocketAlarmBackend(...))` against the daemon in this process: the same
 /// answers and the same updates as the in-process manager, and streams that outlive the daemon.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RemoteManagerTests {
     private static var me: ClientID { ClientID(rawValue: geteuid()) }
 

@@ -10,7 +10,7 @@ import Testing
 
 /// `disable`, `enable` and `skip` over a real socket, as the phone page uses them through
 /// ``ControlClient``.
-@Suite(.timeLimit(.minutes(1))) struct ScheduleActionServerTests {
+@Suite(.timeLimit(.minutes(5))) struct ScheduleActionServerTests {
     static let me = ClientID(rawValue: geteuid())
 
     static func weekly() -> AlarmDefinition {

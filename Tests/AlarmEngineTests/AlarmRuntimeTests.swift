@@ -9,7 +9,7 @@ import Testing
 
 /// The engine as clients and the device see it: an ``AlarmManager`` over a running runtime, on a
 /// manual clock. Every wait is on an event, never on time.
-@Suite(.timeLimit(.minutes(1))) struct AlarmRuntimeTests {
+@Suite(.timeLimit(.minutes(5))) struct AlarmRuntimeTests {
     let sixFiftyNine = Fixture.at("2026-11-23T06:59:00+01:00")
     let seven = Fixture.at("2026-11-23T07:00:00+01:00")
 

@@ -11,7 +11,7 @@ import Testing
 
 /// The engine logs like a daemon: a line per event a person would notice, constant messages with
 /// the data in metadata, an error naming the file when the store is bad, and nothing when idle.
-@Suite(.timeLimit(.minutes(1))) struct EngineLoggingTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineLoggingTests {
     let sixFiftyNine = Fixture.at("2026-11-23T06:59:00+01:00")
 
     static func runtime(in directory: String, clock: ManualWallClock, handler: InMemoryLogHandler) throws -> AlarmRuntime {

@@ -11,7 +11,7 @@ import Testing
 
 /// The intents of presses at the device on their way to their clients: kept until acknowledged,
 /// across a restart, bounded in number and age, and never shown to another client.
-@Suite(.timeLimit(.minutes(1))) struct IntentMailboxTests {
+@Suite(.timeLimit(.minutes(5))) struct IntentMailboxTests {
     static let owner = ClientID(rawValue: 1000)
     static let stranger = ClientID(rawValue: 1001)
     static let monday = Fixture.at("2026-11-23T07:00:00+01:00")

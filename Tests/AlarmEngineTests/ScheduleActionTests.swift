@@ -274,7 +274,7 @@ import Testing
 }
 
 /// The same through the runtime: durable, published and recorded like AlarmKit's actions.
-@Suite(.timeLimit(.minutes(1))) struct ScheduleActionRuntimeTests {
+@Suite(.timeLimit(.minutes(5))) struct ScheduleActionRuntimeTests {
     @Test func changesArePublishedRecordedInHistoryAndSurviveARestart() async throws {
         let rig = try EngineRig(now: Fixture.at("2026-11-22T20:00:00+01:00"))
         let weekly = Alarm.ID(), once = Alarm.ID()

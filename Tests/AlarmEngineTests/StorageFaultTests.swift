@@ -13,7 +13,7 @@ import Testing
 /// A full or read-only disk never keeps an alarm ringing: silencing takes effect in memory, is
 /// written once storage works, and the fault is shown and logged once. A state file that cannot
 /// be read never stops the engine from starting.
-@Suite(.timeLimit(.minutes(1))) struct StorageFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct StorageFaultTests {
     static let sixFiftyNine = Fixture.at("2026-11-23T06:59:00+01:00")
 
     /// Makes every save fail for real, also as root: a directory where the journal is appended,

@@ -12,7 +12,7 @@ import Testing
 
 /// A store that could not be read is never overwritten: a failing SD card or a USB disk not ready
 /// at start costs no alarm, whatever reads and writes fail, in whatever order.
-@Suite(.timeLimit(.minutes(2))) struct UnreadableStoreTests {
+@Suite(.timeLimit(.minutes(5))) struct UnreadableStoreTests {
     static let sixFiftyNine = Fixture.at("2026-11-23T06:59:00+01:00")
     static let storeFiles = ["alarms.store", "alarms.store.backup", "alarms.journal"]
 

@@ -5,7 +5,7 @@ import Testing
 
 /// GPIODButtonInput's thread against ``FakeGPIO`` and ``ManualGPIOClock``: real thread, real
 /// `poll` on eventfds, everything below the C library seam faked, time moved by hand.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct GPIODButtonInputTests {
     /// Kernel time 100 s; the system has been suspended for 7 s, so `CLOCK_BOOTTIME` is 7 s ahead.
     let clock = ManualGPIOClock(now: .seconds(100), boottimeOffset: .seconds(7))

@@ -5,7 +5,7 @@ import Testing
 
 /// GPIODIndicator's thread against ``FakeGPIO`` and ``ManualGPIOClock``: every level written is
 /// recorded with the manual time, so patterns are checked step by step with no real waiting.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct GPIODIndicatorTests {
     let clock = ManualGPIOClock(now: .seconds(10))
     let gpio: FakeGPIO

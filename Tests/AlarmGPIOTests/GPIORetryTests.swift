@@ -7,7 +7,7 @@ import Testing
 
 /// How the backends wait for a missing chip: a chip node appearing in the device directory (a
 /// temporary directory standing in for `/dev`) ends the wait at once; otherwise the wait doubles.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct GPIORetryTests {
     let clock = ManualGPIOClock(now: .seconds(100))
 

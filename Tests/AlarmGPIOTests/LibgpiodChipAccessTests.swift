@@ -6,7 +6,7 @@ import Testing
 /// The real shim over whichever libgpiod the package was built against (1.6 system-wide; 2.x
 /// through `Tests/with-libgpiod2`). This machine has no GPIO chip, so only the
 /// paths that need none are exercised here; the rest is the integration tests' (gpio-sim).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LibgpiodChipAccessTests {
     static let missingChip = "/dev/gpiochip-alarmd-missing"
 

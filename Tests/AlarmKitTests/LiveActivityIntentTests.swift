@@ -5,7 +5,7 @@ import Testing
 
 /// An app's intents: kept as a name and text parameters, rebuilt in the app's process, and run by
 /// `handleIntents` once per delivery.
-@Suite(.timeLimit(.minutes(1))) struct LiveActivityIntentTests {
+@Suite(.timeLimit(.minutes(5))) struct LiveActivityIntentTests {
     struct StopIntent: LiveActivityIntent {
         var alarmID: String
         var reason: Reason

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// The driver byte for byte against a recording bus, and the screen those bytes produce.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct HD44780DisplayTests {
     typealias Event = RecordingI2CBus.Event
 
@@ -334,7 +334,7 @@ struct HD44780DisplayTests {
 }
 
 /// Where the driver's transfers run.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct HD44780DisplayThreadTests {
     /// Notes the name of the thread each transfer runs on.
     final class ThreadNamingBus: I2CBus {

@@ -35,7 +35,7 @@ struct LinuxI2CBusTests {
         #expect(LinuxI2CBus.openError(EACCES, device: "d").kind == .io)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aDisplayOnAMissingBusThrowsAndKeepsNoThreadBusy() async {
         let display = HD44780Display(size: .sixteenByTwo, bus: LinuxI2CBus(number: 99), delay: ThreadSleepDelay())
         let error = await #expect(throws: HardwareError.self) {

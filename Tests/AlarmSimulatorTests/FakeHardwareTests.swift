@@ -4,7 +4,7 @@ import FoundationEssentials
 import Testing
 
 /// The fakes keep real state, report every change on streams, and fail on request.
-@Suite(.timeLimit(.minutes(1))) struct FakeHardwareTests {
+@Suite(.timeLimit(.minutes(5))) struct FakeHardwareTests {
     @Test func buttonEventsCarryTheManualClocksMonotonicTime() async {
         let clock = ManualWallClock(now: Date(timeIntervalSince1970: 1_800_000_000))
         let buttons = FakeButtonInput(clock: clock)

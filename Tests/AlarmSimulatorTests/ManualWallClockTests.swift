@@ -4,7 +4,7 @@ import FoundationEssentials
 import Testing
 
 /// The manual clock every engine and appliance test stands on.
-@Suite(.timeLimit(.minutes(1))) struct ManualWallClockTests {
+@Suite(.timeLimit(.minutes(5))) struct ManualWallClockTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func advancingWakesExactlyTheSleepersThatAreDue() async throws {
@@ -53,7 +53,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct ManualTimeZoneProviderTests {
+@Suite(.timeLimit(.minutes(5))) struct ManualTimeZoneProviderTests {
     @Test func everySubscriberHearsOfAChange() async throws {
         let zones = ManualTimeZoneProvider(.utc)
         var first = zones.changes().makeAsyncIterator()

@@ -11,7 +11,7 @@ import WebPairings
 
 /// The page's HTTP API: who it lets in (pairing at the clock, cookies, origins) and what bad
 /// requests get, against a real engine and control server.
-@Suite(.timeLimit(.minutes(1))) struct WebAPITests {
+@Suite(.timeLimit(.minutes(5))) struct WebAPITests {
     /// Every API route but pairing, with a body where the route takes one.
     static let routes: [(String, String, String?)] = [
         ("GET", "/api/state", nil), ("GET", "/api/events", nil),
@@ -290,7 +290,7 @@ import WebPairings
 }
 
 /// The page's big Stop and Snooze act as the clock's buttons: on anyone's ringing alarm.
-@Suite(.timeLimit(.minutes(1))) struct WebRingingTests {
+@Suite(.timeLimit(.minutes(5))) struct WebRingingTests {
     @Test func stopFromThePageSilencesAnAlarmSomeoneElseSet() async throws {
         let rig = try await WebRig()
         let cookies = try await rig.pair()
@@ -320,7 +320,7 @@ import WebPairings
 }
 
 /// The household's settings: kept by alarmd, changed from the page, checked on both sides.
-@Suite(.timeLimit(.minutes(1))) struct WebSettingsTests {
+@Suite(.timeLimit(.minutes(5))) struct WebSettingsTests {
     static let settings = #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600}"#
 
     @Test func aChangeReachesTheEngineAndTheFileAndBadValuesChangeNothing() async throws {

@@ -10,7 +10,7 @@ import WebPairings
 
 /// alarm-web as systemd runs it, a process of its own on the rig's control socket, with a phone
 /// paired (written into its pairings file), attacked over TCP as the held-out attack did.
-@Suite(.timeLimit(.minutes(1))) struct WebProcessTests {
+@Suite(.timeLimit(.minutes(5))) struct WebProcessTests {
     /// `alarm-web` started for a test, with `openFiles` as its file limit (the unit's LimitNOFILE),
     /// its log read from a pipe.
     final class RunningPage: Sendable {

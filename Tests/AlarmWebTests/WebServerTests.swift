@@ -7,7 +7,7 @@ import Testing
 
 /// The page server in this process: its deadlines on the rig's clock, and the end of its loop.
 /// (What it refuses and how it holds up under a flood: ``WebProcessTests``, on alarm-web itself.)
-@Suite(.timeLimit(.minutes(1))) struct WebServerTests {
+@Suite(.timeLimit(.minutes(5))) struct WebServerTests {
     @Test func aSlowRequestIsAnswered408AtItsDeadline() async throws {
         let rig = try await WebRig()
         var timeouts = HTTPTimeouts()

@@ -4,7 +4,7 @@ import Testing
 
 @testable import LinuxSupport
 
-@Suite(.timeLimit(.minutes(1))) struct JobQueueTests {
+@Suite(.timeLimit(.minutes(5))) struct JobQueueTests {
     @Test func readyJobsRunFirstInFirstOut() {
         var queue = JobQueue<String>()
         queue.append("a")
@@ -39,7 +39,7 @@ import Testing
 
 /// ``ThreadPoolExecutor`` as a task executor, not installed as the global one: installing it
 /// would move every other test onto it.
-@Suite(.timeLimit(.minutes(1))) struct ThreadPoolExecutorTests {
+@Suite(.timeLimit(.minutes(5))) struct ThreadPoolExecutorTests {
     @Test func jobsRunOnTheExecutorsOwnThread() async {
         let executor = ThreadPoolExecutor(threads: 1)
         let first = await Task(executorPreference: executor) { pthread_self() }.value
@@ -74,7 +74,7 @@ import Testing
 
 #if compiler(>=6.3)
 /// The pool as Swift 6.3's default executor: sleeps are scheduled on it, never on libdispatch.
-@Suite(.timeLimit(.minutes(1))) struct GlobalPoolTests {
+@Suite(.timeLimit(.minutes(5))) struct GlobalPoolTests {
     /// A task that prefers the pool sleeps on it (it is the current scheduling executor); a
     /// sleep the pool never scheduled would hang the test.
     @Test func sleepsOfTasksOnThePoolEnd() async throws {

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// The key reader on a pipe: a real thread, fed by the test; no sleeps.
-@Suite(.timeLimit(.minutes(1))) struct KeyReaderTests {
+@Suite(.timeLimit(.minutes(5))) struct KeyReaderTests {
     /// Both ends of a pipe, closed at the end of the test.
     final class Pipe: Sendable {
         let readEnd: Int32

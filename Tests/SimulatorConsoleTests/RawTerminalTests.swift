@@ -5,7 +5,7 @@ import Testing
 
 /// Raw mode on a real pseudo-terminal: the settings change, and come back. The raw terminal is
 /// process-wide, so these run one at a time.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct RawTerminalTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct RawTerminalTests {
     /// A pseudo-terminal pair: `terminal` is what the program sees, `screen` what a terminal
     /// emulator (tmux) would read.
     final class PseudoTerminal {

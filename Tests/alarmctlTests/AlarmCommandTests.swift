@@ -8,7 +8,7 @@ import Testing
 
 /// `alarmctl schedule`, `timer`, `list`, `show` and the state changes against a real alarmd on
 /// the simulated board: the built executables, their output and exit statuses.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct AlarmCommandTests {
     /// A fixed alarm id, so that prefixes are known in advance.
     static func id(_ number: Int, prefix: String = "AAAA") -> String {
@@ -245,7 +245,7 @@ struct AlarmCommandTests {
 
 /// Text from others (a title another user set, the daemon's messages) reaches the terminal with
 /// every control character, bidi override and line separator shown as `\u{XX}`, never raw.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct TerminalEscapingTests {
     /// ESC sequences that clear the screen and retitle the window, BEL, a newline, a right-to-left
     /// override, a C1 CSI and DEL.

@@ -8,7 +8,7 @@ import Testing
 
 /// What alarmctl prints when the daemon reports records (`alarmRecords`): titles, the next
 /// occurrence as the engine has it, and the time left of countdowns.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct AlarmRecordsTests {
     /// The clock stands still at a whole minute near now, so that alarmctl's own clock agrees.
     static func start() -> Date {

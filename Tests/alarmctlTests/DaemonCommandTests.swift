@@ -10,7 +10,7 @@ import Glibc
 import Testing
 
 /// `alarmctl auth`, `status`, `watch` and `history` against a real alarmd on the simulated board.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct DaemonCommandTests {
     @Test func rootIsAuthorizedAndAdministersOthers() async throws {
         let daemon = try RunningDaemon()

@@ -5,7 +5,7 @@ import Testing
 
 /// `alarmctl disable`, `enable` and `skip` against a real alarmd on the simulated board (its real
 /// clock: the tests hold whatever the day is).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ScheduleActionCommandTests {
     @Test func disableEnableAndSkipChangeWhatListShowAndHistorySay() async throws {
         let daemon = try RunningDaemon()

@@ -6,7 +6,7 @@ import Testing
 
 /// A question waiting on the display (a phone asking to pair) does not hold alarmd's shutdown:
 /// systemd allows it 10 s (TimeoutStopSec) and the question would wait a minute.
-@Suite(.timeLimit(.minutes(2))) struct ShutdownWithQuestionTests {
+@Suite(.timeLimit(.minutes(5))) struct ShutdownWithQuestionTests {
     @Test func sigtermAnswersAWaitingPairingQuestionAndExitsAtOnce() async throws {
         let daemon = try RunningDaemon()
         let client = ControlClient(connector: .unixSocket(path: daemon.socket))

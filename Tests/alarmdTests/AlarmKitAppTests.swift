@@ -5,7 +5,7 @@ import Testing
 
 /// A second process that imports only AlarmKit, against the real daemon over its socket: the API
 /// an app on the device gets, `AlarmManager.shared` with Apple's synchronous members.
-@Suite(.timeLimit(.minutes(2))) struct AlarmKitAppTests {
+@Suite(.timeLimit(.minutes(5))) struct AlarmKitAppTests {
     static let probe = ChildProcess.product("alarmkit-app-probe")
 
     @Test func anAppSchedulesListsAndCancelsThroughTheSharedManager() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// The sample app (`Examples/AlarmSample`, Apple's AlarmKit sample on this device) against the
 /// real daemon, driven as a person at its terminal: commands on standard input, one per line.
-@Suite(.timeLimit(.minutes(2))) struct AlarmSampleTests {
+@Suite(.timeLimit(.minutes(5))) struct AlarmSampleTests {
     static let sample = ChildProcess.product("alarm-sample")
 
     @Test func commandsScheduleListPauseAndCancelThroughAlarmKit() async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// `alarmd` as a service, headless on the simulated board: start-up checks, a real socket, and
 /// an acknowledged alarm surviving `kill -9`.
-@Suite(.timeLimit(.minutes(2))) struct DaemonServiceTests {
+@Suite(.timeLimit(.minutes(5))) struct DaemonServiceTests {
     static let alarmd = ChildProcess.product("alarmd")
     static let board = AlarmdCommandTests.repository + "/board/simulated.toml"
 

@@ -11,7 +11,7 @@ import Testing
 /// `alarmd --simulate` in a pseudo-terminal serves the control socket: an app sets an alarm
 /// through it, alarmctl's records are there, the simulator's `s` key (STOP) silences the alarm, and the app receives the
 /// alarm's stop intent.
-@Suite(.timeLimit(.minutes(2))) struct SimulatorSocketTests {
+@Suite(.timeLimit(.minutes(5))) struct SimulatorSocketTests {
     @Test func theSimulatorsStopKeyDeliversTheStopIntentToTheAppOverItsSocket() async throws {
         let directory = try TemporaryDirectory()
         let socket = directory.path + "/simulator.sock"

@@ -10,7 +10,7 @@ import Testing
 /// The daemon on a real failing file system, through the real socket: a full or read-only state
 /// directory never keeps an alarm ringing, and a state file that cannot be read never keeps the
 /// daemon from starting.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct StorageFaultDaemonTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct StorageFaultDaemonTests {
     typealias Daemon = DaemonServiceTests.Daemon
 
     static let isRoot = geteuid() == 0
