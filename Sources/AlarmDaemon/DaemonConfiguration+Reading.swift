@@ -45,6 +45,8 @@ extension DaemonConfiguration {
         engine.autoSilence = try reader.seconds("alarms.auto_silence", in: .zero ... .seconds(86_400), default: defaults.engine.autoSilence)
         engine.missedAlarmGrace = try reader.seconds("alarms.missed_grace", in: .zero ... .seconds(86_400), default: defaults.engine.missedAlarmGrace)
         engine.maximumAlarms = try reader.value("alarms.max_alarms", as: .integer(in: 1...100_000), default: defaults.engine.maximumAlarms)
+        engine.maximumAlarmsPerClient = try reader.value(
+            "alarms.max_alarms_per_user", as: .integer(in: 1...100_000), default: defaults.engine.maximumAlarmsPerClient)
         engine.missedHistoryLimit = try reader.value("alarms.missed_history", as: .integer(in: 1...1000), default: defaults.engine.missedHistoryLimit)
 
         appliance.volume = try reader.value("sound.volume_db", as: .number(in: -60...0), default: defaults.appliance.volume)

@@ -10,7 +10,8 @@ extension AlarmScheduler {
     /// - Returns: the alarm as it is after `now` has been applied (a timer is already counting
     ///   down; a fixed alarm up to the grace period in the past is already alerting).
     /// - Throws: ``AlarmOperationError/invalidConfiguration(_:)``, ``AlarmOperationError/duplicateID(_:)``
-    ///   (an id `owner` already uses) or ``AlarmManager/AlarmError/maximumLimitReached``; nothing
+    ///   (an id `owner` already uses) or ``AlarmManager/AlarmError/maximumLimitReached`` (the
+    ///   device's limit, or `owner`'s share of it); nothing
     ///   changes then.
     public mutating func schedule(
         id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, now: Date
@@ -18,7 +19,9 @@ extension AlarmScheduler {
         try definition.validate()
         let key = AlarmKey(owner: owner, id: id)
         guard records[key] == nil else { throw AlarmOperationError.duplicateID(id) }
-        guard records.count < policy.maximumAlarms else { throw AlarmManager.AlarmError.maximumLimitReached }
+        guard records.count < policy.maximumAlarms,
+              records.keys.lazy.filter({ $0.owner == owner }).count < policy.maximumAlarmsPerClient
+        else { throw AlarmManager.AlarmError.maximumLimitReached }
         let phase: AlarmPhase
         switch definition.schedule {
         case nil:

@@ -12,6 +12,9 @@ public struct EnginePolicy: Codable, Hashable, Sendable {
     public var autoSilence: TimeInterval
     /// The device-wide limit on alarms, all clients together. Default 1,000.
     public var maximumAlarms: Int
+    /// The most alarms one client may keep, so that no single user can use up the device's
+    /// limit and leave the others unable to set one. Default 250.
+    public var maximumAlarmsPerClient: Int
     /// How many missed-alarm records are kept for the display; the oldest go first. Default 50.
     public var missedHistoryLimit: Int
 
@@ -19,11 +22,13 @@ public struct EnginePolicy: Codable, Hashable, Sendable {
         missedAlarmGrace: TimeInterval = 30 * 60,
         autoSilence: TimeInterval = 15 * 60,
         maximumAlarms: Int = 1_000,
+        maximumAlarmsPerClient: Int = 250,
         missedHistoryLimit: Int = 50
     ) {
         self.missedAlarmGrace = missedAlarmGrace
         self.autoSilence = autoSilence
         self.maximumAlarms = maximumAlarms
+        self.maximumAlarmsPerClient = maximumAlarmsPerClient
         self.missedHistoryLimit = missedHistoryLimit
     }
 
@@ -39,6 +44,9 @@ public struct EnginePolicy: Codable, Hashable, Sendable {
         }
         guard maximumAlarms >= 1 else {
             throw EngineConfigurationError("maximumAlarms must be at least 1, not \(maximumAlarms)")
+        }
+        guard maximumAlarmsPerClient >= 1 else {
+            throw EngineConfigurationError("maximumAlarmsPerClient must be at least 1, not \(maximumAlarmsPerClient)")
         }
         guard missedHistoryLimit >= 1 else {
             throw EngineConfigurationError("missedHistoryLimit must be at least 1, not \(missedHistoryLimit)")

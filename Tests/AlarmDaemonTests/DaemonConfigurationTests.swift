@@ -23,6 +23,7 @@ import Testing
         auto_silence = "0"
         missed_grace = "1h"
         max_alarms = 20
+        max_alarms_per_user = 7
         missed_history = 5
         [sound]
         volume_db = -3
@@ -61,7 +62,8 @@ import Testing
         expected.adminGroup = "wheel"
         expected.logLevel = .debug
         expected.defaultSnooze = .seconds(300)
-        expected.engine = EnginePolicy(missedAlarmGrace: 3600, autoSilence: 0, maximumAlarms: 20, missedHistoryLimit: 5)
+        expected.engine = EnginePolicy(
+            missedAlarmGrace: 3600, autoSilence: 0, maximumAlarms: 20, maximumAlarmsPerClient: 7, missedHistoryLimit: 5)
         expected.appliance.volume = -3
         expected.appliance.crescendoStart = -40.5
         expected.appliance.crescendo = .seconds(60)
@@ -142,13 +144,14 @@ import Testing
         (10, "auto_silence = 900", "a.toml:10: alarms.auto_silence: a duration needs a unit: write \"900s\" or \"900m\", in quotes"),
         (11, "missed_grace = \"2d\"", "a.toml:11: alarms.missed_grace: \"2d\" is not a duration; write it like \"9m\", \"90s\", \"1h30m\" or \"500ms\""),
         (12, "max_alarms = 0", "a.toml:12: alarms.max_alarms: must be from 1 to 100000, found 0"),
-        (15, "volume_db = 3", "a.toml:15: sound.volume_db: must be from -60.0 to 0.0, found 3"),
-        (17, "crescendo = \"11m\"", "a.toml:17: sound.crescendo: must be from 0 to 10m, found \"11m\""),
-        (21, "clock = \"24\"", "a.toml:21: display.clock: must be one of \"24h\", \"12h\"; found \"24\""),
-        (29, "trust = \"ntp\"", "a.toml:29: clock.trust: must be one of \"release-date\", \"synchronized\", \"always\"; found \"ntp\""),
-        (31, "max_clients = \"8\"", "a.toml:31: control.max_clients: expected an integer from 1 to 1024, found string \"8\""),
-        (32, "max_clients_per_user = 0", "a.toml:32: control.max_clients_per_user: must be from 1 to 1024, found 0"),
-        (34, "idle_timeout = 5m", "a.toml:34: control.idle_timeout: invalid value 5m (strings need quotes: \"5m\")"),
+        (13, "max_alarms_per_user = 0", "a.toml:13: alarms.max_alarms_per_user: must be from 1 to 100000, found 0"),
+        (16, "volume_db = 3", "a.toml:16: sound.volume_db: must be from -60.0 to 0.0, found 3"),
+        (18, "crescendo = \"11m\"", "a.toml:18: sound.crescendo: must be from 0 to 10m, found \"11m\""),
+        (22, "clock = \"24\"", "a.toml:22: display.clock: must be one of \"24h\", \"12h\"; found \"24\""),
+        (30, "trust = \"ntp\"", "a.toml:30: clock.trust: must be one of \"release-date\", \"synchronized\", \"always\"; found \"ntp\""),
+        (32, "max_clients = \"8\"", "a.toml:32: control.max_clients: expected an integer from 1 to 1024, found string \"8\""),
+        (33, "max_clients_per_user = 0", "a.toml:33: control.max_clients_per_user: must be from 1 to 1024, found 0"),
+        (35, "idle_timeout = 5m", "a.toml:35: control.idle_timeout: invalid value 5m (strings need quotes: \"5m\")"),
     ])
     func aBadValueIsOneLineNamingFileLineAndKey(line: Int, replacement: String, message: String) {
         var lines = Self.everyKey.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -28,6 +28,17 @@ import Testing
         #expect(scheduler.alarmCount == 2)
     }
 
+    @Test func oneClientCannotUseUpTheDevicesLimit() throws {
+        var scheduler = Fixture.scheduler(policy: EnginePolicy(maximumAlarms: 10, maximumAlarmsPerClient: 3))
+        for _ in 0..<3 { try scheduler.add(Fixture.timer(60), now: now) }
+        #expect(throws: AlarmManager.AlarmError.maximumLimitReached) {
+            try scheduler.add(Fixture.timer(60), now: now)
+        }
+        // Another client still has its share.
+        _ = try scheduler.schedule(id: Alarm.ID(), owner: Fixture.stranger, definition: Fixture.timer(60), now: now)
+        #expect(scheduler.alarmCount == 4)
+    }
+
     static let invalidDefinitions: [(String, AlarmDefinition)] = [
         ("no schedule and no preAlert", AlarmDefinition(schedule: nil, countdownDuration: nil, presentation: Fixture.presentation())),
         ("zero timer", Fixture.timer(0)),

@@ -67,7 +67,7 @@ struct CrashChild {
         do {
             runtime = try AlarmRuntime(
                 configuration: .init(
-                    policy: EnginePolicy(maximumAlarms: 100_000), clockTrust: .always, storeDirectory: storeDirectory),
+                    policy: EnginePolicy(maximumAlarms: 100_000, maximumAlarmsPerClient: 100_000), clockTrust: .always, storeDirectory: storeDirectory),
                 clock: ManualWallClock(now: Self.now), timeZones: ManualTimeZoneProvider(zone),
                 authorizer: FixedAuthorization(.authorized),
                 logger: Logger(label: "alarm-store-crash-child", factory: { _ in SwiftLogNoOpLogHandler() }))
