@@ -147,7 +147,7 @@ extension WatchdogPinger.Check {
     /// `timerProbeDelay` that must fire and be delivered), then the appliance's actor, which
     /// starts the sound.
     public static func alarmPath(
-        runtime: AlarmRuntime, appliance: Appliance, timerProbeDelay: Duration = .milliseconds(10)
+        runtime: AlarmRuntime, appliance: Appliance, timerProbeDelay: Duration = .zero
     ) -> [Self] {
         [
             Self("engine and wall-clock timer") { await runtime.probeTimer(after: timerProbeDelay) },
