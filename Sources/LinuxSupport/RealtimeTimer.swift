@@ -104,12 +104,14 @@ public final class RealtimeTimer: Sendable {
     private let state = Mutex(State())
     /// The timerfd, or why there is none.
     private let timer: Result<Int32, Failure>
+    /// 2200, in seconds since 1970: clear of where kernel timers saturate.
+    private static let latestDeadline: Double = 7_258_118_400
 
     /// A timer with a timerfd and a thread of its own (started by the first sleep, never ended).
     /// The process shares ``shared``; a test makes its own to block its thread.
     package init() {
-        // Armed far ahead until the first sleep: 2200, clear of where kernel timers saturate.
-        let descriptor = alarmd_realtime_timer_create(7_258_118_400, 0)
+        // Armed far ahead until the first sleep.
+        let descriptor = alarmd_realtime_timer_create(Int64(Self.latestDeadline), 0)
         timer = descriptor >= 0 ? .success(descriptor) : .failure(Failure(operation: "timerfd", errno: -descriptor))
     }
 
@@ -126,12 +128,15 @@ public final class RealtimeTimer: Sendable {
         return sleep
     }
 
-    /// Registers a sleep of `seconds` from now (at least a nanosecond). Unlike ``arm(until:)``,
-    /// it always ends on the timer's thread, even when the caller was descheduled past the
-    /// deadline before arming it: its end proves that the thread runs and delivers.
+    /// Registers a sleep of `seconds` from now (none for zero, a negative or a NaN; at most until
+    /// 2200). Unlike ``arm(until:)``, it always ends on the timer's thread, even when the caller
+    /// was descheduled past the deadline before arming it: its end proves that the thread runs
+    /// and delivers.
     public func arm(after seconds: Double) throws(Failure) -> Sleep {
         let descriptor = try timer.get()
-        let sleep = Sleep(deadline: Self.now + max(seconds, 1e-9), timer: self)
+        let now = Self.now
+        let delay = seconds > 0 ? min(seconds, Self.latestDeadline - now) : 0
+        let sleep = Sleep(deadline: now + delay, timer: self)
         try register(sleep, descriptor: descriptor)
         return sleep
     }

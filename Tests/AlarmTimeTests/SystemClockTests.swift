@@ -80,6 +80,19 @@ import Testing
         await iterator.next()
         #expect(try await sleeper.value == .deadlineReached)
     }
+
+    /// No delay is too long or makes no sense: the longest waits until 2200 (the latest the
+    /// timer arms), a NaN or a negative one for no time.
+    @Test func aSleepForAnyDelayCanBeArmed() async throws {
+        let timer = RealtimeTimer()
+        for delay in [Duration.seconds(Int64.max).timeInterval, .infinity] {
+            let longest = try timer.arm(after: delay)
+            longest.cancel()
+            await #expect(throws: CancellationError.self) { try await longest.wait() }
+        }
+        #expect(try await timer.arm(after: .nan).wait() == .deadline)
+        #expect(try await timer.arm(after: -1).wait() == .deadline)
+    }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct SystemTimeZoneProviderTests {
