@@ -118,7 +118,7 @@ public final class RealtimeTimer: Sendable {
     /// Registers a sleep until `deadline` (seconds since 1970): from now on a clock set ends it.
     /// A deadline already past ends the sleep at once, on the calling thread.
     public func arm(until deadline: Double) throws(Failure) -> Sleep {
-        let descriptor = try timer.get()
+        let descriptor = try timerDescriptor()
         let sleep = Sleep(deadline: deadline, timer: self)
         if deadline <= Self.now {
             sleep.end(.success(.deadline))
@@ -133,12 +133,19 @@ public final class RealtimeTimer: Sendable {
     /// was descheduled past the deadline before arming it: its end proves that the thread runs
     /// and delivers.
     public func arm(after seconds: Double) throws(Failure) -> Sleep {
-        let descriptor = try timer.get()
+        let descriptor = try timerDescriptor()
         let now = Self.now
         let delay = seconds > 0 ? min(seconds, Self.latestDeadline - now) : 0
         let sleep = Sleep(deadline: now + delay, timer: self)
         try register(sleep, descriptor: descriptor)
         return sleep
+    }
+
+    private func timerDescriptor() throws(Failure) -> Int32 {
+        switch timer {
+        case .success(let descriptor): descriptor
+        case .failure(let failure): throw failure
+        }
     }
 
     /// Adds `sleep` and arms the timerfd for it if it is the earliest; a deadline that has passed
