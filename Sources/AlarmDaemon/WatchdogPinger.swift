@@ -39,19 +39,24 @@ public struct WatchdogPinger: Sendable {
     private let notifier: SystemdNotifier
     private let checks: [Check]
     private let sleep: @Sendable (Duration) async throws -> Void
+    private let roundEnded: @Sendable (_ failedPart: String?) -> Void
     private let logger: Logger
 
-    /// `interval` comes from ``SystemdNotifier/watchdogInterval(environment:processID:)``; tests
-    /// replace `sleep`. `checks` run in order, each once its predecessor passed.
+    /// `interval` comes from ``SystemdNotifier/watchdogInterval(environment:processID:)``.
+    /// `checks` run in order, each once its predecessor passed. Tests replace `sleep` and watch
+    /// `roundEnded`, called once a round's outcome counts for the next ping (`nil`: every check
+    /// passed; else the part that failed).
     public init(
         notifier: SystemdNotifier, interval: Duration, logger: Logger,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        roundEnded: @escaping @Sendable (_ failedPart: String?) -> Void = { _ in },
         checks: [Check]
     ) {
         self.notifier = notifier
         self.interval = interval
         self.checks = checks
         self.sleep = sleep
+        self.roundEnded = roundEnded
         self.logger = logger
     }
 
@@ -128,15 +133,17 @@ public struct WatchdogPinger: Sendable {
     /// Runs the checks in a task of their own, reporting in `round` which part it waits for.
     private func startRound(_ round: RoundState, in group: inout DiscardingTaskGroup) {
         round.current = .waiting(for: checks.first?.part ?? "")
-        group.addTask { [checks] in
+        group.addTask { [checks, roundEnded] in
+            var failedPart: String?
             for check in checks {
                 round.current = .waiting(for: check.part)
                 guard await check.answer() else {
-                    round.current = .answered(failedPart: check.part)
-                    return
+                    failedPart = check.part
+                    break
                 }
             }
-            round.current = .answered(failedPart: nil)
+            round.current = .answered(failedPart: failedPart)
+            roundEnded(failedPart)
         }
     }
 }

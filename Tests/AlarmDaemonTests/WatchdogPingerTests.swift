@@ -18,24 +18,26 @@ import Testing
         let notifier = SystemdNotifier(address: .path(receiver.address))
         let sleep = SteppedSleep()
         let answers = Mutex<[Bool]>([true, false, true, true, true])
-        let checks = ObservedChecks([.init("engine") { answers.withLock { $0.removeFirst() } }])
-        let pinger = WatchdogPinger(notifier: notifier, interval: .seconds(30), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), sleep: sleep.sleep, checks: checks.checks)
+        let rounds = Rounds()
+        let pinger = WatchdogPinger(
+            notifier: notifier, interval: .seconds(30), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            sleep: sleep.sleep, roundEnded: rounds.ended, checks: [.init("engine") { answers.withLock { $0.removeFirst() } }])
         #expect(pinger.period == .seconds(15))
         let task = Task { await pinger.run() }
         var arrivals = sleep.arrivals.makeAsyncIterator()
-        var answered = checks.answers.makeAsyncIterator()
+        var outcomes = rounds.outcomes.makeAsyncIterator()
 
-        #expect(await answered.next() == "engine true")  // the round started with the pinger
+        #expect(await outcomes.next() == "passed")  // the round started with the pinger
         #expect(await arrivals.next() == .seconds(15))
         #expect(receiver.pending() == [])        // nothing before the first period
         sleep.release()
         #expect(await arrivals.next() == .seconds(15))
         #expect(receiver.pending() == ["WATCHDOG=1"])
-        #expect(await answered.next() == "engine false")
+        #expect(await outcomes.next() == "engine failed")
         sleep.release()                          // the check failed: this ping is skipped
         #expect(await arrivals.next() == .seconds(15))
         #expect(receiver.pending() == [])
-        #expect(await answered.next() == "engine true")
+        #expect(await outcomes.next() == "passed")
         sleep.release()                          // healthy again
         #expect(await arrivals.next() == .seconds(15))
         #expect(receiver.pending() == ["WATCHDOG=1"])
@@ -50,21 +52,21 @@ import Testing
         let path = directory.path + "/notify"
         let capture = try JournalLogHandlerTests.Capture()
         let sleep = SteppedSleep()
-        let checks = ObservedChecks([.init("engine") { true }])
+        let rounds = Rounds()
         let pinger = WatchdogPinger(
             notifier: SystemdNotifier(address: .path(path)), interval: .seconds(30), logger: capture.logger(), sleep: sleep.sleep,
-            checks: checks.checks)
+            roundEnded: rounds.ended, checks: [.init("engine") { true }])
         let task = Task { await pinger.run() }
         var arrivals = sleep.arrivals.makeAsyncIterator()
-        var answered = checks.answers.makeAsyncIterator()
+        var outcomes = rounds.outcomes.makeAsyncIterator()
         _ = await arrivals.next()
         for _ in 0..<3 {  // systemd's socket is gone: three pings fail
-            #expect(await answered.next() == "engine true")
+            #expect(await outcomes.next() == "passed")
             sleep.release()
             _ = await arrivals.next()
         }
         let receiver = try DatagramReceiver(path: path)
-        #expect(await answered.next() == "engine true")
+        #expect(await outcomes.next() == "passed")
         sleep.release()
         _ = await arrivals.next()
         #expect(receiver.pending() == ["WATCHDOG=1"])
@@ -84,25 +86,31 @@ import Testing
         let sleep = SteppedSleep()
         let stuck = Gate()
         let stuckOnce = Mutex(true)
-        let checks = ObservedChecks([
-            .init("engine") { true },
-            .init("appliance") {
-                // A deadlocked actor: the first round's check does not return until the test opens the gate.
-                let first = stuckOnce.withLock { first in
-                    defer { first = false }
-                    return first
-                }
-                if first { await stuck.wait() }
-                return true
-            },
-        ])
+        let checking = AsyncStream<Void>.makeStream()
+        let rounds = Rounds()
         let pinger = WatchdogPinger(
             notifier: SystemdNotifier(address: .path(receiver.address)), interval: .seconds(2),
-            logger: capture.logger(), sleep: sleep.sleep, checks: checks.checks)
+            logger: capture.logger(), sleep: sleep.sleep, roundEnded: rounds.ended,
+            checks: [
+                .init("engine") { true },
+                .init("appliance") {
+                    // A deadlocked actor: the first round's check does not return until the test opens the gate.
+                    let first = stuckOnce.withLock { first in
+                        defer { first = false }
+                        return first
+                    }
+                    if first {
+                        checking.continuation.yield()
+                        await stuck.wait()
+                    }
+                    return true
+                },
+            ])
         let task = Task { await pinger.run() }
         var arrivals = sleep.arrivals.makeAsyncIterator()
-        var answered = checks.answers.makeAsyncIterator()
-        #expect(await answered.next() == "engine true")
+        var outcomes = rounds.outcomes.makeAsyncIterator()
+        var stuckChecks = checking.stream.makeAsyncIterator()
+        await stuckChecks.next()
         #expect(await arrivals.next() == .seconds(1))
         for _ in 0..<3 {  // three periods without an answer: no ping, one log line
             sleep.release()
@@ -110,7 +118,7 @@ import Testing
             #expect(receiver.pending() == [])
         }
         stuck.open()  // it answers late: the next period pings
-        #expect(await answered.next() == "appliance true")
+        #expect(await outcomes.next() == "passed")
         sleep.release()
         #expect(await arrivals.next() == .seconds(1))
         #expect(receiver.pending() == ["WATCHDOG=1"])
@@ -167,24 +175,23 @@ import Testing
                 buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(), audio: FakeAudioOutput(),
                 display: FakeCharacterDisplay()),
             clock: clock, logger: quiet)
-        let checks = ObservedChecks(WatchdogPinger.Check.alarmPath(runtime: runtime, appliance: appliance))
+        let rounds = Rounds()
         let sleep = SteppedSleep()
         let pinger = WatchdogPinger(
             notifier: SystemdNotifier(address: .path(receiver.address)), interval: .seconds(30),
-            logger: capture.logger(), sleep: sleep.sleep, checks: checks.checks)
+            logger: capture.logger(), sleep: sleep.sleep, roundEnded: rounds.ended,
+            checks: WatchdogPinger.Check.alarmPath(runtime: runtime, appliance: appliance))
         let task = Task { await pinger.run() }
         var arrivals = sleep.arrivals.makeAsyncIterator()
-        var answered = checks.answers.makeAsyncIterator()
+        var outcomes = rounds.outcomes.makeAsyncIterator()
 
         // Healthy: the rounds answer through the real timer, and each period pings.
-        #expect(await answered.next() == "engine and wall-clock timer true")
-        #expect(await answered.next() == "appliance true")
+        #expect(await outcomes.next() == "passed")
         #expect(await arrivals.next() == .seconds(15))
         sleep.release()
         #expect(await arrivals.next() == .seconds(15))
         #expect(receiver.pending() == ["WATCHDOG=1"])
-        #expect(await answered.next() == "engine and wall-clock timer true")
-        #expect(await answered.next() == "appliance true")
+        #expect(await outcomes.next() == "passed")
 
         // The timer's thread stops; the round that passed before still pings, the next waits.
         let hang = try await TimerThreadHang(timer)
@@ -199,8 +206,7 @@ import Testing
 
         // The thread runs again: the waiting round answers, and the pings resume.
         hang.release()
-        #expect(await answered.next() == "engine and wall-clock timer true")
-        #expect(await answered.next() == "appliance true")
+        #expect(await outcomes.next() == "passed")
         sleep.release()
         #expect(await arrivals.next() == .seconds(15))
         #expect(receiver.pending() == ["WATCHDOG=1"])
@@ -214,21 +220,17 @@ import Testing
     }
 }
 
-/// Checks that report each answer on ``answers`` (`"PART true"`), after the check answered.
-final class ObservedChecks: Sendable {
-    let checks: [WatchdogPinger.Check]
-    let answers: AsyncStream<String>
+/// The outcome of each round of checks, as the pinger counts it: `"passed"` or `"PART failed"`.
+final class Rounds: Sendable {
+    let outcomes: AsyncStream<String>
+    private let continuation: AsyncStream<String>.Continuation
 
-    init(_ checks: [WatchdogPinger.Check]) {
-        let (answers, answered) = AsyncStream.makeStream(of: String.self)
-        self.answers = answers
-        self.checks = checks.map { check in
-            WatchdogPinger.Check(check.part) {
-                let answer = await check.answer()
-                answered.yield("\(check.part) \(answer)")
-                return answer
-            }
-        }
+    init() {
+        (outcomes, continuation) = AsyncStream.makeStream()
+    }
+
+    @Sendable func ended(_ failedPart: String?) {
+        continuation.yield(failedPart.map { "\($0) failed" } ?? "passed")
     }
 }
 
