@@ -182,7 +182,7 @@ let package = Package(
         // Apple's sample "Scheduling an alarm with AlarmKit", a terminal in place of its SwiftUI: only AlarmKit.
         .executableTarget(name: "alarm-sample", dependencies: ["AlarmKit"], path: "Examples/AlarmSample"),
         // Helpers shared by the test targets: child processes, temporary directories.
-        .target(name: "AlarmTestKit", dependencies: ["AlarmKitCore"], path: "Tests/AlarmTestKit"),
+        .target(name: "AlarmTestKit", dependencies: ["AlarmKitCore", "LinuxSupport"], path: "Tests/AlarmTestKit"),
         // A child process for the crash-safety test: applies changes until it is killed.
         // A program that uses only `import AlarmKit`, as an app on the device does (AlarmKitAppTests).
         .executableTarget(name: "alarmkit-app-probe", dependencies: ["AlarmKit"], path: "Tests/AlarmKitAppProbe"),
@@ -260,7 +260,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "JournalLogging", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "JournalLogging", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmSimulator", "AlarmTime", "LinuxSupport", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",

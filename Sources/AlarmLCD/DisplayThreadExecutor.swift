@@ -52,18 +52,10 @@ final class DisplayThreadExecutor: SerialExecutor {
 
     private func startThread() {
         let created = DetachedThread.start { [self] in
-            Self.nameThisThread()
+            DetachedThread.nameCurrentThread(Self.threadName)
             drain()
         }
         // No thread to be had: drain here rather than never. It blocks this one thread.
         if created != 0 { drain() }
-    }
-
-    /// Through procfs: `pthread_setname_np` needs `_GNU_SOURCE`, which Swift's Glibc lacks.
-    private static func nameThisThread() {
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = threadName.withCString { write(descriptor, $0, strlen($0)) }
-        _ = close(descriptor)
     }
 }

@@ -9,7 +9,13 @@ import LinuxSupport
 /// instant even across suspend, and at once when anyone sets the clock: clock jumps are noticed
 /// when they happen, not by polling. One thread of its own waits on it, never the cooperative pool.
 public struct SystemWallClock: WallClock {
-    public init() {}
+    /// The timer its sleeps wait on.
+    public let timer: RealtimeTimer
+
+    /// `timer` is the process's shared one unless a test brings its own.
+    public init(timer: RealtimeTimer = .shared) {
+        self.timer = timer
+    }
 
     public var now: Date { Date() }
 
@@ -23,6 +29,18 @@ public struct SystemWallClock: WallClock {
     public func sleep(until deadline: Date) async throws -> WallClockWake {
         try Task.checkCancellation()
         return try await Self.wait(for: arm(until: deadline))
+    }
+
+    /// Ends on the timer's thread in every case (``RealtimeTimer/arm(after:)``).
+    public func sleep(for delay: Duration) async throws -> WallClockWake {
+        try Task.checkCancellation()
+        let sleep: RealtimeTimer.Sleep
+        do {
+            sleep = try timer.arm(after: delay.timeInterval)
+        } catch {
+            throw WallClockError(operation: error.operation, errno: error.errno)
+        }
+        return try await Self.wait(for: sleep)
     }
 
     /// Calls `action` from the timer's thread. A timerfd that fails calls nothing, as a sleep
@@ -39,7 +57,7 @@ public struct SystemWallClock: WallClock {
     /// this moment on.
     func arm(until deadline: Date) throws -> RealtimeTimer.Sleep {
         do {
-            return try RealtimeTimer.shared.arm(until: min(deadline, Self.latestArmableDeadline).timeIntervalSince1970)
+            return try timer.arm(until: min(deadline, Self.latestArmableDeadline).timeIntervalSince1970)
         } catch {
             throw WallClockError(operation: error.operation, errno: error.errno)
         }

@@ -17,8 +17,9 @@ public struct TimeZoneDatabase: Sendable {
     /// Loads the zone called `name`, e.g. "Europe/Berlin"; the name becomes the rules' identifier.
     ///
     /// - Throws: `.invalidZoneName` for an empty or absolute name, one with a ".." component or a NUL;
-    ///   `.unknownZone` when no such file exists (or it is a directory); `.unreadableFile` for other
-    ///   file errors; `.malformedTZif` when the file is not valid TZif (e.g. "zone.tab").
+    ///   `.unknownZone` when no such file exists (or it is a directory); `.unreadableFile` or
+    ///   `.notRegularFile` for other file errors (a FIFO in the zone's place is refused, never
+    ///   waited on); `.malformedTZif` when the file is not valid TZif (e.g. "zone.tab").
     public func rules(named name: String) throws(TimeZoneError) -> TimeZoneRules {
         guard TimeZoneDatabase.isValidName(name) else { throw .invalidZoneName(name) }
         guard let rules = try rulesIfPresent(named: name) else { throw .unknownZone(name) }
@@ -27,10 +28,16 @@ public struct TimeZoneDatabase: Sendable {
 
     /// Loads a TZif file by absolute or relative path, naming the result `identifier`.
     ///
-    /// - Throws: `.unreadableFile` with the path and errno, or `.malformedTZif` with the path.
+    /// Never blocks on what is put in the file's place: the open is non-blocking, and only a
+    /// regular file of at most ``SystemFile/maximumSize`` is read.
+    ///
+    /// - Throws: `.unreadableFile` with the path and errno (`EFBIG` for a file too large to be
+    ///   zone rules), `.notRegularFile` for a FIFO, a device or a socket, or `.malformedTZif` with
+    ///   the path.
     public func rules(atPath path: String, identifier: String) throws(TimeZoneError) -> TimeZoneRules {
-        switch SystemFile.read(path) {
+        switch SystemFile.read(path, regularFileOnly: true) {
         case .failure(let error):
+            if let kind = error.notRegularFile { throw .notRegularFile(path: path, kind: kind) }
             throw .unreadableFile(path: path, errno: error.code)
         case .success(let bytes):
             do {

@@ -8,6 +8,9 @@ public enum TimeZoneError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownZone(String)
     /// The file exists (or might) but could not be read; `errno` is the failing call's error number.
     case unreadableFile(path: String, errno: Int32)
+    /// Something other than a regular file is in the file's place: `kind` is "a FIFO", "a device"
+    /// or "a socket". It is refused without reading, for a FIFO or a terminal would block the reader.
+    case notRegularFile(path: String, kind: String)
     /// The data is not a valid TZif file; `source` is the path or identifier, `reason` says what is wrong.
     case malformedTZif(source: String, reason: String)
     /// The string is not a valid POSIX TZ string; `reason` says where it went wrong.
@@ -22,6 +25,8 @@ public enum TimeZoneError: Error, Hashable, Sendable, CustomStringConvertible {
             "unknown time zone \"\(name)\""
         case .unreadableFile(let path, let code):
             "cannot read time zone file \(path): \(TimeZoneError.describe(errno: code))"
+        case .notRegularFile(let path, let kind):
+            "cannot read time zone file \(path): \(kind), not a regular file"
         case .malformedTZif(let source, let reason):
             "malformed TZif data in \(source): \(reason)"
         case .malformedPOSIXTZ(let string, let reason):

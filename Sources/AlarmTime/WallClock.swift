@@ -25,6 +25,14 @@ public protocol WallClock: Sendable {
     /// - Throws: `CancellationError` when the task is cancelled.
     func sleep(until deadline: Date) async throws -> WallClockWake
 
+    /// Suspends for `delay` on the wall clock, or until it is set, whichever comes first.
+    ///
+    /// The deadline is taken when the sleep is armed, so the sleep always waits for the clock's
+    /// timer, even if the caller was descheduled for longer than `delay`: a health check can
+    /// prove with it that the timer alarms wake through still fires.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    func sleep(for delay: Duration) async throws -> WallClockWake
+
     /// Calls `action` once, when the wall clock reaches `deadline` or is set, unless the returned
     /// closure is called first to cancel it.
     ///
@@ -35,6 +43,11 @@ public protocol WallClock: Sendable {
 }
 
 extension WallClock {
+    /// Sleeps until ``now`` plus `delay`.
+    public func sleep(for delay: Duration) async throws -> WallClockWake {
+        try await sleep(until: now.addingTimeInterval(delay.timeInterval))
+    }
+
     public func wake(at deadline: Date, _ action: @escaping @Sendable (WallClockWake) -> Void) -> @Sendable () -> Void {
         let sleeper = Task {
             if let wake = try? await sleep(until: deadline) { action(wake) }

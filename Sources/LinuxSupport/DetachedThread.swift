@@ -37,6 +37,16 @@ public enum DetachedThread {
         }
     }
 
+    /// Names the calling thread for `top -H`, `ps -L` and `/proc/PID/task/TID/comm` (at most 15
+    /// bytes are kept). Best effort: without `/proc` the thread keeps the process's name.
+    public static func nameCurrentThread(_ name: String) {
+        // Through procfs: `pthread_setname_np` needs `_GNU_SOURCE`, which Swift's Glibc lacks.
+        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = name.withCString { write(descriptor, $0, strlen($0)) }
+        _ = close(descriptor)
+    }
+
     private final class Job: Sendable {
         let work: @Sendable () -> Void
         init(_ work: @escaping @Sendable () -> Void) { self.work = work }

@@ -6,8 +6,15 @@ import Synchronization
 /// thread that waits on it and ends the sleeps that are due (or all of them when the clock is
 /// set). Arming an earlier deadline re-arms the timerfd from the sleeper's own thread, so an idle
 /// process wakes once per deadline and never to register a sleep.
+///
+/// The thread is named ``threadName`` (`top -H`, `/proc/PID/task/*/comm`): every alarm wakes
+/// through it, and the daemon's watchdog check proves it still delivers (``arm(after:)``).
 public final class RealtimeTimer: Sendable {
+    /// The timer every sleep of the process shares.
     public static let shared = RealtimeTimer()
+
+    /// The name of the timer's thread, as the kernel shows it.
+    public static let threadName = "alarmd-timer"
 
     /// Why a sleep ended.
     public enum Wake: Hashable, Sendable {
@@ -97,25 +104,54 @@ public final class RealtimeTimer: Sendable {
     private let state = Mutex(State())
     /// The timerfd, or why there is none.
     private let timer: Result<Int32, Failure>
+    /// 2200, in seconds since 1970: clear of where kernel timers saturate.
+    private static let latestDeadline: Double = 7_258_118_400
 
-    private init() {
-        // Armed far ahead until the first sleep: 2200, clear of where kernel timers saturate.
-        let descriptor = alarmd_realtime_timer_create(7_258_118_400, 0)
+    /// A timer with a timerfd and a thread of its own (started by the first sleep, never ended).
+    /// The process shares ``shared``; a test makes its own to block its thread.
+    package init() {
+        // Armed far ahead until the first sleep.
+        let descriptor = alarmd_realtime_timer_create(Int64(Self.latestDeadline), 0)
         timer = descriptor >= 0 ? .success(descriptor) : .failure(Failure(operation: "timerfd", errno: -descriptor))
     }
 
     /// Registers a sleep until `deadline` (seconds since 1970): from now on a clock set ends it.
+    /// A deadline already past ends the sleep at once, on the calling thread.
     public func arm(until deadline: Double) throws(Failure) -> Sleep {
-        let descriptor: Int32
-        switch timer {
-        case .success(let value): descriptor = value
-        case .failure(let failure): throw failure
-        }
+        let descriptor = try timerDescriptor()
         let sleep = Sleep(deadline: deadline, timer: self)
         if deadline <= Self.now {
             sleep.end(.success(.deadline))
             return sleep
         }
+        try register(sleep, descriptor: descriptor)
+        return sleep
+    }
+
+    /// Registers a sleep of `seconds` from now (none for zero, a negative or a NaN; at most until
+    /// 2200). Unlike ``arm(until:)``, it always ends on the timer's thread, even when the caller
+    /// was descheduled past the deadline before arming it: its end proves that the thread runs
+    /// and delivers.
+    public func arm(after seconds: Double) throws(Failure) -> Sleep {
+        let descriptor = try timerDescriptor()
+        let now = Self.now
+        let delay = seconds > 0 ? min(seconds, Self.latestDeadline - now) : 0
+        let sleep = Sleep(deadline: now + delay, timer: self)
+        try register(sleep, descriptor: descriptor)
+        return sleep
+    }
+
+    private func timerDescriptor() throws(Failure) -> Int32 {
+        switch timer {
+        case .success(let descriptor): descriptor
+        case .failure(let failure): throw failure
+        }
+    }
+
+    /// Adds `sleep` and arms the timerfd for it if it is the earliest; a deadline that has passed
+    /// meanwhile makes the timerfd fire at once.
+    private func register(_ sleep: Sleep, descriptor: Int32) throws(Failure) {
+        let deadline = sleep.deadline
         try state.withLock { state throws(Failure) in
             if !state.threadStarted {
                 let created = DetachedThread.start { [self] in run(descriptor) }
@@ -128,7 +164,6 @@ public final class RealtimeTimer: Sendable {
                 state.armedFor = deadline
             }
         }
-        return sleep
     }
 
     fileprivate func remove(_ sleep: Sleep) {
@@ -139,6 +174,7 @@ public final class RealtimeTimer: Sendable {
     /// The timer thread: waits, ends what is due, re-arms for the earliest sleep left. A timerfd
     /// that fails ends every sleep with the failure and this thread; the next sleep starts another.
     private func run(_ descriptor: Int32) {
+        DetachedThread.nameCurrentThread(Self.threadName)
         while true {
             let result = alarmd_realtime_timer_wait(descriptor, -1)
             let now = Self.now

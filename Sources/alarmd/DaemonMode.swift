@@ -137,9 +137,9 @@ struct DaemonMode {
             },
         ]
         if let interval = Self.watchdogInterval(logger: logger) {
-            let pinger = WatchdogPinger(notifier: notifier, interval: interval, logger: logger) {
-                await appliance.isResponsive()
-            }
+            let pinger = WatchdogPinger(
+                notifier: notifier, interval: interval, logger: logger,
+                checks: WatchdogPinger.Check.alarmPath(runtime: runtime, appliance: appliance))
             services.append(TaskService { await pinger.run() })
         }
         let socketPath = configuration.socketPath

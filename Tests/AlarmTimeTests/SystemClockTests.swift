@@ -2,6 +2,7 @@ import AlarmTestKit
 import FoundationEssentials
 import Glibc
 import LinuxSupport
+import Synchronization
 import Testing
 
 @testable import AlarmTime
@@ -54,6 +55,43 @@ import Testing
         #expect(try await SystemWallClock.wait(for: soon) == .deadlineReached)
         lateSleeper.cancel()
         await #expect(throws: CancellationError.self) { try await lateSleeper.value }
+    }
+
+    /// A sleep for a delay ends only through the timer's thread, however short the delay: what
+    /// the watchdog's check relies on to prove that thread delivers. A deadline already past ends
+    /// at once on the caller's thread instead.
+    @Test func aSleepForADelayWaitsForTheTimersThread() async throws {
+        let timer = RealtimeTimer()  // not the shared one: its thread is stopped below
+        let hang = try await TimerThreadHang(timer)
+        #expect(hang.threadName == "alarmd-timer")
+        #expect(try await timer.arm(until: 0).wait() == .deadline)
+
+        let ended = Mutex(false)
+        let (ends, ending) = AsyncStream.makeStream(of: Void.self)
+        let delayed = try timer.arm(after: 0)
+        delayed.onEnd { _ in  // runs here and now if the sleep has ended
+            ended.withLock { $0 = true }
+            ending.yield()
+        }
+        #expect(!ended.withLock { $0 })
+        let sleeper = Task { try await SystemWallClock(timer: timer).sleep(for: .zero) }
+        hang.release()
+        var iterator = ends.makeAsyncIterator()
+        await iterator.next()
+        #expect(try await sleeper.value == .deadlineReached)
+    }
+
+    /// No delay is too long or makes no sense: the longest waits until 2200 (the latest the
+    /// timer arms), a NaN or a negative one for no time.
+    @Test func aSleepForAnyDelayCanBeArmed() async throws {
+        let timer = RealtimeTimer()
+        for delay in [Duration.seconds(Int64.max).timeInterval, .infinity] {
+            let longest = try timer.arm(after: delay)
+            longest.cancel()
+            await #expect(throws: CancellationError.self) { try await longest.wait() }
+        }
+        #expect(try await timer.arm(after: .nan).wait() == .deadline)
+        #expect(try await timer.arm(after: -1).wait() == .deadline)
     }
 }
 

@@ -330,6 +330,58 @@ judge_measurements() {
     verdict measurements "alarm->sound median $fire_median ms, worst $fire_worst ms; STOP->silence median $quiet_median ms, worst $quiet_worst ms; target 50 ms each; with the phone page open ($f_page_events states streamed, $f_page_polls fetched)"
 }
 
+# --- zone-fifo and watchdog: one episode (vm-test's episode_watchdog) -------------------------------
+
+# The instant of a journal line (short-precise), as CLOCK_REALTIME seconds; 0 if there is none.
+journal_time() {
+    [ -n "$1" ] || { echo 0; return; }
+    date -u -d "$(awk '{ print $1, $2, $3 }' <<<"$1")" +%s.%N 2>/dev/null || echo 0
+}
+
+judge_watchdog() {
+    local dir=$1 journal=$1/alarmd-journal.txt n0 n1 pid0 pid1 timeout_at held_at tid
+    load_facts "$dir"
+    # A FIFO renamed over the zone file /etc/localtime leads to: refused without blocking, the
+    # zone kept, alarms ring.
+    analyse sound sound-fifo "$dir/audio" --after "$(calc "$f_fifo_alarm_at - 1")" --before "$f_press_fifo"
+    expect "alarmd did not follow /etc/localtime to Europe/Berlin before the FIFO" \
+        grep -q 'Time zone changed; re-evaluating relative alarms.*timezone.to=Europe/Berlin' "$journal"
+    local refused_at
+    refused_at=$(journal_time "$(grep -m1 'Time zone unreadable; keeping the previous one.*cannot read time zone file /etc/localtime: a FIFO, not a regular file' "$journal")")
+    expect "alarmd did not refuse the FIFO as its zone file while it was there" \
+        awk "BEGIN { exit !($refused_at >= $f_fifo_at - 0.5 && $refused_at <= $f_fifo_removed + 0.5) }"
+    jexpect "the alarm set after the FIFO is not alerting ($(jv .alarm.state "$dir/show-fifo.json"))" "$dir/show-fifo.json" \
+        '.alarm.state == "alerting"'
+    jexpect "no sound within 1 s of its time (first sound $(jv .first_sound "$dir/sound-fifo.json"), due $f_fifo_alarm_at)" \
+        "$dir/sound-fifo.json" '.first_sound != null and .first_sound - $s > -0.05 and .first_sound - $s < 1' --argjson s "$f_fifo_alarm_at"
+    verdict zone-fifo "refused $(ms "$refused_at - $f_fifo_at") ms after the FIFO replaced the zone file (\"a FIFO, not a regular file\"), the zone kept; an alarm set after it rang +$(ms "$(jv .first_sound "$dir/sound-fifo.json") - $f_fifo_alarm_at") ms after its time"
+
+    # alarmd-timer stopped: the pings stop, systemd restarts alarmd, the alarm due meanwhile rings.
+    n0=$(sed -n 's/^NRestarts=//p' "$dir/before.txt") n1=$(sed -n 's/^NRestarts=//p' "$dir/after.txt")
+    pid0=$(sed -n 's/^MainPID=//p' "$dir/before.txt") pid1=$(sed -n 's/^MainPID=//p' "$dir/after.txt")
+    tid=$(sed -n 's/^stopped //p' "$dir/freeze.txt")
+    timeout_at=$(journal_time "$(grep -m1 'Watchdog timeout' "$journal")")
+    held_at=$(journal_time "$(grep -m1 'Watchdog not pinged: a part has not answered its check watchdog.part="engine and wall-clock timer"' "$journal")")
+    expect "the timer thread was not stopped ($(head -c 200 "$dir/freeze.txt" | tr '\n' ' '))" test -n "$tid"
+    expect "no watchdog ping in the 16 s before the stop (the last $f_ping_age s before)" awk "BEGIN { exit !($f_ping_age < 16) }"
+    expect "systemd's journal has no watchdog timeout" test "$timeout_at" != 0
+    expect "systemd's watchdog acted $(calc "$timeout_at - $f_frozen") s after the stop, not 30-45 s" \
+        awk "BEGIN { d = $timeout_at - $f_frozen; exit !(d > 29 && d < 47) }"
+    expect "alarmd did not log the check it waited for (watchdog.part=\"engine and wall-clock timer\") before the timeout" \
+        awk "BEGIN { exit !($held_at > $f_frozen && $held_at < $timeout_at) }"
+    expect "systemd did not restart alarmd (NRestarts $n0 -> $n1)" test "$n1" = $((n0 + 1))
+    expect "the same process still runs ($pid0 -> $pid1)" test "$pid0" != "$pid1"
+    expect "not active/running after the restart ($(tr '\n' ' ' <"$dir/after.txt"))" grep -q 'SubState=running' "$dir/after.txt"
+    analyse sound sound-late "$dir/audio" --after "$(calc "$f_late_alarm_at - 0.5")" --before "$f_press_late"
+    analyse sound sound-after "$dir/audio" --after "$(calc "$f_after_alarm_at - 1")" --before "$f_press_after"
+    jexpect "the alarm due while the timer was stopped rang before the restart or not within 20 s after it (first sound $(jv .first_sound "$dir/sound-late.json"), timeout $timeout_at)" \
+        "$dir/sound-late.json" '.first_sound != null and .first_sound > $t and .first_sound - $t < 20' --argjson t "$timeout_at"
+    jexpect "it is not alerting after the restart ($(jv .alarm.state "$dir/show-late.json"))" "$dir/show-late.json" '.alarm.state == "alerting"'
+    jexpect "an alarm set after the restart did not ring within 1 s of its time (first sound $(jv .first_sound "$dir/sound-after.json"), due $f_after_alarm_at)" \
+        "$dir/sound-after.json" '.first_sound != null and .first_sound - $s > -0.05 and .first_sound - $s < 1' --argjson s "$f_after_alarm_at"
+    verdict watchdog "alarmd-timer (tid $tid) stopped $f_ping_age s after a ping; alarmd held its pings back after $(calc "$held_at - $f_frozen" | cut -d. -f1) s; systemd's watchdog timeout $(calc "$timeout_at - $f_frozen" | cut -d. -f1) s after the stop, restarted (pid $pid0 -> $pid1); the alarm due meanwhile rang $(calc "$(jv .first_sound "$dir/sound-late.json") - $f_late_alarm_at" | cut -d. -f1) s late, $(calc "$(jv .first_sound "$dir/sound-late.json") - $timeout_at" | cut -d. -f1) s after the timeout; the next +$(ms "$(jv .first_sound "$dir/sound-after.json") - $f_after_alarm_at") ms"
+}
+
 # --- power-off ----------------------------------------------------------------------------------------
 
 judge_power_off() {
@@ -426,6 +478,7 @@ judge_ready() {
         main/restart) judge_restart "$results/main/restart" ;;
         main/clock) judge_clock "$results/main/clock" ;;
         main/measurements) judge_measurements "$results/main/measurements" ;;
+        main/watchdog) judge_watchdog "$results/main/watchdog" ;;
         afterkill/power-off) judge_power_off "$results/afterkill/power-off" ;;
         side/no-sound) judge_no_sound "$results/side/no-sound" ;;
         side/ring) judge_libgpiod2 "$results/side/ring" ;;
