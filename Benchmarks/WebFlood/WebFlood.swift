@@ -17,7 +17,7 @@ struct WebFlood: ParsableCommand {
         discussion: """
             Sends traffic only to ADDRESS:PORT (a loopback address, or the test guest's). Each \
             kind of flood runs on threads of its own and starts again whenever alarm-web closes \
-            its connection. Prints one line: what was sent and how it was answered, the phone's \
+            its connection. SIGTERM or SIGINT ends it early, as --seconds running out does. Prints one line: what was sent and how it was answered, the phone's \
             answers (median, 95th percentile and worst latency), and alarm-web's RSS (with --pid).
             """
     )
@@ -60,7 +60,12 @@ struct WebFlood: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let target = Target(address: address, port: port, host: host ?? "\(address):\(port)")
         let flood = Flood(target: Target(address: address, port: port, host: target.host, source: floodFrom))
-        let end = monotonicSeconds() + seconds
+        // A harness that cannot know how long its own measurement takes ends the flood with a signal.
+        for stopping in [SIGTERM, SIGINT] {
+            signal(stopping) { _ in WebFlood.stopRequested.store(true, ordering: .relaxed) }
+        }
+        let started = monotonicSeconds()
+        let end = started + seconds
         if idle > 0 { DetachedThread.start { flood.holdIdle(idle, until: end) } }
         if slow > 0 { DetachedThread.start { flood.sendSlowly(slow, until: end) } }
         for _ in 0..<hugeHeaders { DetachedThread.start { flood.sendHugeHeaders(until: end) } }
@@ -68,7 +73,7 @@ struct WebFlood: ParsableCommand {
         var latencies: [Double] = []
         var answers: [Int: Int] = [:]
         var rss = 0
-        while monotonicSeconds() < end {
+        while monotonicSeconds() < end, !Self.stopRequested.load(ordering: .relaxed) {
             if let cookie {
                 let started = monotonicSeconds()
                 let status = target.request(
@@ -80,10 +85,16 @@ struct WebFlood: ParsableCommand {
             usleep(useconds_t(intervalMS) * 1000)
         }
         let peak = pid.flatMap { Self.memory(of: $0, field: "VmHWM:") }
-        print(report(flood.counts, latencies: latencies.sorted(), answers: answers, rss: rss, peak: peak))
+        print(report(
+            flood.counts, elapsed: min(monotonicSeconds() - started, seconds), latencies: latencies.sorted(), answers: answers,
+            rss: rss, peak: peak))
     }
 
-    private func report(_ counts: Flood.Counts, latencies: [Double], answers: [Int: Int], rss: Int, peak: Int?) -> String {
+    /// Set by SIGTERM and SIGINT: the phone stops asking and the result is printed (the flood's
+    /// threads end with the process).
+    static let stopRequested = Atomic<Bool>(false)
+
+    private func report(_ counts: Flood.Counts, elapsed: Double, latencies: [Double], answers: [Int: Int], rss: Int, peak: Int?) -> String {
         func percentile(_ p: Double) -> Double {
             latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.down)))]
         }
@@ -92,7 +103,7 @@ struct WebFlood: ParsableCommand {
         let mebibytes = { (kib: Int) in Double(kib) / 1024 }
         if json {
             let fields: [String] = [
-                "\"seconds\":\(seconds)", "\"idleOpened\":\(counts.idleOpened)", "\"idleClosedByServer\":\(counts.idleClosed)",
+                "\"seconds\":\(Self.tenths(elapsed))", "\"idleOpened\":\(counts.idleOpened)", "\"idleClosedByServer\":\(counts.idleClosed)",
                 "\"connectFailures\":\(counts.connectFailures)", "\"hugeHeadersSent\":\(counts.headers)",
                 "\"hugeBodiesStarted\":\(counts.bodies)", "\"bodyMiBSent\":\(counts.bodyBytes >> 20)",
                 "\"slowOpened\":\(counts.slowOpened)",
@@ -105,7 +116,7 @@ struct WebFlood: ParsableCommand {
             return "{" + fields.joined(separator: ",") + "}"
         }
         var parts = [
-            "\(seconds) s",
+            "\(Self.tenths(elapsed)) s",
             "idle: \(counts.idleOpened) opened, \(counts.idleClosed) closed by alarm-web",
             "1 MiB headers: \(counts.headers)", "512 MiB bodies: \(counts.bodies) started, \(counts.bodyBytes >> 20) MiB sent",
             "slow: \(counts.slowOpened) opened", "answers: \(statuses.joined(separator: ", "))",
