@@ -34,6 +34,13 @@ struct ChunkedBodyDecoder {
     private var trailerBytes = 0
     private var trailerFields = 0
 
+    /// The most bytes a chunked body of at most `body` bytes may take with its framing (sizes,
+    /// extensions, line ends, trailer): four times the body, room for chunks of a few bytes each,
+    /// and the trailer.
+    static func maximumWireBytes(forBody body: Int) -> Int {
+        4 * body + maximumTrailer + maximumSizeLine
+    }
+
     init(maximumBody: Int) {
         self.maximumBody = maximumBody
     }

@@ -23,12 +23,12 @@ public struct HTTPTimeouts: Sendable {
 ///
 /// At most `capacity` connections are open, below the process's file limit. When one more
 /// arrives, an idle connection is closed to make room: one waiting for a request or still
-/// reading one (a slow sender holds no slot for long). First one already refused, then one that
-/// never sent anything, then one part-way through a request, and last one a browser keeps open
-/// after its answers; among those, one of the peer address holding the most connections (so one
-/// host's flood closes its own first), and of those the oldest. A connection handling a request
-/// or writing a response is never closed for room; when there is no idle one, the newcomer is
-/// closed at once.
+/// reading one (a slow sender holds no slot for long). It is one of the peer address holding the
+/// most connections, so one host's flood closes its own first, whatever state they are in; of
+/// that address's, first one already refused, then one that never sent anything, then one
+/// part-way through a request, and last one a browser keeps open after its answers; and of
+/// those the oldest. A connection handling a request or writing a response is never closed for
+/// room; when there is no idle one, the newcomer is closed at once.
 ///
 /// Deadlines are on the monotonic clock of `clock` (``HTTPTimeouts``); one wake-up is armed
 /// at a time, for the earliest. A connection past its deadline is shut down (reading, or both
@@ -137,15 +137,15 @@ final class ConnectionTable: Sendable {
         return id
     }
 
-    /// The idle connection to close for room: the most disposable (``Disposability``); of
-    /// those, one of the peer with the most connections; of those, the oldest.
+    /// The idle connection to close for room: one of the peer with the most connections; of
+    /// those, the most disposable (``Disposability``); of those, the oldest.
     private static func victim(in state: State) -> ID? {
         var best: (id: ID, disposability: Disposability, peerCount: Int, stamp: UInt64)?
         for (id, entry) in state.entries where entry.phase.isIdle && !entry.evicted {
             let candidate = (id, entry.disposability, state.connectionsByPeer[entry.peer] ?? 0, entry.stamp)
             if let current = best {
-                let better = candidate.1 != current.disposability ? candidate.1 < current.disposability
-                    : candidate.2 != current.peerCount ? candidate.2 > current.peerCount
+                let better = candidate.2 != current.peerCount ? candidate.2 > current.peerCount
+                    : candidate.1 != current.disposability ? candidate.1 < current.disposability
                     : candidate.3 < current.stamp
                 guard better else { continue }
             }

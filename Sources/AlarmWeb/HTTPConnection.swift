@@ -114,10 +114,16 @@ struct HTTPConnection: Sendable {
             return Data(buffer[..<count])
         case .chunked:
             var decoder = ChunkedBodyDecoder(maximumBody: limits.maximumBody)
+            let maximumWire = ChunkedBodyDecoder.maximumWireBytes(forBody: limits.maximumBody)
             while true {
                 if case .complete(let length) = try decoder.decode(buffer[...]) {
                     buffer.removeFirst(length)
                     return Data(decoder.body)
+                }
+                // The framing is held until the body ends: a body of one-byte chunks behind long
+                // extensions would otherwise hold megabytes for 16 KiB of body.
+                guard buffer.count <= maximumWire else {
+                    throw HTTPRefusal(413, "chunked request body larger than \(maximumWire) bytes with its framing")
                 }
                 guard try await read(into: &buffer) else { throw endedInBody() }
             }

@@ -139,7 +139,10 @@ public final class WebServer: Sendable {
                             "connections.open": "\(table.openCount)", "error": "\(String(cString: strerror(code)))",
                         ])
                     }
-                    if !table.closeOldestIdle() { await table.waitForRoom(atMost: 1) }
+                    // A connection closed for room gives its descriptor back only once its task has
+                    // ended: wait for that, rather than closing every idle connection in a row.
+                    _ = table.closeOldestIdle()
+                    await table.waitForRoom(atMost: 1)
                     continue
                 } catch SocketError.failed(_, let code, _) where Self.transient.contains(code) {
                     continue

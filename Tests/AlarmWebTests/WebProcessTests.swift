@@ -169,6 +169,20 @@ import WebPairings
         await rig.stop()
     }
 
+    @Test func aChunkedBodyWhoseFramingOutgrowsTheLimitIsStoppedThough() async throws {
+        let rig = try await WebRig()
+        let page = try await RunningPage(rig: rig)
+        let client = try TCPClient(port: page.port)
+        // One-byte chunks behind 1,000-byte extensions: 200 of them are 200 bytes of body, and
+        // 200 KB that a server holding the framing until the body ends would keep.
+        let extensionText = ";x=" + String(repeating: "e", count: 1000)
+        await client.send("POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:\(page.port)\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + String(repeating: "1\(extensionText)\r\nx\r\n", count: 200))
+        #expect(try await client.response().status == 413)
+        #expect(await page.stop() == 0)
+        await rig.stop()
+    }
+
     @Test func malformedFramingIs400AndNeverReachesARoute() async throws {
         let rig = try await WebRig()
         let page = try await RunningPage(rig: rig)
@@ -279,6 +293,29 @@ import WebPairings
             flood.append(client)
         }
         // The phone's is the oldest connection, but its address has one: the flood's went instead.
+        await phone.send(TCPClient.request("GET", "/icon.svg", port: page.port))
+        #expect(try await phone.response().status == 200)
+        #expect(await page.stop() == 0)
+        await rig.stop()
+    }
+
+    @Test func aHostKeepingAnsweredConnectionsOpenCannotPushOutAPhonesNewOne() async throws {
+        let rig = try await WebRig()
+        let page = try await RunningPage(rig: rig, arguments: ["--max-connections", "8"])
+        // Another host fills every slot with connections it had answered and keeps open.
+        var flood: [TCPClient] = []
+        for _ in 0..<8 {
+            let client = try TCPClient(port: page.port)
+            await client.send(TCPClient.request("GET", "/icon.svg", port: page.port))
+            #expect(try await client.response().status == 200)
+            flood.append(client)
+        }
+        // The phone connects; before it has sent its request, the host opens one more.
+        let phone = try TCPClient(port: page.port, from: "127.0.0.2")
+        let more = try TCPClient(port: page.port)
+        await more.send(TCPClient.request("GET", "/icon.svg", port: page.port))
+        #expect(try await more.response().status == 200)
+        // Room was made from the host's own connections, not by closing the phone's.
         await phone.send(TCPClient.request("GET", "/icon.svg", port: page.port))
         #expect(try await phone.response().status == 200)
         #expect(await page.stop() == 0)
