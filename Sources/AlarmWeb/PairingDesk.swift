@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import WebPairings
 
 /// The one pairing that may be waiting at the clock, and the rate limits on asking.
@@ -7,15 +8,16 @@ import WebPairings
 /// the name and the code; the answer given there pairs that browser only, whoever else knows the
 /// code. One question at a time: the display shows one, and a second phone asks once it is done.
 ///
-/// Limits, per 15 minutes (``window``), by the asking address as the TCP connection gives it:
+/// Limits, per 15 minutes (``window``), by the asking address as the TCP connection gives it (an
+/// IPv6 address by its /64, see ``asker(_:)``):
 /// - each address asks at most 3 times (``attemptsPerAddress``), so one device on the network
 ///   cannot use up the household's questions;
 /// - at most 10 questions in all (``attemptsOverall``), and the last 2 of those only for an
 ///   address that has not asked in the window (``newcomerReserve``): a few devices asking their
 ///   fill still leave a phone that has not asked a way in.
 /// Behind a proxy every phone is the proxy's address, and the per-address limit is the overall
-/// one. A device with many addresses (IPv6 gives each host plenty) can still use up the overall
-/// limit; the clock then asks nothing more until the window moves on.
+/// one. A device with addresses in several networks, or several IPv4 addresses, can still use up
+/// the overall limit; the clock then asks nothing more until the window moves on.
 actor PairingDesk {
     enum Outcome: Sendable {
         case allowed(Pairing)
@@ -61,6 +63,7 @@ actor PairingDesk {
         name: String, from address: String, now: Date, ask: @escaping @Sendable (_ name: String, _ code: String) async -> Outcome
     ) throws(Refusal) -> Question {
         if let question, question.outcome == nil, question.expires > now { throw .busy }
+        let address = Self.asker(address)
         attempts.removeAll { now.timeIntervalSince($0.at) >= Self.window }
         let own = attempts.filter { $0.address == address }
         if own.count >= Self.attemptsPerAddress, let oldest = own.first {
@@ -83,6 +86,16 @@ actor PairingDesk {
             self.answer(ticket: opened.ticket, with: outcome)
         }
         return opened
+    }
+
+    /// Who asks, for the limits: an IPv4 address, or an IPv6 address's /64, the network a host
+    /// picks its temporary addresses from (RFC 8981), so that one host cannot ask as many.
+    static func asker(_ address: String) -> String {
+        var bytes = in6_addr()
+        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        let prefix = withUnsafeBytes(of: bytes) { Array($0.prefix(8)) }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(prefix[$0]) << 8 | UInt16(prefix[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
     }
 
     private func answer(ticket: String, with outcome: Outcome) {

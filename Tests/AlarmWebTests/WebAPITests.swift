@@ -126,6 +126,21 @@ import WebPairings
         await rig.stop()
     }
 
+    @Test func anIPv6HostAsksAsOneAddressWhicheverOfItsAddressesItUses() async throws {
+        let rig = try await WebRig()
+        for (attempt, peer) in ["2001:db8:1:2::a", "2001:db8:1:2:ffff::1", "2001:db8:1:2:1234:5678:9abc:def0"].enumerated() {
+            let (ticket, _) = try await rig.ask(name: "attempt \(attempt)", peer: peer)
+            await rig.answer(.stop)
+            #expect(await rig.request("POST", "/api/pair/wait", cookies: ticket, peer: peer).status == 403)
+        }
+        #expect(await rig.request("POST", "/api/pair", json: #"{"name":"x"}"#, peer: "2001:db8:1:2::beef").status == 429)
+        // Another network's host is another asker.
+        _ = try await rig.pair(name: "Bob's phone", peer: "2001:db8:1:3::a")
+        #expect(PairingDesk.asker("2001:db8:1:2::a") == "2001:db8:1:2::/64")
+        #expect(PairingDesk.asker("192.0.2.1") == "192.0.2.1")
+        await rig.stop()
+    }
+
     @Test func theOverallLimitKeepsTwoQuestionsForAnAddressThatHasNotAsked() async throws {
         let rig = try await WebRig()
         func askAndRefuse(from peer: String) async throws {
