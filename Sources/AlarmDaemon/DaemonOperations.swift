@@ -63,6 +63,13 @@ public enum DaemonOperations {
         var retryAfter: Int?
     }
 
+    /// Puts the household's `settings` into effect on the running clock: the volume and
+    /// crescendo from the next alert on, and how long an alert rings, the one ringing included.
+    public static func putIntoEffect(_ settings: HouseholdSettings, appliance: Appliance, runtime: AlarmRuntime) async {
+        await appliance.setSound(volume: settings.volumeDB, crescendo: settings.crescendo)
+        await runtime.setAutoSilence(settings.autoSilenceSeconds)
+    }
+
     /// The daemon's own operations but `status` (it needs the board's parts: alarmd adds it).
     public static func handlers(
         runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile
@@ -115,8 +122,7 @@ public enum DaemonOperations {
             } catch {
                 throw ControlError(.storageFailure, "the settings could not be saved: \(error)")
             }
-            await appliance.setSound(volume: new.volumeDB, crescendo: new.crescendo)
-            await runtime.setAutoSilence(new.autoSilenceSeconds)
+            await putIntoEffect(new, appliance: appliance, runtime: runtime)
             return new
         }
         handlers["trySound"] = .init(requiresAdministrator: true) { call in

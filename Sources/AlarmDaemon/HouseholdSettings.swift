@@ -1,5 +1,6 @@
 import AlarmAppliance
 import AlarmEngine
+import AlarmTime
 import FoundationEssentials
 import Glibc
 import Logging
@@ -67,6 +68,10 @@ public final class HouseholdSettingsFile: Sendable {
     private let files: DurableFile
     private let logger: Logger
     private let current: Mutex<Current>
+    private let readAgainAction = Mutex<(@Sendable (HouseholdSettings) -> Void)?>(nil)
+
+    /// How often a file that could not be read is tried again by ``keepReadingUntilRead(clock:)``.
+    public static let readRetryInterval: TimeInterval = 30
 
     private struct Current {
         var settings: HouseholdSettings
@@ -96,11 +101,35 @@ public final class HouseholdSettingsFile: Sendable {
         self.current = Mutex(current)
     }
 
-    /// The settings in effect (the defaults while the file cannot be read).
+    /// The settings in effect (the defaults while the file cannot be read). Reading the file
+    /// again here, once it can be, calls the action given to ``whenReadAgain(_:)``.
     public var settings: HouseholdSettings {
-        current.withLock { current in
+        let (settings, readAgain) = current.withLock { current in
+            let wasUnread = current.unread != nil
             readAgainIfUnread(&current)
-            return current.settings
+            return (current.settings, wasUnread && current.unread == nil)
+        }
+        if readAgain, let action = readAgainAction.withLock({ $0 }) { action(settings) }
+        return settings
+    }
+
+    /// `action` gets the file's settings when a file that could not be read is read: the daemon
+    /// puts them into effect, as a change from the page would be.
+    public func whenReadAgain(_ action: @escaping @Sendable (HouseholdSettings) -> Void) {
+        readAgainAction.withLock { $0 = action }
+    }
+
+    /// While the file cannot be read, tries it again every ``readRetryInterval`` on `clock`, so
+    /// its settings come into effect without anyone looking at them; returns once it has been
+    /// read (at once if it was), or when the task is cancelled.
+    public func keepReadingUntilRead(clock: any WallClock) async {
+        while readFailure != nil {
+            do {
+                _ = try await clock.sleep(until: clock.now.addingTimeInterval(Self.readRetryInterval))
+            } catch {
+                return
+            }
+            _ = settings
         }
     }
 

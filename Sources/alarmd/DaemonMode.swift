@@ -93,6 +93,10 @@ struct DaemonMode {
         let appliance = Appliance(
             runtime: runtime, hardware: board.hardware, clock: clock, settings: configuration.appliance, logger: logger)
         prompter.attach(appliance)
+        // A settings file that could not be read (a card not ready at boot) comes into effect once it is.
+        household.whenReadAgain { settings in
+            Task { await DaemonOperations.putIntoEffect(settings, appliance: appliance, runtime: runtime) }
+        }
         if let error = board.soundProblemAtStart {
             // Missing at start: the LED and the clock screen say so before any alarm needs it.
             await appliance.soundUnavailable(error)
@@ -130,6 +134,10 @@ struct DaemonMode {
                 // for a press (a phone pairing) would hold the socket's shutdown for a minute.
                 await appliance.dismissPrompts()
                 await server.stop()
+            },
+            TaskService {
+                await household.keepReadingUntilRead(clock: clock)
+                await UntilCancelled.wait()
             },
             TaskService {
                 await status.followParts(logger: logger)

@@ -1,5 +1,6 @@
 import AlarmDaemon
 import AlarmEngine
+import AlarmSimulator
 import AlarmTestKit
 import FoundationEssentials
 import Glibc
@@ -76,8 +77,14 @@ import Testing
         #expect(TestFiles.read(path) == before, "left as it was")
         #expect(TestFiles.names(in: directory.path) == ["settings.json"], "not set aside")
 
+        let putIntoEffect = Mutex<[HouseholdSettings]>([])
+        file.whenReadAgain { settings in putIntoEffect.withLock { $0.append(settings) } }
+        _ = file.settings
+        #expect(putIntoEffect.withLock { $0 }.isEmpty, "still unread: nothing new to put into effect")
         calls.failure.withLock { $0 = nil }
         #expect(file.settings == Self.chosen, "read once it can be")
+        #expect(file.settings == Self.chosen)
+        #expect(putIntoEffect.withLock { $0 } == [Self.chosen], "put into effect once, when it was read")
         #expect(file.readFailure == nil)
         try file.change(to: Self.defaults)
         #expect(HouseholdSettingsFile(directory: directory.path, defaults: Self.chosen, logger: Self.silent).settings == Self.defaults)
@@ -91,5 +98,32 @@ import Testing
         #expect(TestFiles.names(in: directory.path) == ["settings.json.damaged"])
         try file.change(to: Self.chosen)
         #expect(HouseholdSettingsFile(directory: directory.path, defaults: Self.defaults, logger: Self.silent).settings == Self.chosen)
+    }
+}
+
+/// A settings file that could not be read is tried again on the clock, with nobody looking.
+@Suite(.timeLimit(.minutes(5))) struct HouseholdSettingsRetryTests {
+    @Test func aFileThatCouldNotBeReadIsTriedAgainUntilItIs() async throws {
+        let directory = try TemporaryDirectory()
+        try HouseholdSettingsFile(directory: directory.path, defaults: HouseholdSettingsFileTests.defaults, logger: HouseholdSettingsFileTests.silent)
+            .change(to: HouseholdSettingsFileTests.chosen)
+        let calls = HouseholdSettingsFileTests.FailingReads(of: "settings.json")
+        calls.failure.withLock { $0 = EIO }
+        let file = HouseholdSettingsFile(
+            directory: directory.path, defaults: HouseholdSettingsFileTests.defaults, logger: HouseholdSettingsFileTests.silent,
+            files: DurableFile(calls: calls))
+        let (readAgain, arrived) = AsyncStream.makeStream(of: HouseholdSettings.self)
+        file.whenReadAgain { arrived.yield($0) }
+        let clock = ManualWallClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let retrying = Task { await file.keepReadingUntilRead(clock: clock) }
+        await clock.waitForSleepers()
+        clock.advance(by: HouseholdSettingsFile.readRetryInterval)
+        await clock.waitForSleepers()
+        #expect(file.readFailure?.errno == EIO, "still failing: tried again and waiting")
+        calls.failure.withLock { $0 = nil }
+        clock.advance(by: HouseholdSettingsFile.readRetryInterval)
+        var settings = readAgain.makeAsyncIterator()
+        #expect(await settings.next() == HouseholdSettingsFileTests.chosen)
+        await retrying.value
     }
 }
