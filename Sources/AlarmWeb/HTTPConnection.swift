@@ -81,6 +81,9 @@ struct HTTPConnection: Sendable {
         for field in head.fields {
             headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value
         }
+        // The host that was checked is the one the page compares `Origin` with: an absolute-form
+        // target names it in place of `Host` (RFC 9112 3.2.2).
+        headers["host"] = authority
         let request = WebRequest(method: head.method, path: head.originFormTarget, headers: headers, body: body, peer: peer)
         let response = await respond(request)
         if let events = response.events {

@@ -139,6 +139,13 @@ import WebPairings
         let missing = try TCPClient(port: page.port)
         await missing.send("GET / HTTP/1.1\r\n\r\n")
         #expect(try await missing.response().status == 400)
+        // The Origin of a change is compared with the host that was checked, the target's.
+        let json = #"{"seconds":60,"label":"Tea"}"#
+        let smuggled = try TCPClient(port: page.port)
+        await smuggled.send(
+            "POST http://127.0.0.1:\(page.port)/api/timers HTTP/1.1\r\nHost: evil.example\r\nOrigin: http://evil.example\r\n"
+                + "Cookie: alarm_session=\(RunningPage.token)\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\n\r\n\(json)")
+        #expect(try await smuggled.response().status == 403)
         #expect(await page.stop() == 0)
         await rig.stop()
     }
