@@ -30,6 +30,10 @@ final class ServerLoop {
     private let listener: Int32
     private let waker: EventSignal
     private var clients: [Int32: Client] = [:]
+    /// Per uid, when its last refusal was logged and how many have gone unlogged since: a client
+    /// that reconnects in a loop is logged once a minute, not filling the journal.
+    private var refusalsLogged: [UInt32: (at: Duration, unlogged: Int)] = [:]
+    private static let refusalLogInterval: Duration = .seconds(60)
     private var nextConnectionID = 0
     /// Accepting pauses briefly when the process is out of descriptors, instead of spinning.
     private var acceptPausedUntil: Duration?
@@ -99,7 +103,9 @@ final class ServerLoop {
                 UnixSocket.close(fd)
                 continue
             }
-            let isAdministrator = isAdministrator(uid: credentials.uid, gid: credentials.gid)
+            // Looked up for each connection: a user taken out of the admin group is not one from
+            // the next connection on, however long their earlier ones stay open.
+            let isAdministrator = configuration.administrators.includes(uid: credentials.uid, gid: credentials.gid)
             if let refusal = refusal(uid: credentials.uid, isAdministrator: isAdministrator) {
                 refuse(fd, refusal, uid: credentials.uid)
                 continue
@@ -112,16 +118,6 @@ final class ServerLoop {
             clients[fd] = Client(fd: fd, connection: connection, session: session)
             logger.debug("Control connection opened", metadata: metadata(connection))
         }
-    }
-
-    /// Whether the peer administers. A connection already open with the same uid and gid answers
-    /// without reading the account database again: a client refused in a loop costs the thread
-    /// little.
-    private func isAdministrator(uid: UInt32, gid: UInt32) -> Bool {
-        if let known = clients.values.first(where: { $0.connection.peer.uid == uid && $0.connection.peer.gid == gid }) {
-            return known.connection.peer.isAdministrator
-        }
-        return configuration.administrators.includes(uid: uid, gid: gid)
     }
 
     /// Why a new connection of `uid` cannot be served, if it cannot: root and the administrators
@@ -154,8 +150,17 @@ final class ServerLoop {
             _ = line.withUnsafeBytes { UnixSocket.send(fd, $0) }
         }
         UnixSocket.close(fd)
+        let now = server.clock.monotonicNow
+        if let last = refusalsLogged[uid], now - last.at < Self.refusalLogInterval {
+            refusalsLogged[uid]?.unlogged += 1
+            return
+        }
+        let unlogged = refusalsLogged[uid]?.unlogged ?? 0
+        refusalsLogged = refusalsLogged.filter { now - $0.value.at < Self.refusalLogInterval }
+        refusalsLogged[uid] = (now, 0)
         logger.warning("Control connection refused", metadata: [
             "control.uid": "\(uid)", "control.error": "\(error.code)", "control.reason": "\(error.message)",
+            "control.refusedUnlogged": "\(unlogged)",
         ])
     }
 

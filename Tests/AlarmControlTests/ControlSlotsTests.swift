@@ -82,6 +82,25 @@ struct ControlSlotsTests {
         }
     }
 
+    @Test func aUserRefusedInALoopIsLoggedOnceAMinuteWithTheCountBetween() async throws {
+        let rig = try Self.rig {
+            $0.maximumClients = 8
+            $0.maximumClientsPerUser = 1
+        }
+        try await rig.serving {
+            Self.openToEveryone(rig)
+            let held = try await Self.subscriber(Self.alice, rig)
+            for _ in 0..<5 { #expect(try await Self.refusal(Self.alice, rig) != nil) }
+            let logged = { rig.log.entries.filter { $0.message == "Control connection refused" } }
+            #expect(logged().count == 1)
+            rig.serverClock.advance(by: 60)
+            #expect(try await Self.refusal(Self.alice, rig) != nil)
+            #expect(logged().count == 2)
+            #expect(logged().last?.metadata["control.refusedUnlogged"] == "4")
+            held.close()
+        }
+    }
+
     @Test func rootAndTheAdministratorsAreServedWhenOrdinaryUsersHoldEverySlot() async throws {
         let rig = try Self.rig {
             $0.maximumClients = 4
