@@ -56,6 +56,7 @@ let package = Package(
                 "AlarmKitCore",
                 "AlarmProtocol",
                 "AlarmTime",
+                "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import Logging
 import Synchronization
 
@@ -195,7 +196,7 @@ public final class AlarmStore: Sendable {
     private func setAsideLeftovers(problems: inout [String]) {
         for path in [primaryPath, backupPath, journalPath].map({ $0 + ".tmp" }) {
             var status = stat()
-            guard files.calls.lstat(path, &status) == 0, let kind = DurableFile.nonRegularKind(status.st_mode) else { continue }
+            guard files.calls.lstat(path, &status) == 0, let kind = SystemFile.nonRegularKind(status.st_mode) else { continue }
             let aside = setAside(path, tag: "unusable", problems: &problems)
             logger.error("A store file's temporary name is taken; kept aside", metadata: [
                 "store.path": "\(path)", "store.reason": "\(kind)", "store.keptAs": "\(aside ?? "(in place)")",

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSupport
 
 /// A system call on a store file failed.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -109,7 +110,7 @@ package struct DurableFile: Sendable {
         defer { _ = calls.close(descriptor) }
         var status = stat()
         guard calls.fstat(descriptor, &status) == 0 else { throw StoreError(operation: "fstat", path: path, errno: errno) }
-        if let kind = Self.nonRegularKind(status.st_mode) {
+        if let kind = SystemFile.nonRegularKind(status.st_mode) {
             throw StoreError(operation: "open", path: path, errno: EINVAL, reason: "\(kind), not a regular file", notARegularFile: true)
         }
         var bytes: [UInt8] = []
@@ -150,19 +151,6 @@ package struct DurableFile: Sendable {
             try syncDirectory(directory)
         } catch {
             throw StoreError(operation: error.operation, path: error.path, errno: error.errno, replacedFile: true)
-        }
-    }
-
-    /// What a file of mode `mode` is, if it is not a regular file.
-    static func nonRegularKind(_ mode: mode_t) -> String? {
-        switch mode & S_IFMT {
-        case S_IFREG: nil
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO"
-        case S_IFSOCK: "a socket"
-        case S_IFCHR, S_IFBLK: "a device"
-        case S_IFLNK: "a symbolic link"
-        default: "not a file"
         }
     }
 

@@ -31,6 +31,12 @@ public final class DeviceLink: Sendable {
         try await client.request("alarmRecords", parameters: ["all": .bool(true)], as: [AlarmRecord].self)
     }
 
+    /// Everyone's alarms with the id `id` (ids are each client's own; `all: false`: the page's own).
+    func records(id: UUID, all: Bool) async throws -> [AlarmRecord] {
+        try await client.request(
+            "alarmRecords", parameters: ["id": .string(id.uuidString), "all": .bool(all)], as: [AlarmRecord].self)
+    }
+
     /// The device's parts, clock and store; `nil` from a daemon without `status` (the simulator).
     func status() async -> StatusReport? {
         try? await client.request("status", as: StatusReport.self)

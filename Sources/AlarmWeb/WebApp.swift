@@ -153,10 +153,7 @@ public final class WebApp: Sendable {
     /// not there (or not the page's) is 404 and changes nothing, and if it goes between the check
     /// and its cancellation (stopped at the clock, cancelled elsewhere), the new one is taken back.
     private func edit(_ old: UUID, to definition: AlarmDefinition) async throws -> UUID {
-        let uid = try await link.ownUID()
-        guard try await link.records().contains(where: { $0.id == old && $0.owner.rawValue == uid }) else {
-            throw WebError(404, "no alarm \(old)")
-        }
+        guard try await !link.records(id: old, all: false).isEmpty else { throw WebError(404, "no alarm \(old)") }
         let new = UUID()
         try await link.schedule(id: new, definition: definition)
         do {
@@ -170,8 +167,7 @@ public final class WebApp: Sendable {
 
     /// Stop and Snooze act as the clock's buttons do, on whoever's alarm it is.
     private func buttonPressed(_ action: AlarmAction, on id: UUID) async throws {
-        let records = try await link.records()
-        guard let record = records.first(where: { $0.id == id }) else { throw WebError(404, "no alarm \(id)") }
+        guard let record = try await link.records(id: id, all: true).first else { throw WebError(404, "no alarm \(id)") }
         try await link.deviceAction(action, id: id, owner: record.owner.rawValue)
     }
 

@@ -59,6 +59,7 @@ public enum SystemFile {
         case S_IFIFO: "a FIFO"
         case S_IFSOCK: "a socket"
         case S_IFCHR, S_IFBLK: "a device"
+        case S_IFLNK: "a symbolic link"
         default: "not a file"
         }
     }
