@@ -92,7 +92,9 @@ extension AlarmRuntime {
 
     /// The next instant the engine will act: an alarm's, or a retry of a store that fails.
     public var nextDeadline: Date? {
-        [scheduler.nextDeadline, storageRetryAt, unreadStore?.retryAt].compactMap { $0 }.min()
+        // While the store is being read, its retry waits for the read: not due again meanwhile.
+        [scheduler.nextDeadline, storageRetryAt, unreadStore.flatMap { $0.readStarted == nil ? $0.retryAt : nil }]
+            .compactMap { $0 }.min()
     }
 
     /// Forgets the missed alarms once a person has seen them, and marks the store's problems at

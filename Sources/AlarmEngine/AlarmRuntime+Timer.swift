@@ -56,7 +56,7 @@ extension AlarmRuntime {
 
     /// Brings everything up to the clock: trust, jumps and due deadlines.
     func handleWake(_ wake: WallClockWake) {
-        if let retryAt = unreadStore?.retryAt, clock.now >= retryAt { readStoreAgain() }
+        if let unread = unreadStore, unread.readStarted == nil, clock.now >= unread.retryAt { startReadingStoreAgain() }
         let now = clock.now
         let offset = Self.offset(now: now, monotonic: clock.monotonicNow)
         let jump = offset - clockOffset

@@ -1,6 +1,7 @@
 import AlarmKitCore
 import AlarmProtocol
 import FoundationEssentials
+import LinuxSupport
 import Logging
 
 /// A store that could not be read at start (a failing SD card, a USB disk not ready yet).
@@ -31,6 +32,8 @@ extension AlarmRuntime {
         /// When the store is read again, and the wait before that.
         var retryAt: Date
         var interval: TimeInterval
+        /// The read under way, on a thread of its own, while there is one.
+        var readStarted: Task<Void, Never>?
 
         init(failures: [StoreError], known: StoredState?, now: Date) {
             refusal = StoreUnreadable(failures: failures)
@@ -56,11 +59,23 @@ extension AlarmRuntime {
         throw unreadStore.refusal
     }
 
-    /// Reads the store again; once every file reads, brings its alarms in and saves the whole.
-    func readStoreAgain() {
+    /// Reads the store again, on a thread of its own: a failing card can take seconds over one
+    /// read while the kernel retries it, and meanwhile the engine must ring and answer STOP.
+    func startReadingStoreAgain() {
+        guard unreadStore != nil, unreadStore?.readStarted == nil else { return }
+        let store = self.store
+        unreadStore?.readStarted = Task {
+            let loaded = await DetachedThread.run { store.load() }
+            self.storeRead(loaded)
+        }
+    }
+
+    /// Once every file reads, brings the store's alarms in and saves the whole; else waits longer
+    /// before the next read.
+    private func storeRead(_ loaded: AlarmStore.Loaded) {
         guard var unread = unreadStore else { return }
+        unread.readStarted = nil
         let now = clock.now
-        let loaded = store.load()
         // Damaged files this read set aside, each once (a directory that stays unusable is one).
         let problems = loaded.problems.filter { !storeProblemsAtStart.contains($0) }
         if !problems.isEmpty {
