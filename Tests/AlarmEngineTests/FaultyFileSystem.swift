@@ -37,6 +37,38 @@ final class FaultyFileSystem: FileSystemCalls {
 
     private let state = Mutex(State())
     private let system = SystemFileSystem()
+    /// Reads of this file name wait on a pipe until ``releaseStalledReads()`` writes to it, as
+    /// reads from a card whose controller retries for seconds do.
+    private let stalledName = Mutex<String?>(nil)
+    private let stall: (read: Int32, write: Int32) = {
+        var ends: [Int32] = [0, 0]
+        precondition(pipe(&ends) == 0, "a pipe for stalled reads")
+        return (ends[0], ends[1])
+    }()
+    private let stalledContinuation: AsyncStream<Void>.Continuation
+    /// One element each time a read starts to stall.
+    let stalledReads: AsyncStream<Void>
+
+    init() {
+        (stalledReads, stalledContinuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    deinit {
+        Glibc.close(stall.read)
+        Glibc.close(stall.write)
+    }
+
+    /// Makes every read of the file named `name` wait until ``releaseStalledReads()``.
+    func stallReads(on name: String) {
+        stalledName.withLock { $0 = name }
+    }
+
+    /// Lets the reads waiting go on (and ends the stall for later ones).
+    func releaseStalledReads() {
+        stalledName.withLock { $0 = nil }
+        var byte: UInt8 = 1
+        _ = Glibc.write(stall.write, &byte, 1)
+    }
 
     /// Makes `call` on the file named `name` (`*` for every file) fail with `errno` until healed.
     func fail(_ call: Call, on name: String, with errno: Int32) {
@@ -108,6 +140,11 @@ final class FaultyFileSystem: FileSystemCalls {
     }
 
     func read(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if let stalled = stalledName.withLock({ $0 }), let path = path(of: descriptor), Self.name(of: path) == stalled {
+            stalledContinuation.yield()
+            var byte: UInt8 = 0
+            _ = Glibc.read(stall.read, &byte, 1)
+        }
         if let failure = injected(.read, path(of: descriptor)) { return Int(failure) }
         return system.read(descriptor, buffer)
     }

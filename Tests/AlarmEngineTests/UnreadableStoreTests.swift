@@ -149,6 +149,35 @@ import Testing
         #expect(await runtime.alarms(for: Fixture.owner).map(\.id) == [tea.id])
     }
 
+    /// A read that hangs on a failing card (the kernel retrying for seconds) happens beside the
+    /// engine: an alarm due meanwhile rings and STOP silences it.
+    @Test func aReadThatHangsOnTheCardKeepsNeitherAnAlarmNorStopWaiting() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualWallClock(now: Self.sixFiftyNine)
+        let healthy = try Self.runtime(in: directory.path, clock: clock)
+        let wake = try await healthy.schedule(
+            id: Alarm.ID(), definition: Fixture.fixed(Self.sixFiftyNine.addingTimeInterval(60)), client: Fixture.owner)
+        try await healthy.writeSnapshot()
+        let files = FaultyFileSystem()
+        files.fail(.read, on: "alarms.store", with: EIO)
+        let runtime = try Self.runtime(in: directory.path, clock: clock, files: files)
+        files.heal()
+        files.stallReads(on: "alarms.store")
+        var stalls = files.stalledReads.makeAsyncIterator()
+        clock.advance(to: try #require(await runtime.nextDeadline))
+        await runtime.catchUpWithClock()
+        _ = await stalls.next()
+        clock.advance(to: Self.sixFiftyNine.addingTimeInterval(60))
+        await runtime.catchUpWithClock()
+        #expect(await runtime.alarms(for: Fixture.owner).map(\.state) == [.alerting], "the backup's alarm rings")
+        try await runtime.performOnDevice(.stop, alarm: Fixture.key(wake.id))
+        #expect(await runtime.alarms(for: Fixture.owner).isEmpty)
+        files.releaseStalledReads()
+        await runtime.settleStore()
+        #expect(await runtime.storageHealth.readFault == nil)
+        #expect(await runtime.alarms(for: Fixture.owner).isEmpty, "stopped meanwhile, and stays so")
+    }
+
     /// A damaged copy that a read of the store sets aside while another file still fails to read
     /// is reported as at start, once.
     @Test func aDamagedCopySetAsideWhileTheStoreIsReadAgainIsReported() async throws {
