@@ -143,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "alarmd",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO",
+                "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO",
                 "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmProtocol", "AlarmScenario", "JournalLogging",
                 "AlarmSimulator", "AlarmTime", "CLinuxSupport", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -266,7 +266,7 @@ func countDisplayWrites(_ device: SimulatedDevice, during body: () async throws 
         case .frame: counts.frames += 1
         case .backlight: counts.backlight += 1
         case .glyph(slot: 0, bell): return counts
-        case .glyph: break
+        case .glyph, .forgotten: break
         }
     }
     throw BenchmarkError("the display's event stream ended")

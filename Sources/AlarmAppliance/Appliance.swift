@@ -84,6 +84,9 @@ public actor Appliance {
     var lastPairingAsked: Duration?
     /// The run loop's input, so work that arrives from outside (a prompt) wakes it.
     var loopInput: AsyncStream<Input>.Continuation?
+    /// A self-test running on the appliance's own parts (the daemon's `selfTest`), and the part
+    /// it holds now; an alert takes that part back at once (see ``selfTest(_:showFor:)``).
+    var selfTestHold: SelfTestHold?
 
     struct PendingPrompt {
         var question: DevicePrompt
@@ -203,6 +206,7 @@ public actor Appliance {
     /// Leaves the device dark and silent: sound stopped, LED off, display cleared, backlight off.
     public func shutdown() async {
         answerAllPrompts(.unanswered)
+        interruptSelfTest()
         await hardware.audio.stop()
         soundState = .silent
         try? await hardware.indicator.show(.off)
@@ -255,11 +259,14 @@ public actor Appliance {
         }
         lastSnapshot = snapshot
         noteAlerts(in: snapshot)
+        // An alert takes back whatever part a self-test holds, in this same refresh.
+        if !snapshot.alerting.isEmpty, let held = interruptSelfTest() { await handBack(held) }
+        let heldBySelfTest = selfTestHold?.part
         await updateSound(snapshot)
-        await prepareSoundIfDue(snapshot)
+        if heldBySelfTest != .sound { await prepareSoundIfDue(snapshot) }
         // The display first: the LED shows whether the display works.
-        await updateDisplay(snapshot)
-        await updateIndicator(snapshot)
+        if heldBySelfTest != .display { await updateDisplay(snapshot) }
+        if heldBySelfTest != .led { await updateIndicator(snapshot) }
     }
 
     /// The sound device was found missing while nothing plays (a probe at start): shown at once

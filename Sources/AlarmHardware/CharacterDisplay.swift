@@ -63,4 +63,14 @@ public protocol CharacterDisplay: Sendable {
     func setBacklight(_ on: Bool) async throws
     /// Loads a custom glyph into `slot` (0...7); frames show it with the code `slot`.
     func define(_ glyph: Glyph, slot: Int) async throws
+    /// Forgets what the display is believed to hold: the next calls write it whole (controller,
+    /// glyphs, every cell, backlight), as after an error. For a screen someone else drew on (a
+    /// self-test pattern), which a backend that rewrites only changed cells would leave half
+    /// stale. Never throws: nothing is sent until the next call.
+    func forgetContents() async
+}
+
+extension CharacterDisplay {
+    /// A display that writes every frame whole has nothing to forget.
+    public func forgetContents() async {}
 }

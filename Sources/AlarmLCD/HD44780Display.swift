@@ -120,6 +120,13 @@ public actor HD44780Display: CharacterDisplay {
         }
     }
 
+    /// Forgets the display's state: the next call finds and initialises the controller again,
+    /// uploads the glyphs and writes every cell. What another program (a self-test) drew is then
+    /// wholly replaced, rather than patched where this driver believes cells changed.
+    public func forgetContents() async {
+        forget()
+    }
+
     // MARK: - Initialisation and recovery
 
     /// Runs `body`; after a failure, forgets everything about the display's state.

@@ -7,6 +7,8 @@ public final class FakeCharacterDisplay: CharacterDisplay, Sendable {
         case frame(DisplayFrame)
         case backlight(Bool)
         case glyph(slot: Int, Glyph)
+        /// The caller had the display forget its contents: the next frame is drawn whole.
+        case forgotten
     }
 
     private struct State {
@@ -53,6 +55,11 @@ public final class FakeCharacterDisplay: CharacterDisplay, Sendable {
         precondition((0...7).contains(slot), "an HD44780 has 8 glyph slots, not \(slot + 1)")
         try update { $0.glyphs[slot] = glyph }
         feed.send(.glyph(slot: slot, glyph))
+    }
+
+    /// Records ``Event/forgotten``: a fake keeps no shadow, every frame it shows is whole.
+    public func forgetContents() async {
+        feed.send(.forgotten)
     }
 
     private func update(_ change: (inout State) -> Void) throws {

@@ -58,9 +58,7 @@ struct CommandFailure: Error, Equatable {
         let cause = String(cString: strerror(number))
         switch number {
         case EACCES, EPERM:
-            return CommandFailure(
-                message: "permission denied on \(path); add yourself to the socket's group (ls -l \(path) shows it)",
-                exitStatus: noPermission)
+            return CommandFailure(message: permissionDenied(path, group: socketGroup(path)), exitStatus: noPermission)
         case ENAMETOOLONG:
             return .usage("socket path \"\(path)\" is too long for a Unix socket")
         default:
@@ -68,5 +66,38 @@ struct CommandFailure: Error, Equatable {
                 message: "cannot connect to alarmd at \(path): \(cause); is alarmd running? (systemctl status alarmd)",
                 exitStatus: unavailable)
         }
+    }
+
+    /// Exit 77's line: the command that lets this user in, and the new login it needs.
+    static func permissionDenied(_ path: String, group: String?) -> String {
+        guard let group else {
+            return "permission denied on \(path); add yourself to the socket's group (ls -l \(path) shows it): "
+                + "sudo usermod -aG GROUP $USER, then log in again"
+        }
+        return "permission denied on \(path); add yourself to its group \(group): "
+            + "sudo usermod -aG \(group) $USER, then log in again (or run newgrp \(group))"
+    }
+
+    /// The name of the group that owns the socket file; `nil` if it cannot be seen or has no name.
+    static func socketGroup(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        var size = 1024
+        while size <= 1 << 20 {
+            var entry = group()
+            var result: UnsafeMutablePointer<group>?
+            var buffer = [CChar](repeating: 0, count: size)
+            // The entry's strings point into the buffer: read them while it is alive.
+            let (code, name) = buffer.withUnsafeMutableBufferPointer { storage -> (Int32, String?) in
+                let code = getgrgid_r(status.st_gid, &entry, storage.baseAddress!, storage.count, &result)
+                return (code, code == 0 && result != nil ? String(cString: entry.gr_name) : nil)
+            }
+            if code == ERANGE {
+                size *= 4
+                continue
+            }
+            return name
+        }
+        return nil
     }
 }

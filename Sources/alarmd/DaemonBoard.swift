@@ -1,6 +1,7 @@
 import AlarmALSA
 import AlarmAppliance
 import AlarmBoard
+import AlarmDaemon
 import AlarmGPIO
 import AlarmHardware
 import AlarmSimulator
@@ -16,6 +17,8 @@ struct DaemonBoard: Sendable {
     let buttons: GPIODButtonInput?
     let indicator: GPIODIndicator?
     let mixer: ALSAMixerVolume?
+    /// Why the volume control the profile names did not open (the volume is then set in software).
+    var mixerProblem: HardwareError?
     /// Why the sound device did not open when the daemon started (`nil`: it did, or the board is
     /// simulated); the appliance shows it until a playback works.
     let soundProblemAtStart: HardwareError?
@@ -50,6 +53,7 @@ struct DaemonBoard: Sendable {
             ])
         }
         var mixer: ALSAMixerVolume?
+        var mixerProblem: HardwareError?
         if let control = profile.sound.mixer {
             let volume = ALSAMixerVolume(card: profile.sound.card, control: control)
             do {
@@ -61,6 +65,7 @@ struct DaemonBoard: Sendable {
                 mixer = volume
                 logger.info("Alarm volume set on the sound card", metadata: ["mixer": "\(control)", "card": "\(profile.sound.card)"])
             } catch {
+                mixerProblem = error
                 logger.warning("Sound card volume control not available; the volume is set in software", metadata: [
                     "error": "\(error)",
                 ])
@@ -71,12 +76,55 @@ struct DaemonBoard: Sendable {
             indicator: indicator ?? AbsentIndicator() as any Indicator,
             audio: audio, display: BoardParts.openDisplay(display))
         return DaemonBoard(
-            hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer, soundProblemAtStart: problemAtStart)
+            hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer, mixerProblem: mixerProblem,
+            soundProblemAtStart: problemAtStart)
     }
 
     /// Releases the GPIO lines (the LED is left off).
     func close() async {
         await buttons?.close()
         await indicator?.close()
+    }
+}
+
+extension DaemonBoard {
+    /// The buttons and the volume control as the daemon's `selfTest` reports them: the buttons
+    /// are held and listened to by the appliance all the time, so their lines' state is what a
+    /// check beside it can honestly say.
+    func selfTestBoard(_ profile: BoardProfile) -> DaemonOperations.SelfTestBoard {
+        let buttons = buttons
+        let mixer = mixer
+        let mixerProblem = mixerProblem
+        let named = profile.sound.mixer != nil
+        let simulated = profile.simulated
+        return DaemonOperations.SelfTestBoard(
+            buttons: {
+                guard let buttons else {
+                    return simulated
+                        ? .init(working: true, detail: "simulated: the simulator's keys press them")
+                        : .init(working: false, detail: "alarmd could not watch the buttons (no thread or eventfd: see its journal)")
+                }
+                switch buttons.status {
+                case .ready:
+                    return .init(working: true, detail: "lines held by alarmd and working; a press on the clock lights its display")
+                case .starting:
+                    return .init(working: false, detail: "alarmd is still opening the lines")
+                case .failed(let error):
+                    return .init(working: false, detail: "\(error)", fault: error)
+                case .closed:
+                    return .init(working: false, detail: "alarmd has closed the lines (it is stopping)")
+                }
+            },
+            mixer: {
+                guard named else { return nil }
+                guard let mixer else {
+                    return .failure(mixerProblem ?? HardwareError(.deviceUnavailable, device: "mixer"))
+                }
+                do throws(HardwareError) {
+                    return .success(try mixer.range())
+                } catch {
+                    return .failure(error)
+                }
+            })
     }
 }

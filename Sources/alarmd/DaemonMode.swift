@@ -115,7 +115,10 @@ struct DaemonMode {
         let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
         let server = ControlServer(
             configuration: control, runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: household).merging(["status": status.handler]) { _, status in status }, logger: logger)
+            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: household).merging([
+                "status": status.handler,
+                SelfTestOperation.name: DaemonOperations.selfTestHandler(appliance: appliance, board: board.selfTestBoard(profile)),
+            ]) { _, daemon in daemon }, logger: logger)
         do {
             try server.start()
         } catch {

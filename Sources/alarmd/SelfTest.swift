@@ -16,6 +16,14 @@ struct SelfTestParts: Sendable {
     var simulated = false
     /// The hardware volume control the profile names, if it names one: its range, or why not.
     var mixer: Result<ClosedRange<Double>, HardwareError>?
+
+    /// A GPIO line found busy: another program (most likely a running alarmd) holds the board.
+    var gpioHeldElsewhere: HardwareError? {
+        for case .failure(let error) in [indicator.map { _ in () }, buttons.map { _ in () }] where error.kind == .busy {
+            return error
+        }
+        return nil
+    }
 }
 
 enum BoardPart: String, CaseIterable, Sendable {
@@ -55,11 +63,16 @@ struct SelfTestRun {
             case .sound: result = await checkSound()
             case .buttons: result = await checkButtons()
             }
-            say("\(result.passed ? "PASS" : "FAIL")  \(part.rawValue): \(result.detail)")
-            if let hint = result.hint { say("      hint: \(hint)") }
+            Self.sayVerdict(result, say: say)
             results.append(result)
         }
         return results
+    }
+
+    /// One part's verdict: `PASS  led: blinked`, then its hint on a line of its own.
+    static func sayVerdict(_ result: PartResult, say: (String) -> Void) {
+        say("\(result.passed ? "PASS" : "FAIL")  \(result.part.rawValue): \(result.detail)")
+        if let hint = result.hint { say("      hint: \(hint)") }
     }
 
     private func checkLED() async -> PartResult {
@@ -87,11 +100,20 @@ struct SelfTestRun {
         case .failure(let error): return failure(.display, error)
         case .success(let opened): display = opened
         }
+        if let holder = parts.gpioHeldElsewhere {
+            // Most likely alarmd.service on another socket: it draws on this display, and its
+            // driver rewrites only the cells it believes changed, so a pattern drawn here would
+            // leave its screen half stale.
+            return PartResult(
+                part: .display, passed: false,
+                detail: "not drawn: another program holds the board's GPIO lines (\(holder.device)), most likely alarmd.service, which draws on this display",
+                hint: "run the self-test as root (`sudo alarmd selftest ...`) so the running service checks its own parts, or `sudo systemctl stop alarmd` first")
+        }
         do {
             for icon in DisplayIcon.allCases {
                 try await display.define(icon.glyph, slot: Int(icon.code))
             }
-            try await display.show(Self.testPattern(size: display.size))
+            try await display.show(Appliance.selfTestPattern(size: display.size))
             try await display.setBacklight(true)
         } catch {
             return failure(.display, error)
@@ -194,6 +216,14 @@ struct SelfTestRun {
     }
 
     private func ask(_ part: BoardPart, _ question: String, seen: String, unseen: String, hint: String) async -> PartResult {
+        await Self.ask(part, question, seen: seen, unseen: unseen, hint: hint, person: person)
+    }
+
+    /// The part passed if `person` saw it (`seen`); without a person, it passed on the driver's
+    /// word, and the detail says so.
+    static func ask(
+        _ part: BoardPart, _ question: String, seen: String, unseen: String, hint: String, person: TerminalPerson?
+    ) async -> PartResult {
         guard let person else {
             return PartResult(part: part, passed: true, detail: "\(seen) (driver accepted it; not confirmed by a person)")
         }
@@ -235,19 +265,6 @@ struct SelfTestRun {
         case (.sound, .io), (.led, .io), (.buttons, .io):
             return "the device reported an I/O error: check the wiring and the kernel log (`dmesg`)"
         }
-    }
-
-    /// The self-test's frame: a title, the four icons and the digits, then (20x4) ROM samples.
-    static func testPattern(size: DisplaySize) -> DisplayFrame {
-        var frame = DisplayFrame(size: size)
-        frame.write(HD44780Text.encode("alarmd self-test"), row: 0)
-        let icons = DisplayIcon.allCases.map(\.code)
-        frame.write(icons + HD44780Text.encode(" 0123456789ABCDEF"), row: 1)
-        if size.rows >= 4 {
-            frame.write(HD44780Text.encode("abcdefghijklmnopqrst"), row: 2)
-            frame.write(HD44780Text.encode("äöü°→ ÄÖÜ ß µ Ω !?#"), row: 3)
-        }
-        return frame
     }
 
     private func seconds(_ duration: Duration) -> String {

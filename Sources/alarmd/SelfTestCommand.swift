@@ -1,4 +1,6 @@
 import AlarmBoard
+import AlarmDaemon
+import AlarmProtocol
 import AlarmTime
 import ArgumentParser
 import Glibc
@@ -13,7 +15,13 @@ struct SelfTestCommand: AsyncParsableCommand {
         discussion: """
             Blinks the LED, shows a test pattern and the icons on the LCD, plays a short tone and \
             asks for each button, then reports what worked; each failure with its cause and a hint. \
-            Exit status: 0 if every part checked passed, 1 if any failed, 78 for a bad profile.
+            When alarmd runs (its control socket answers), the service checks the parts it holds \
+            itself and redraws its screen whole afterwards; that needs root or the admin group. \
+            An alarm always comes first: the check is refused while one rings and ends when one \
+            begins. \
+            Exit status: 0 if every part checked passed, 1 if any failed (or an alarm ended the \
+            check), 75 if the service refused to start it (an alarm rings), 77 if the running \
+            service is out of this user's reach, 78 for a bad profile.
             """
     )
 
@@ -29,6 +37,11 @@ struct SelfTestCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("How long the LED blinks and the tone plays, in seconds.", valueName: "SECONDS"))
     var showSeconds: Double = 2
+
+    @Option(help: ArgumentHelp(
+        "The running service's control socket (default: socket_path of /etc/alarmd/alarmd.toml, else \(ControlProtocol.defaultSocketPath)).",
+        valueName: "PATH"))
+    var socket: String?
 
     @Option(name: .customLong("only"), help: ArgumentHelp("Check only this part (repeatable): led, display, sound, buttons.", valueName: "PART"))
     var parts: [String] = []
@@ -58,15 +71,53 @@ struct SelfTestCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let say: @Sendable (String) -> Void = { writeAll($0 + "\n", to: 1) }
         say("Self-test of \(loaded.profile.name) (\(loaded.file))\(nonInteractive ? ", non-interactive" : "")")
-        let opened = await BoardParts.open(loaded.profile, clock: SystemWallClock(), logger: logger)
         let selected = parts.isEmpty ? Set(BoardPart.allCases) : Set(parts.compactMap(BoardPart.init(rawValue:)))
-        var run = SelfTestRun(parts: opened, only: selected, person: nonInteractive ? nil : TerminalPerson(), say: say)
-        run.showFor = .milliseconds(Int((showSeconds * 1000).rounded()))
-        let results = await run.run()
+        let person = nonInteractive ? nil : TerminalPerson()
+        let showFor = Duration.milliseconds(Int((showSeconds * 1000).rounded()))
+        let socketPath = socket ?? Self.configuredSocketPath()
+        let results: [PartResult]
+        switch await RunningService.find(socket: socketPath) {
+        case .refusesUser:
+            writeToStandardError("alarmd: alarmd is running and holds the board, and its socket \(socketPath) refuses you: "
+                + "run `\(asRoot)` so the service checks its own parts\n")
+            throw ExitCode(77)
+        case .answering(let client, let hello):
+            defer { client.close() }
+            guard hello.admin else {
+                writeToStandardError("alarmd: alarmd is running and holds the board; only root and its admin group may have it "
+                    + "check its parts: run `\(asRoot)`\n")
+                throw ExitCode(77)
+            }
+            say("The running alarmd (\(socketPath)) checks the parts it holds.")
+            var run = ServiceSelfTest(client: client, only: selected, person: person, say: say)
+            run.showFor = showFor
+            do {
+                results = try await run.run()
+            } catch {
+                writeToStandardError("alarmd: \(error.message)\n")
+                throw ExitCode(error.exitStatus)
+            }
+        case .absent:
+            let opened = await BoardParts.open(loaded.profile, clock: SystemWallClock(), logger: logger)
+            var run = SelfTestRun(parts: opened, only: selected, person: person, say: say)
+            run.showFor = showFor
+            results = await run.run()
+        }
         let failed = results.filter { !$0.passed }
         say(failed.isEmpty
             ? "All \(results.count) checked parts work."
             : "\(failed.count) of \(results.count) parts failed: \(failed.map(\.part.rawValue).joined(separator: ", ")).")
         if !failed.isEmpty { throw ExitCode(1) }
+    }
+
+    /// This command again, as root.
+    private var asRoot: String {
+        (["sudo", "alarmd"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+    }
+
+    /// Where the service listens: the configuration file's `socket_path`, else the default. A
+    /// file that cannot be read leaves the default (the service would not have started with it).
+    static func configuredSocketPath() -> String {
+        (try? DaemonConfiguration.load(path: nil))?.configuration.socketPath ?? ControlProtocol.defaultSocketPath
     }
 }

@@ -359,3 +359,26 @@ struct HD44780DisplayThreadTests {
         #expect(bus.names.withLock { $0 } == ["alarmd-lcd\n"])
     }
 }
+
+/// What another program drew on the LCD (a self-test run on its own) is replaced whole once the
+/// driver forgets its contents; without that it would rewrite only the cells it believes changed.
+@Suite struct HD44780ForgetContentsTests {
+    @Test func afterForgettingItsContentsTheNextFrameReplacesAnotherProgramsScreenWhole() async throws {
+        let rig = DisplayRig()
+        let clock = frame(.sixteenByTwo, "07:00", "Wake up")
+        try await rig.display.show(clock)
+        _ = rig.take()
+        let other = DisplayRig()
+        try await other.display.show(frame(.sixteenByTwo, "alarmd self-test", "0123456789"))
+        rig.model.feed(other.bus.take())
+        #expect(rig.model.lines[0] == "alarmd self-test")
+
+        try await rig.display.show(clock)
+        #expect(rig.take() == [], "the driver believes the clock is still shown")
+        await rig.display.forgetContents()
+        try await rig.display.show(clock)
+        _ = rig.take()
+        #expect(rig.model.lines == ["07:00           ", "Wake up         "])
+        #expect(rig.model.violations == [])
+    }
+}

@@ -148,7 +148,14 @@ struct HD44780Model {
         case 0x08...0x0F:
             displayOn = instruction & 0x04 != 0
         case 0x20...0x3F:
-            if instruction & 0x10 != 0 { violations.append("8-bit function set in 4-bit mode") }
+            if instruction & 0x10 != 0 {
+                // Two 0x3 nibbles: the controller is in 8-bit mode again, as the datasheet's
+                // initialisation by instruction relies on (a driver re-initialising a display it
+                // had running); they count as the first two reset nibbles.
+                fourBit = false
+                resetNibbles = 2
+                return
+            }
             twoLines = instruction & 0x08 != 0
         case 0x40...0x7F:
             addressCounter = Int(instruction & 0x3F)
