@@ -245,8 +245,8 @@ let package = Package(
         .testTarget(
             name: "AlarmApplianceTests",
             dependencies: [
-                "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
-                "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
+                "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol",
+                "AlarmSimulator", "AlarmTime", "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmHardware", "AlarmTestKit", "CALSAShim"]),

@@ -112,7 +112,8 @@ extension Appliance {
     public var isSelfTesting: Bool { selfTestHold != nil }
 
     private func run(_ check: ApplianceCheck, showFor: Duration) async -> ApplianceCheckResult.Outcome {
-        let shownFor = DurationText.format(showFor)
+        let seconds = showFor.timeInterval
+        let shownFor = "\(seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)") s"
         switch check {
         case .led:
             do {
