@@ -140,13 +140,30 @@ public enum DaemonOperations {
             return JSONValue.null
         }
         // STOP and SNOOZE as the device's buttons give them, on any client's ringing alarm: the
-        // phone page's big buttons silence whatever rings, whoever set it.
+        // phone page's big buttons silence whatever rings, whoever set it, and deliver the
+        // intents those buttons carry. `stop` also ends a countdown (a timer, a snooze);
+        // `countdown` is the secondary button when it snoozes or repeats.
         handlers["deviceAction"] = .init(requiresAdministrator: true) { call in
             let parameters = try call.request.parameters(DeviceActionParameters.self)
-            guard parameters.action == .stop || parameters.action == .countdown else {
+            let key = AlarmKey(owner: ClientID(rawValue: parameters.owner), id: parameters.id)
+            let press: AlarmPress
+            switch parameters.action {
+            case .stop: press = .stop
+            case .countdown:
+                // A `.custom` secondary button stops the alarm: it is not the page's Snooze.
+                if let record = await runtime.record(for: key), let response = try? record.response(to: .secondary),
+                   response.action != .countdown {
+                    throw ControlError(.invalidTransition, "alarm \(parameters.id)'s secondary button does not snooze")
+                }
+                press = .secondary
+            default:
                 throw ControlRequestError(id: call.request.id, .malformed, "\"action\" must be stop or countdown")
             }
-            try await runtime.performOnDevice(parameters.action, alarm: AlarmKey(owner: ClientID(rawValue: parameters.owner), id: parameters.id))
+            do {
+                try await runtime.press(press, on: key)
+            } catch let refusal as AlarmPressRefusal {
+                throw ControlError(.invalidTransition, refusal.description)
+            }
             return JSONValue.null
         }
         // The sound files an alarm may name: the WAV files of the sounds directory.

@@ -25,6 +25,18 @@ struct ProbeStopIntent: LiveActivityIntent {
     }
 }
 
+/// Apple's intents are `async` and call the synchronous members without `await`, as Apple's
+/// own examples do: this must compile unchanged.
+struct ProbeRepeatIntent: LiveActivityIntent {
+    var alarmID: String
+
+    func perform() async throws -> some IntentResult {
+        try AlarmManager.shared.countdown(id: UUID(uuidString: alarmID)!)
+        try AlarmManager.shared.stop(id: UUID(uuidString: alarmID)!)
+        return .result()
+    }
+}
+
 /// Runs and acknowledges `count` deliveries as `AlarmManager.handleIntents` does, one by one, so
 /// that the process ends only once its acknowledgements are in.
 func runIntents(_ count: Int) async throws {
@@ -54,7 +66,7 @@ func scheduleListAndCancel() async {
         try cancelSynchronously(manager, id: id)
         print("listed after cancel \(try listSynchronously(manager).count)")
         do {
-            try cancelSynchronously(manager, id: id)
+            try manager.cancel(id: id)   // Apple's synchronous member, unchanged in async code
         } catch {
             print("cancel again: \(error)")
         }
