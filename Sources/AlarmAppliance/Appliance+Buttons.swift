@@ -8,9 +8,10 @@ extension Appliance {
     /// Handles one debounced button event.
     ///
     /// - Alerting: STOP stops the presented alarm; SNOOZE runs its secondary behaviour. Each is
-    ///   the alarm's button pressed in the engine (``AlarmRuntime/press(_:on:)``), which also
-    ///   delivers the button's intent. Both act on the press itself, silencing the sound before anything else, so a sleepy press is
-    ///   answered at once; the rest of that press does nothing more.
+    ///   the alarm's button pressed in the engine (``AlarmRuntime/press(_:on:requiring:)``),
+    ///   which also delivers the button's intent. Both act on the press itself, silencing the
+    ///   sound before anything else, so a sleepy press is answered at once; the rest of that
+    ///   press does nothing more.
     /// - A question on show: STOP answers no, STOP and SNOOZE held together yes (see
     ///   ``answerPrompt(with:)``); nothing else happens with those presses.
     /// - Missed alarms on show: a press acknowledges them.

@@ -146,21 +146,16 @@ public enum DaemonOperations {
         handlers["deviceAction"] = .init(requiresAdministrator: true) { call in
             let parameters = try call.request.parameters(DeviceActionParameters.self)
             let key = AlarmKey(owner: ClientID(rawValue: parameters.owner), id: parameters.id)
-            let press: AlarmPress
-            switch parameters.action {
-            case .stop: press = .stop
-            case .countdown:
-                // A `.custom` secondary button stops the alarm: it is not the page's Snooze.
-                if let record = await runtime.record(for: key), let response = try? record.response(to: .secondary),
-                   response.action != .countdown {
-                    throw ControlError(.invalidTransition, "alarm \(parameters.id)'s secondary button does not snooze")
-                }
-                press = .secondary
-            default:
-                throw ControlRequestError(id: call.request.id, .malformed, "\"action\" must be stop or countdown")
-            }
             do {
-                try await runtime.press(press, on: key)
+                switch parameters.action {
+                case .stop:
+                    try await runtime.press(.stop, on: key)
+                case .countdown:
+                    // A `.custom` secondary button stops the alarm: it is not the page's Snooze.
+                    try await runtime.press(.secondary, on: key, requiring: .countdown)
+                default:
+                    throw ControlRequestError(id: call.request.id, .malformed, "\"action\" must be stop or countdown")
+                }
             } catch let refusal as AlarmPressRefusal {
                 throw ControlError(.invalidTransition, refusal.description)
             }

@@ -4,7 +4,7 @@ import AlarmProtocol
 /// A person pressing one of an alarm's buttons: at the device (STOP, SNOOZE, STOP held) or on
 /// its phone page (Stop, Snooze). Unlike an app's own calls (`stop(id:)`), a press delivers the
 /// intent that AlarmKit attaches to the button, as Apple's system runs it when the button is
-/// tapped. ``AlarmRuntime/press(_:on:)`` performs it; ``AlarmRecord/response(to:)`` is the one
+/// tapped. ``AlarmRuntime/press(_:on:requiring:)`` performs it; ``AlarmRecord/response(to:)`` is the one
 /// rule saying what each press does and which intent it delivers.
 public enum AlarmPress: String, Codable, Hashable, Sendable, CaseIterable {
     /// The alert's stop button; while counting down or paused, ending the countdown (STOP held,
@@ -39,9 +39,22 @@ public struct AlarmPressRefusal: Error, Hashable, Sendable, CustomStringConverti
     public var alarmID: Alarm.ID
     public var press: AlarmPress
     public var state: Alarm.State
+    /// The change the caller required and the button would not make (the page's Snooze on a
+    /// `.custom` secondary button).
+    public var required: AlarmAction?
+
+    public init(alarmID: Alarm.ID, press: AlarmPress, state: Alarm.State, required: AlarmAction? = nil) {
+        self.alarmID = alarmID
+        self.press = press
+        self.state = state
+        self.required = required
+    }
 
     public var description: String {
-        switch (press, state) {
+        if let required {
+            return "alarm \(alarmID)'s \(press.rawValue) button does not \(required == .countdown ? "snooze" : required.rawValue)"
+        }
+        return switch (press, state) {
         case (.secondary, .alerting): "alarm \(alarmID) has no secondary button"
         case (.pause, .countdown): "alarm \(alarmID) offers no pause button"
         default: "alarm \(alarmID) has no \(press.rawValue) button while it is \(state.rawValue)"

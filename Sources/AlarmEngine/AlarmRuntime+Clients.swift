@@ -61,14 +61,20 @@ extension AlarmRuntime {
     /// alert stays silenced even if the store cannot be written); the intent goes only once the
     /// change is made, and never waits for the app.
     ///
+    /// - Parameter required: the change the caller stands for, if it stands for one only (the
+    ///   page's Snooze: `.countdown`); a press that would make another is refused.
     /// - Returns: the change made.
-    /// - Throws: ``AlarmPressRefusal`` when the alarm shows no such button now,
-    ///   ``AlarmOperationError/notFound(_:)``, or what ``perform(_:id:client:)`` throws.
+    /// - Throws: ``AlarmPressRefusal`` when the alarm shows no such button now (or it would not
+    ///   make the `required` change), ``AlarmOperationError/notFound(_:)``, or what
+    ///   ``perform(_:id:client:)`` throws.
     @discardableResult
-    public func press(_ press: AlarmPress, on key: AlarmKey) throws -> AlarmAction {
+    public func press(_ press: AlarmPress, on key: AlarmKey, requiring required: AlarmAction? = nil) throws -> AlarmAction {
         catchUp()
         guard let record = scheduler.record(for: key) else { throw AlarmOperationError.notFound(key.id) }
         let response = try record.response(to: press)
+        if let required, response.action != required {
+            throw AlarmPressRefusal(alarmID: key.id, press: press, state: record.phase.state, required: required)
+        }
         try perform(response.action, id: key.id, client: key.owner)
         if let intent = response.intent {
             intents.post(intent, button: response.button, alarm: key.id, owner: key.owner, app: record.app)

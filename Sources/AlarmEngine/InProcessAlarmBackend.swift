@@ -47,7 +47,7 @@ public struct InProcessAlarmBackend: AlarmBackend {
     public func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws {
         guard !Self.isInTask else {
             throw AlarmOperationError.serviceUnavailable(
-                "a synchronous \(action.rawValue) cannot wait for the engine inside a task in its own process; use `try await`")
+                "a synchronous \(action.rawValue) cannot wait for the engine inside a task in its own process; use `try await manager.perform(.\(action.rawValue), id:)`")
         }
         let done = ThreadWait<Result<Void, any Error>>()
         Task { [runtime, client] in

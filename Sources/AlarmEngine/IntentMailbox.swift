@@ -10,7 +10,7 @@ import Synchronization
 /// state directory until each is acknowledged.
 ///
 /// A press posts the alarm's intent here after the alarm's own change is made
-/// (``AlarmRuntime/press(_:on:)``); it goes at once to every subscription of the alarm's app
+/// (``AlarmRuntime/press(_:on:requiring:)``); it goes at once to every subscription of the alarm's app
 /// (``IntentRecipient``), and waits for the app's next one if there is none. Every subscription
 /// sees it, but only one process runs it: the one that ``take(_:for:by:)``s it first holds it
 /// until it acknowledges it, or until it goes away (its connection closes, see
