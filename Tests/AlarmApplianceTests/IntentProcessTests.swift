@@ -67,11 +67,28 @@ import Testing
         #expect(rig.runtime.intents.waiting(for: Self.me).isEmpty)
     }
 
+    /// `$ALARMKIT_APP_ID` names the app, as a bundle identifier does: the intent of another app
+    /// of the same user never reaches it.
+    @Test func anAppNamedByItsIdentifierGetsOnlyItsOwnAlarmsIntents() async throws {
+        let rig = try await ApplianceRig()
+        let theirs = try await Self.ringingAlarm(on: rig, app: "org.example.other")
+        let mine = try await Self.ringingAlarm(on: rig, app: "com.example.eggs", at: 7, 1)
+        await rig.tap(.stop)
+        await rig.tap(.stop)
+        #expect(rig.runtime.intents.waiting(for: Self.me).count == 2)
+        try await Self.serving(rig) { socket in
+            let result = try await ChildProcess.run(
+                Self.probe, ["intents", "1"], environment: ["ALARMD_SOCKET": socket, "ALARMKIT_APP_ID": "com.example.eggs"])
+            #expect(result.standardOutput == "delivered stop ProbeStopIntent\nran ProbeStopIntent \(mine)\n", "\(result.standardError)")
+        }
+        #expect(rig.runtime.intents.waiting(for: Self.me).map(\.intent.parameters["alarmID"]) == [theirs.uuidString])
+    }
+
     /// An alarm of this user's, alerting, whose stop intent is the probe's.
-    static func ringingAlarm(on rig: ApplianceRig, app: String? = nil) async throws -> Alarm.ID {
+    static func ringingAlarm(on rig: ApplianceRig, app: String? = nil, at hour: Int = 7, _ minute: Int = 0) async throws -> Alarm.ID {
         let id = Alarm.ID()
         let intent = AlarmIntent("ProbeStopIntent", parameters: ["alarmID": id.uuidString])
-        _ = try await rig.runtime.schedule(id: id, definition: Scene.alarm(7, 0, stopIntent: intent), client: me, app: app)
+        _ = try await rig.runtime.schedule(id: id, definition: Scene.alarm(hour, minute, stopIntent: intent), client: me, app: app)
         try await rig.advanceToNextDeadline()
         #expect(await rig.runtime.record(for: AlarmKey(owner: me, id: id))?.phase.state == .alerting)
         return id
