@@ -1,7 +1,8 @@
 // Apple's AppIntents.swift (AlarmKit-ScheduleAndAlert): the app's code for an alarm's buttons.
-// On this device the daemon delivers an alarm's `stopIntent` (STOP pressed) and a `.custom`
-// `secondaryIntent` to this process, which runs them (`handleIntents` in main.swift); the
-// terminal runs Pause, Resume and Repeat itself, as the widget's buttons do on iOS. Lines that
+// On this device the daemon delivers an alarm's `stopIntent` (STOP pressed) and its
+// `secondaryIntent` (SNOOZE: Repeat or Open) to this process, which runs them (`handleIntents`
+// in main.swift); the terminal runs Pause, Resume and Repeat itself, as the widget's buttons do
+// on iOS. Lines that
 // differ from Apple's say why with `// Linux:`.
 
 import AlarmKit
@@ -47,7 +48,9 @@ struct StopIntent: LiveActivityIntent {
 
 struct RepeatIntent: LiveActivityIntent {
     func perform() throws -> some IntentResult {
-        try AlarmManager.shared.countdown(id: UUID(uuidString: alarmID)!)
+        let id = UUID(uuidString: alarmID)! // Linux: the device's Repeat button counts down before it delivers this intent; the terminal's `repeat` does not
+        guard try AlarmManager.shared.alarms.first(where: { $0.id == id })?.state == .alerting else { return .result() } // Linux: see above
+        try AlarmManager.shared.countdown(id: id)
         return .result()
     }
 

@@ -136,7 +136,7 @@ actor TerminalFrontEnd {
                 try await change(arguments) { _ = try RepeatIntent(alarmID: $0.uuidString).perform() }
             case "stop":
                 // Not StopIntent: on this device that is the notice of a stop the device made.
-                try await change(arguments) { try await AlarmManager.shared.stop(id: $0) }
+                try await change(arguments) { try AlarmManager.shared.stop(id: $0) }
             case "cancel":
                 let id = try await alarmID(arguments)
                 await viewModel.unscheduleAlarm(with: id)

@@ -7,9 +7,11 @@ import FoundationEssentials
 extension Appliance {
     /// Handles one debounced button event.
     ///
-    /// - Alerting: STOP stops the presented alarm; SNOOZE runs its secondary behaviour. Both act
-    ///   on the press itself, silencing the sound before anything else, so a sleepy press is
-    ///   answered at once; the rest of that press does nothing more.
+    /// - Alerting: STOP stops the presented alarm; SNOOZE runs its secondary behaviour. Each is
+    ///   the alarm's button pressed in the engine (``AlarmRuntime/press(_:on:requiring:)``),
+    ///   which also delivers the button's intent. Both act on the press itself, silencing the
+    ///   sound before anything else, so a sleepy press is answered at once; the rest of that
+    ///   press does nothing more.
     /// - A question on show: STOP answers no, STOP and SNOOZE held together yes (see
     ///   ``answerPrompt(with:)``); nothing else happens with those presses.
     /// - Missed alarms on show: a press acknowledges them.
@@ -87,31 +89,17 @@ extension Appliance {
     }
 
     private func answerAlert(_ alarm: AlarmRecord, with button: Button) async {
-        let alert = alarm.definition.presentation.alert
         switch button {
         case .stop:
             await silence()
-            if await perform(.stop, on: alarm, because: "STOP pressed"), let intent = alarm.definition.stopIntent {
-                runtime.intents.post(intent, button: .stop, alarm: alarm.id, owner: alarm.owner)
-            }
+            await press(.stop, on: alarm, because: "STOP pressed")
         case .snooze:
-            guard alert.secondaryButton != nil else {
+            guard alarm.definition.presentation.alert.secondaryButton != nil else {
                 logger.info("SNOOZE pressed on an alarm without a secondary button; still ringing", metadata: ["alarm.id": "\(alarm.id)"])
                 return
             }
-            // No behaviour given: a snooze if the alarm can count down again, else custom.
-            let behavior = alert.secondaryButtonBehavior
-                ?? (alarm.definition.postAlertCountdown != nil ? .countdown : .custom)
             await silence()
-            switch behavior {
-            case .countdown:
-                _ = await perform(.countdown, on: alarm, because: "SNOOZE pressed")
-            case .custom:
-                if await perform(.stop, on: alarm, because: "SNOOZE pressed (custom action)"),
-                   let intent = alarm.definition.secondaryIntent {
-                    runtime.intents.post(intent, button: .secondary, alarm: alarm.id, owner: alarm.owner)
-                }
-            }
+            await press(.secondary, on: alarm, because: "SNOOZE pressed")
         }
     }
 
@@ -145,14 +133,13 @@ extension Appliance {
                 logger.debug("SNOOZE pressed on a countdown that offers no pause", metadata: ["alarm.id": "\(countdown.id)"])
                 return
             }
-            _ = await perform(.pause, on: countdown, because: "SNOOZE pressed")
+            await press(.pause, on: countdown, because: "SNOOZE pressed")
         case (.shortPress(.snooze), .paused), (.longPress(.snooze), .paused):
-            _ = await perform(.resume, on: countdown, because: "SNOOZE pressed")
+            await press(.resume, on: countdown, because: "SNOOZE pressed")
         case (.longPress(.stop), _):
-            // A timer is over once cancelled; an alarm's snooze or pre-alert only ends this
-            // occurrence, so a weekly alarm still rings next time.
-            let action: AlarmAction = countdown.definition.schedule == nil ? .cancel : .stop
-            _ = await perform(action, on: countdown, because: "STOP held")
+            // The engine says what ending it means: a timer is cancelled, an alarm's snooze or
+            // pre-alert ends this occurrence only.
+            await press(.stop, on: countdown, because: "STOP held")
         default:
             break
         }
@@ -171,19 +158,18 @@ extension Appliance {
         soundState.soundStopped()
     }
 
-    /// Performs a device action; a refusal (the alarm moved on meanwhile) is logged, not fatal.
-    private func perform(_ action: AlarmAction, on alarm: AlarmRecord, because reason: String) async -> Bool {
+    /// Presses one of the alarm's buttons in the engine, which makes the change and delivers the
+    /// button's intent; a refusal (the alarm moved on meanwhile) is logged, not fatal.
+    private func press(_ press: AlarmPress, on alarm: AlarmRecord, because reason: String) async {
         do {
-            try await runtime.performOnDevice(action, alarm: alarm.key)
+            let action = try await runtime.press(press, on: alarm.key)
             logger.info("Button acted on an alarm", metadata: [
                 "alarm.id": "\(alarm.id)", "client": "\(alarm.owner)", "action": "\(action.rawValue)", "reason": "\(reason)",
             ])
-            return true
         } catch {
             logger.warning("Device action refused", metadata: [
-                "alarm.id": "\(alarm.id)", "client": "\(alarm.owner)", "action": "\(action.rawValue)", "error": "\(error)",
+                "alarm.id": "\(alarm.id)", "client": "\(alarm.owner)", "press": "\(press.rawValue)", "error": "\(error)",
             ])
-            return false
         }
     }
 }

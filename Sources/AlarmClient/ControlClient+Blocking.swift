@@ -17,7 +17,7 @@ extension ControlClient {
     public func requestBlocking<Parameters: Encodable, Result: Decodable>(
         _ operation: String, _ parameters: Parameters, as type: Result.Type
     ) throws -> Result {
-        let hello = try ControlChannel.requestLine(id: 1, ControlOperationName.hello, NoParameters())
+        let hello = try ControlChannel.requestLine(id: 1, ControlOperationName.hello, ControlHelloParameters(app: app))
         let request = try ControlChannel.requestLine(id: 2, operation, parameters)
         let fd: Int32
         do {

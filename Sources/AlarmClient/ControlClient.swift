@@ -64,16 +64,20 @@ public final class ControlClient: Sendable {
     }
 
     public let connector: Connector
+    /// The app this client says it is in `hello` (``ControlHelloParameters/app``): the alarms it
+    /// schedules deliver their intents to this app's connections only. `nil` names none.
+    public let app: String?
     private let backoff: Backoff
     private let state = Mutex(State())
 
-    public init(connector: Connector, reconnectBackoff: Backoff = .milliseconds(100)...(.seconds(5))) {
+    public init(connector: Connector, app: String? = nil, reconnectBackoff: Backoff = .milliseconds(100)...(.seconds(5))) {
         self.connector = connector
+        self.app = app
         self.backoff = reconnectBackoff
     }
 
-    public convenience init(path: String) {
-        self.init(connector: .unixSocket(path: path))
+    public convenience init(path: String, app: String? = nil) {
+        self.init(connector: .unixSocket(path: path), app: app)
     }
 
     deinit {
@@ -241,6 +245,12 @@ public final class ControlClient: Sendable {
         stream(ControlOperationName.subscribeDevice, of: DeviceChange.self)
     }
 
+    /// Takes a delivery to run it: `true` on exactly one connection of the app. The take lasts
+    /// until the delivery is acknowledged or this connection closes.
+    public func takeIntent(_ id: UUID) async throws -> Bool {
+        try await request(ControlOperationName.takeIntent, AlarmIDParameters(id: id), as: ControlIntentTaken.self).taken
+    }
+
     /// Marks a delivery handled, so it is not delivered again.
     public func acknowledgeIntent(_ id: UUID) async throws {
         _ = try await request(ControlOperationName.acknowledgeIntent, AlarmIDParameters(id: id), as: JSONValue.self)
@@ -351,7 +361,7 @@ public final class ControlClient: Sendable {
         let channel = try ControlChannel(fd: fd, serial: serial) { [weak self] in self?.channelClosed() }
         let hello: ControlHello
         do {
-            hello = try Self.hello(from: try await channel.request(ControlOperationName.hello, NoParameters()))
+            hello = try Self.hello(from: try await channel.request(ControlOperationName.hello, ControlHelloParameters(app: app)))
         } catch {
             channel.close()
             throw error

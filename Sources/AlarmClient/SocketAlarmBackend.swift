@@ -9,8 +9,8 @@ import FoundationEssentials
 /// for await alarms in manager.alarmUpdates { ... }     // survives a daemon restart
 /// ```
 ///
-/// The client is this process's effective uid, as the daemon reads it from the socket. Where the
-/// socket makes a difference:
+/// The client is this process's effective uid, as the daemon reads it from the socket, and the
+/// app its ``ControlClient`` names (``ControlClient/app``). Where the socket makes a difference:
 /// - Calls throw ``AlarmOperationError/serviceUnavailable(_:)`` while the daemon cannot be
 ///   reached, and a call in flight when the connection drops fails that way too (it is not
 ///   retried: it may have taken effect).
@@ -28,9 +28,9 @@ public struct SocketAlarmBackend: AlarmBackend {
         self.client = client
     }
 
-    /// A backend over a new ``ControlClient`` for the socket at `path`.
-    public init(path: String = ControlProtocol.defaultSocketPath) {
-        self.init(client: ControlClient(path: path))
+    /// A backend over a new ``ControlClient`` for the socket at `path`, as `app`.
+    public init(path: String = ControlProtocol.defaultSocketPath, app: String? = nil) {
+        self.init(client: ControlClient(path: path, app: app))
     }
 
     public func authorizationState() -> AlarmManager.AuthorizationState {
@@ -68,6 +68,10 @@ public struct SocketAlarmBackend: AlarmBackend {
 
     public func intentDeliveries() -> AsyncStream<AlarmIntentDelivery> {
         client.intentDeliveries()
+    }
+
+    public func takeIntent(_ id: UUID) async throws -> Bool {
+        try await client.takeIntent(id)
     }
 
     public func acknowledgeIntent(_ id: UUID) async throws {

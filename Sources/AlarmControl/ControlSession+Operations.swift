@@ -21,6 +21,9 @@ extension ControlSession {
         }
         switch request.operation {
         case ControlOperationName.hello:
+            let parameters = try request.parameters(ControlHelloParameters.self)
+            if let problem = parameters.problem { throw ControlRequestError(id: request.id, .malformed, problem) }
+            app = parameters.app
             let configuration = server.configuration
             return .result(ControlHello(
                 protocol: ControlProtocol.version, server: configuration.serverName, version: configuration.serverVersion,
@@ -44,12 +47,16 @@ extension ControlSession {
 
         case ControlOperationName.subscribeIntents:
             _ = try request.parameters(NoParameters.self)
-            return try subscribe(request, runtime.intents.deliveries(for: client), event: ControlEventName.intent)
+            return try subscribe(request, runtime.intents.deliveries(for: intentRecipient), event: ControlEventName.intent)
 
         case ControlOperationName.subscribeDevice:
             try requireAdministrator(request)
             _ = try request.parameters(NoParameters.self)
             return try subscribe(request, runtime.deviceSnapshots().map { DeviceChange(revision: $0.revision) }, event: ControlEventName.device)
+
+        case ControlOperationName.takeIntent:
+            let parameters = try request.parameters(AlarmIDParameters.self)
+            return .result(ControlIntentTaken(taken: runtime.intents.take(parameters.id, for: intentRecipient, by: intentTaker)))
 
         case ControlOperationName.acknowledgeIntent:
             let parameters = try request.parameters(AlarmIDParameters.self)
@@ -124,7 +131,7 @@ extension ControlSession {
             }
             return .parked
         }
-        let alarm = try await runtime.schedule(id: parameters.id, definition: parameters.definition, client: client)
+        let alarm = try await runtime.schedule(id: parameters.id, definition: parameters.definition, client: client, app: app)
         return .result(alarm)
     }
 

@@ -25,6 +25,8 @@ final class ControlSession: Sendable {
         var closed = false
         /// An administrator's authorization has been recorded as `.authorized`.
         var administratorAuthorized = false
+        /// The app the client named in `hello`.
+        var app: String?
     }
 
     let connection: ControlConnection
@@ -32,8 +34,19 @@ final class ControlSession: Sendable {
     private let inputs: AsyncStream<Input>
     private let continuation: AsyncStream<Input>.Continuation
     private let state = Mutex(State())
+    /// This connection as the intent mailbox knows it: what it takes is released when it closes.
+    let intentTaker = IntentTaker()
 
     var peer: ControlPeer { connection.peer }
+
+    /// The app the client named in `hello`, if any.
+    var app: String? {
+        get { state.withLock { $0.app } }
+        set { state.withLock { $0.app = newValue } }
+    }
+
+    /// Whom the client's intents are for.
+    var intentRecipient: IntentRecipient { IntentRecipient(owner: peer.client, app: app) }
     var runtime: AlarmRuntime { server.runtime }
 
     init(connection: ControlConnection, server: ControlServer) {
@@ -60,6 +73,7 @@ final class ControlSession: Sendable {
             return Array(state.subscriptions.values) + Array(state.parked.values)
         }
         tasks.forEach { $0.cancel() }
+        runtime.intents.release(takenBy: intentTaker)
     }
 
     /// Answers requests until the connection closes.

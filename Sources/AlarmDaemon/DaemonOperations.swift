@@ -140,13 +140,25 @@ public enum DaemonOperations {
             return JSONValue.null
         }
         // STOP and SNOOZE as the device's buttons give them, on any client's ringing alarm: the
-        // phone page's big buttons silence whatever rings, whoever set it.
+        // phone page's big buttons silence whatever rings, whoever set it, and deliver the
+        // intents those buttons carry. `stop` also ends a countdown (a timer, a snooze);
+        // `countdown` is the secondary button when it snoozes or repeats.
         handlers["deviceAction"] = .init(requiresAdministrator: true) { call in
             let parameters = try call.request.parameters(DeviceActionParameters.self)
-            guard parameters.action == .stop || parameters.action == .countdown else {
-                throw ControlRequestError(id: call.request.id, .malformed, "\"action\" must be stop or countdown")
+            let key = AlarmKey(owner: ClientID(rawValue: parameters.owner), id: parameters.id)
+            do {
+                switch parameters.action {
+                case .stop:
+                    try await runtime.press(.stop, on: key)
+                case .countdown:
+                    // A `.custom` secondary button stops the alarm: it is not the page's Snooze.
+                    try await runtime.press(.secondary, on: key, requiring: .countdown)
+                default:
+                    throw ControlRequestError(id: call.request.id, .malformed, "\"action\" must be stop or countdown")
+                }
+            } catch let refusal as AlarmPressRefusal {
+                throw ControlError(.invalidTransition, refusal.description)
             }
-            try await runtime.performOnDevice(parameters.action, alarm: AlarmKey(owner: ClientID(rawValue: parameters.owner), id: parameters.id))
             return JSONValue.null
         }
         // The sound files an alarm may name: the WAV files of the sounds directory.

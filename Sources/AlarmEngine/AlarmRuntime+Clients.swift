@@ -15,13 +15,14 @@ extension AlarmRuntime {
     }
 
     /// Schedules an alarm for `client`, asking for authorization first if it is not determined.
-    /// Returns once the alarm is durable.
-    public func schedule(id: Alarm.ID, definition: AlarmDefinition, client: ClientID) async throws -> Alarm {
+    /// Returns once the alarm is durable. Its intents go to `app`, the app of `client`'s that
+    /// schedules it (``IntentRecipient``).
+    public func schedule(id: Alarm.ID, definition: AlarmDefinition, client: ClientID, app: String? = nil) async throws -> Alarm {
         let authorization = try await requestAuthorization(for: client)
         guard authorization == .authorized else { throw AlarmOperationError.notAuthorized(authorization) }
         catchUp()
         let checkpoint = scheduler.checkpoint(for: AlarmKey(owner: client, id: id))
-        let (alarm, outcome) = try scheduler.schedule(id: id, owner: client, definition: definition, now: clock.now)
+        let (alarm, outcome) = try scheduler.schedule(id: id, owner: client, definition: definition, now: clock.now, app: app)
         try commitClientChange(outcome, undo: checkpoint)
         return alarm
     }
@@ -54,15 +55,36 @@ extension AlarmRuntime {
         try commitClientChange(outcome, undo: checkpoint)
     }
 
-    /// Performs `action` on any client's alarm, for the device's own buttons (the presented alarm,
-    /// whoever owns it).
-    public func performOnDevice(_ action: AlarmAction, alarm key: AlarmKey) throws {
-        try perform(action, id: key.id, client: key.owner)
+    /// A person pressed `press` on an alarm at the device or on its page, whoever owns it: performs
+    /// what that button does (``AlarmRecord/response(to:)``) and then delivers the button's intent
+    /// to the app that scheduled the alarm. The change is made as ``perform(_:id:client:)`` makes it (a silenced
+    /// alert stays silenced even if the store cannot be written); the intent goes only once the
+    /// change is made, and never waits for the app.
+    ///
+    /// - Parameter required: the change the caller stands for, if it stands for one only (the
+    ///   page's Snooze: `.countdown`); a press that would make another is refused.
+    /// - Returns: the change made.
+    /// - Throws: ``AlarmPressRefusal`` when the alarm shows no such button now (or it would not
+    ///   make the `required` change), ``AlarmOperationError/notFound(_:)``, or what
+    ///   ``perform(_:id:client:)`` throws.
+    @discardableResult
+    public func press(_ press: AlarmPress, on key: AlarmKey, requiring required: AlarmAction? = nil) throws -> AlarmAction {
+        catchUp()
+        guard let record = scheduler.record(for: key) else { throw AlarmOperationError.notFound(key.id) }
+        let response = try record.response(to: press)
+        if let required, response.action != required {
+            throw AlarmPressRefusal(alarmID: key.id, press: press, state: record.phase.state, required: required)
+        }
+        try perform(response.action, id: key.id, client: key.owner)
+        if let intent = response.intent {
+            intents.post(intent, button: response.button, alarm: key.id, owner: key.owner, app: record.app)
+        }
+        return response.action
     }
 
     /// Applies what became due since the last wake before a client's change, so the change acts
     /// on the alarm as it is now (a timer that just ended can no longer be paused).
-    private func catchUp() {
+    func catchUp() {
         commitTimeDriven(scheduler.evaluate(now: clock.now))
     }
 

@@ -222,9 +222,9 @@ public actor AlarmRuntime {
         logger.info("Alarm engine stopped")
     }
 
-    /// An ``AlarmManager`` acting for `client` on this engine.
-    public nonisolated func manager(for client: ClientID) -> AlarmManager {
-        AlarmManager(backend: InProcessAlarmBackend(runtime: self, client: client))
+    /// An ``AlarmManager`` acting for `client` on this engine, as `app` (see ``IntentRecipient``).
+    public nonisolated func manager(for client: ClientID, app: String? = nil) -> AlarmManager {
+        AlarmManager(backend: InProcessAlarmBackend(runtime: self, client: client, app: app))
     }
 
     /// Everything that happens to any alarm, as it happens (not replayed to new subscribers).

@@ -13,8 +13,9 @@ extension AlarmScheduler {
     ///   (an id `owner` already uses) or ``AlarmManager/AlarmError/maximumLimitReached`` (the
     ///   device's limit, or `owner`'s share of it); nothing
     ///   changes then.
+    /// - Parameter app: the app of `owner`'s that schedules it, which its intents go to.
     public mutating func schedule(
-        id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, now: Date
+        id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, now: Date, app: String? = nil
     ) throws -> (Alarm, SchedulerOutcome) {
         try definition.validate()
         let key = AlarmKey(owner: owner, id: id)
@@ -38,8 +39,10 @@ extension AlarmScheduler {
         case .relative:
             phase = .scheduled(firstOccurrence(of: definition, now: now))
         }
-        store(AlarmRecord(
-            id: id, owner: owner, definition: definition, phase: phase, createdAt: now, sequenceNumber: nextSequenceNumber))
+        var record = AlarmRecord(
+            id: id, owner: owner, definition: definition, phase: phase, createdAt: now, sequenceNumber: nextSequenceNumber)
+        record.app = app
+        store(record)
         var outcome = SchedulerOutcome()
         outcome.events.append(.scheduled(key))
         if case .countdown(let countdown) = phase {

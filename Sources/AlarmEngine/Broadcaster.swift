@@ -61,6 +61,19 @@ final class Broadcaster<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// Sends `value` to the subscribers of every key that `matches` (an event: nothing is
+    /// recorded as the latest); returns how many there were.
+    func publish(_ value: Value, toEvery matches: (Key) -> Bool) -> Int {
+        state.withLock { state in
+            var count = 0
+            for (key, subscribers) in state.subscribers where matches(key) {
+                subscribers.values.forEach { $0.yield(value) }
+                count += subscribers.count
+            }
+            return count
+        }
+    }
+
     /// The value a new subscriber of `key` would get first.
     func latest(_ key: Key) -> Value? {
         state.withLock { $0.latest[key] ?? initialValue }

@@ -9,13 +9,19 @@ import Glibc
 /// yielded) without waiting for the actor. A synchronous change waits for the engine on the
 /// calling thread, outside any task; inside a task it throws rather than block a thread of the
 /// cooperative pool that the engine's actor may need.
+///
+/// Its alarms' intents go to `app` (``IntentRecipient``); the backend takes deliveries as one
+/// process of that app (``IntentTaker``).
 public struct InProcessAlarmBackend: AlarmBackend {
     public let runtime: AlarmRuntime
     public let client: ClientID
+    public let app: String?
+    private let taker = IntentTaker()
 
-    public init(runtime: AlarmRuntime, client: ClientID) {
+    public init(runtime: AlarmRuntime, client: ClientID, app: String? = nil) {
         self.runtime = runtime
         self.client = client
+        self.app = app
     }
 
     public func authorizationState() -> AlarmManager.AuthorizationState {
@@ -31,7 +37,7 @@ public struct InProcessAlarmBackend: AlarmBackend {
     }
 
     public func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm {
-        try await runtime.schedule(id: id, definition: definition, client: client)
+        try await runtime.schedule(id: id, definition: definition, client: client, app: app)
     }
 
     public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
@@ -41,7 +47,7 @@ public struct InProcessAlarmBackend: AlarmBackend {
     public func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws {
         guard !Self.isInTask else {
             throw AlarmOperationError.serviceUnavailable(
-                "a synchronous \(action.rawValue) cannot wait for the engine inside a task in its own process; use `try await`")
+                "a synchronous \(action.rawValue) cannot wait for the engine inside a task in its own process; use `try await manager.perform(.\(action.rawValue), id:)`")
         }
         let done = ThreadWait<Result<Void, any Error>>()
         Task { [runtime, client] in
@@ -64,7 +70,11 @@ public struct InProcessAlarmBackend: AlarmBackend {
     }
 
     public func intentDeliveries() -> AsyncStream<AlarmIntentDelivery> {
-        runtime.intents.deliveries(for: client)
+        runtime.intents.deliveries(for: IntentRecipient(owner: client, app: app))
+    }
+
+    public func takeIntent(_ id: UUID) async throws -> Bool {
+        runtime.intents.take(id, for: IntentRecipient(owner: client, app: app), by: taker)
     }
 
     public func acknowledgeIntent(_ id: UUID) async throws {

@@ -26,6 +26,10 @@ public protocol AlarmBackend: Sendable {
     /// A new stream of the intents delivered to the client: those waiting for it at once, then
     /// each new one. One not yet acknowledged may come again (after a reconnection).
     func intentDeliveries() -> AsyncStream<AlarmIntentDelivery>
+    /// Takes a delivery to run it: `true` for exactly one process of the app (the first to ask),
+    /// `false` for the others and for a delivery already acknowledged. A taken delivery goes
+    /// out again if its taker goes away without acknowledging it.
+    func takeIntent(_ id: UUID) async throws -> Bool
     /// Marks a delivery handled, so it is not delivered again; an unknown id is no error.
     func acknowledgeIntent(_ id: UUID) async throws
 }

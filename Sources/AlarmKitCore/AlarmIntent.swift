@@ -3,12 +3,12 @@ import FoundationEssentials
 /// An intent as the device keeps and delivers it: a name, and parameters as text.
 ///
 /// On Apple's platforms an alarm's `stopIntent` and `secondaryIntent` are App Intents that the
-/// system runs in the app's process. `alarmd` never runs an app's code: when the person presses
-/// STOP (or a `.custom` secondary button) at the device, it delivers the alarm's intent to the
-/// client that owns the alarm as an ``AlarmIntentDelivery``, at once if it is connected, else when
-/// it next connects. The app's process runs its ``LiveActivityIntent``
-/// (``AlarmManager/handleIntents(_:)``); a shell script can react to the name
-/// (`alarmctl watch --json`).
+/// system runs in the app's process. `alarmd` never runs an app's code: when a person presses
+/// one of the alarm's buttons (STOP, SNOOZE, STOP held on a countdown, at the device or on its
+/// page), it delivers the button's intent to the app that scheduled the alarm as an
+/// ``AlarmIntentDelivery``, at once if it is connected, else when it next connects. One process
+/// of the app runs its ``LiveActivityIntent`` (``AlarmManager/handleIntents(_:)``); a shell
+/// script can react to the name (`alarmctl watch --json`).
 public struct AlarmIntent: Codable, Hashable, Sendable, AlarmIntentConvertible {
     /// A name the owning client recognises, for example `"StopIntent"` or `"coffee"`.
     public var name: String

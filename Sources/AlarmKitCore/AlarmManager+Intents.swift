@@ -12,6 +12,14 @@ extension AlarmManager {
 
     public typealias IntentDeliveries = Updates<AlarmIntentDelivery>
 
+    /// Takes a delivery before running it: `true` in exactly one process of the app (the first
+    /// to ask), `false` in the others, so that two processes of one app never both run it. A
+    /// process that took it runs it and then acknowledges it; if it goes away first, the
+    /// delivery comes again to the app's other processes.
+    public func take(_ delivery: AlarmIntentDelivery) async throws -> Bool {
+        try await backend.takeIntent(delivery.id)
+    }
+
     /// Marks a delivery handled: it is not delivered again, to this process or another.
     public func acknowledge(_ delivery: AlarmIntentDelivery) async throws {
         try await backend.acknowledgeIntent(delivery.id)
@@ -19,8 +27,9 @@ extension AlarmManager {
 
     /// Runs this process's intents of `types` as the device delivers them, as the system runs an
     /// app's App Intents: each delivered intent of one of these types (by
-    /// ``LiveActivityIntent/intentName``) is decoded, performed, then acknowledged, one at a time
-    /// in the order of the presses. Returns at once; later calls add types.
+    /// ``LiveActivityIntent/intentName``) is taken (``take(_:)``), decoded, performed, then
+    /// acknowledged, one at a time in the order of the presses. Of several processes of the same
+    /// app, exactly one runs each intent. Returns at once; later calls add types.
     ///
     /// An intent of a type not named here is left for another process of the same user (such as
     /// `alarmctl watch --json --acknowledge`). One whose `perform()` throws is acknowledged all the
@@ -44,6 +53,8 @@ extension AlarmManager {
         for await delivery in backend.intentDeliveries() {
             if !handled.contains(delivery.id) {
                 guard let type = intentTypes.withLock({ $0.types[delivery.intent.name] }) else { continue }
+                // Another process of the app runs it; if that one goes away first, it comes again.
+                guard (try? await backend.takeIntent(delivery.id)) == true else { continue }
                 do {
                     try await Self.perform(type, delivery.intent)
                 } catch {

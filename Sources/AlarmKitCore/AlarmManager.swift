@@ -6,15 +6,16 @@ import Synchronization
 /// `alarmd`; inside the daemon and in tests a manager is made over a backend, such as the engine
 /// in this process (`AlarmRuntime.manager(for:)` in `AlarmEngine`).
 ///
-/// The synchronous members are Apple's: ``alarms``, ``authorizationState`` and
-/// `cancel`/`stop`/`countdown`/`pause`/`resume(id:)`. Beside the last five stand `async` forms,
-/// which Swift picks in async code. Over the socket a synchronous member blocks its thread for
-/// one round trip on a connection of its own, which needs no other thread, so it cannot deadlock
-/// an actor. In the engine's own process, ``alarms`` and ``authorizationState`` read the state
-/// the engine last published without waiting; a synchronous change waits for the engine when
-/// called outside any task, and inside a task throws
-/// ``AlarmOperationError/serviceUnavailable(_:)`` rather than block a thread the engine's actor
-/// may need: use the `async` form there.
+/// The synchronous members are Apple's, declared as Apple declares them: ``alarms``,
+/// ``authorizationState`` and `cancel`/`stop`/`countdown`/`pause`/`resume(id:)`, with no `async`
+/// overloads, so `try manager.stop(id: id)` compiles unchanged in `async` code (an overload
+/// marked `async` would win there and demand `await`). Over the socket a synchronous member
+/// blocks its thread for one round trip on a connection of its own, which needs no other
+/// thread, so it cannot deadlock an actor. In the engine's own process, ``alarms`` and
+/// ``authorizationState`` read the state the engine last published without waiting; a
+/// synchronous change waits for the engine when called outside any task, and inside a task
+/// throws ``AlarmOperationError/serviceUnavailable(_:)`` rather than block a thread the engine's
+/// actor may need: use ``perform(_:id:)`` there.
 ///
 /// ```swift
 /// let manager = runtime.manager(for: .currentUser)
@@ -75,19 +76,11 @@ public final class AlarmManager: Sendable {
         try backend.performBlocking(.cancel, id: id)
     }
 
-    public func cancel(id: Alarm.ID) async throws {
-        try await backend.perform(.cancel, id: id)
-    }
-
     /// Stops an alerting, counting-down or paused alarm. A one-shot alarm is deleted; a repeating
     /// one goes back to `.scheduled` for its next occurrence.
     /// - Throws: ``AlarmOperationError/invalidTransition(_:action:from:)`` while `.scheduled`.
     public func stop(id: Alarm.ID) throws {
         try backend.performBlocking(.stop, id: id)
-    }
-
-    public func stop(id: Alarm.ID) async throws {
-        try await backend.perform(.stop, id: id)
     }
 
     /// Snoozes (or repeats) an alerting alarm: `.countdown` for `postAlert ?? preAlert`.
@@ -96,17 +89,9 @@ public final class AlarmManager: Sendable {
         try backend.performBlocking(.countdown, id: id)
     }
 
-    public func countdown(id: Alarm.ID) async throws {
-        try await backend.perform(.countdown, id: id)
-    }
-
     /// Pauses a counting-down alarm. Paused time does not count.
     public func pause(id: Alarm.ID) throws {
         try backend.performBlocking(.pause, id: id)
-    }
-
-    public func pause(id: Alarm.ID) async throws {
-        try await backend.perform(.pause, id: id)
     }
 
     /// Resumes a paused alarm's countdown where it stopped.
@@ -114,8 +99,14 @@ public final class AlarmManager: Sendable {
         try backend.performBlocking(.resume, id: id)
     }
 
-    public func resume(id: Alarm.ID) async throws {
-        try await backend.perform(.resume, id: id)
+    /// Performs `action` (`.stop`, `.cancel`, `.countdown`, `.pause` or `.resume`) as the
+    /// synchronous member of that name does, without blocking a thread: for the engine's own
+    /// process, whose synchronous members refuse to wait inside a task.
+    ///
+    /// Not Apple's: AlarmKit declares only the synchronous members, so that is what an app
+    /// writes, also in `async` code such as an intent's `perform()`.
+    public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
+        try await backend.perform(action, id: id)
     }
 
     /// The client's alarms.

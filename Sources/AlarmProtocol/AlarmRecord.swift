@@ -30,6 +30,9 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     /// it once that day has ended. A civil day, not an instant, so a DST change, a zone change or
     /// a clock jump cannot move the skip onto another day.
     public var skippedDate: CivilDate?
+    /// The app that scheduled it, as the client declared itself when it connected; `nil` when
+    /// it declared none. Its intents go to that app's processes only (`IntentRecipient`).
+    public var app: String?
 
     public init(
         id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, phase: AlarmPhase, createdAt: Date,
@@ -43,8 +46,8 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         self.sequenceNumber = sequenceNumber
     }
 
-    /// Reads `enabled` and `skippedDate` as enabled and skipping nothing when they are absent, so
-    /// that stores written without them load.
+    /// Reads `enabled`, `skippedDate` and `app` as enabled, skipping nothing and no app when they
+    /// are absent, so that stores written without them load.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(Alarm.ID.self, forKey: .id)
@@ -57,6 +60,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         datesFromUntrustedClock = try container.decode(Bool.self, forKey: .datesFromUntrustedClock)
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         skippedDate = try container.decodeIfPresent(CivilDate.self, forKey: .skippedDate)
+        app = try container.decodeIfPresent(String.self, forKey: .app)
     }
 
     public var alarm: Alarm {

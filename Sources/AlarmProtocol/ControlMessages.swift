@@ -29,6 +29,37 @@ public struct ControlHello: Codable, Hashable, Sendable {
     }
 }
 
+/// The parameters of `hello`: how the client names itself.
+public struct ControlHelloParameters: Codable, Hashable, Sendable {
+    /// The app this client is, e.g. `com.example.eggs` or its executable's name: the alarms it
+    /// schedules deliver their intents to this app's connections only. `nil`: it names none, and
+    /// sees every intent of its user (`alarmctl`). 1 to 128 characters, no control characters.
+    public var app: String?
+
+    public init(app: String? = nil) {
+        self.app = app
+    }
+
+    /// Why `app` is refused, or `nil` if it is fine.
+    public var problem: String? {
+        guard let app else { return nil }
+        guard (1...128).contains(app.count) else { return "\"app\" must be 1 to 128 characters" }
+        guard !app.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return "\"app\" must not contain control characters"
+        }
+        return nil
+    }
+}
+
+/// The result of `takeIntent`: whether this connection runs the delivery.
+public struct ControlIntentTaken: Codable, Hashable, Sendable {
+    public var taken: Bool
+
+    public init(taken: Bool) {
+        self.taken = taken
+    }
+}
+
 /// The result of `subscribeAlarms` and `subscribeAuthorization`: the number its events carry.
 public struct ControlSubscription: Codable, Hashable, Sendable {
     public var subscription: Int

@@ -70,13 +70,14 @@ public enum ControlProtocol {
 ///
 /// | op | params | result |
 /// |---|---|---|
-/// | `hello` | none | ``ControlHello`` |
+/// | `hello` | optional `app` (``ControlHelloParameters``) | ``ControlHello`` |
 /// | `alarms` | none | the caller's `[Alarm]` |
 /// | `schedule` | `id` (UUID), `definition` (``AlarmDefinition``) | the `Alarm` |
 /// | `stop`, `countdown`, `pause`, `resume`, `cancel` | `id` | `null` |
 /// | `disable`, `enable`, `skip` (beyond AlarmKit: ``ScheduleAction``) | `id` | `null` |
 /// | `subscribeAlarms`, `subscribeAuthorization` | none | ``ControlSubscription``; then events |
 /// | `subscribeIntents` | none | ``ControlSubscription``; then an `intent` event per delivery |
+/// | `takeIntent` | `id` (the delivery's) | ``ControlIntentTaken``: `true` for one connection of the app |
 /// | `acknowledgeIntent` | `id` (the delivery's) | `null` (also for an unknown id) |
 /// | `unsubscribe` | `subscription` | `null` (also for an unknown number) |
 /// | `authorizationState`, `requestAuthorization` | none | `"notDetermined"`, `"denied"` or `"authorized"` |
@@ -100,6 +101,7 @@ public enum ControlOperationName {
     public static let setAuthorization = "setAuthorization"
     public static let subscribeIntents = "subscribeIntents"
     public static let acknowledgeIntent = "acknowledgeIntent"
+    public static let takeIntent = "takeIntent"
     public static let subscribeDevice = "subscribeDevice"
 
     /// The operations every version-1 server answers (the actions by their ``AlarmAction`` and
@@ -107,7 +109,7 @@ public enum ControlOperationName {
     public static let builtIn: Set<String> = Set([
         hello, alarms, schedule, subscribeAlarms, subscribeAuthorization, unsubscribe, authorizationState,
         requestAuthorization, allAlarms, authorizations, setAuthorization, subscribeIntents, acknowledgeIntent,
-        subscribeDevice,
+        takeIntent, subscribeDevice,
     ] + AlarmAction.allCases.map(\.rawValue) + ScheduleAction.allCases.map(\.rawValue))
 }
 

@@ -49,6 +49,11 @@ struct WatchCommand: AsyncParsableCommand {
                 // A delivery comes again after a reconnection until it is acknowledged.
                 var printed: Set<UUID> = []
                 for await delivery in intents {
+                    // Acknowledging, it runs the script's intent: only if it took it, so that of
+                    // two watchers one prints each press (the other comes again if this one quits).
+                    if acknowledge, !printed.contains(delivery.id) {
+                        guard (try? await session.client.takeIntent(delivery.id)) == true else { continue }
+                    }
                     if printed.insert(delivery.id).inserted { printer.report(delivery) }
                     if acknowledge { try? await session.client.acknowledgeIntent(delivery.id) }
                 }

@@ -65,10 +65,12 @@ enum Scene {
     }
 
     /// A timer of `seconds` that can be paused from the device.
-    static func timer(_ seconds: TimeInterval, title: String = "Tea", tint: Color = .white) -> AlarmDefinition {
+    static func timer(
+        _ seconds: TimeInterval, title: String = "Tea", tint: Color = .white, stopIntent: AlarmIntent? = nil
+    ) -> AlarmDefinition {
         AlarmDefinition(
             schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: seconds),
-            presentation: presentation(title, secondary: .repeat), tintColor: tint)
+            presentation: presentation(title, secondary: .repeat), tintColor: tint, stopIntent: stopIntent)
     }
 
     // MARK: - Records built by hand, for the renderer

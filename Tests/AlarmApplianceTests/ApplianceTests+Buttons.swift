@@ -106,6 +106,18 @@ extension ApplianceTests {
         #expect(rig.audioLog.stops == 1)
     }
 
+    /// Apple's own examples attach a snooze or repeat intent to a `.countdown` button: the press
+    /// counts down and delivers it.
+    @Test func aCountdownSecondaryButtonSnoozesAndDeliversTheSecondaryIntent() async throws {
+        let rig = try await ApplianceRig()
+        let snoozed = AlarmIntent("SnoozeIntent", parameters: ["alarmID": "wake"])
+        let id = try await rig.schedule(Scene.alarm(7, 0, stopIntent: AlarmIntent("StopIntent"), secondaryIntent: snoozed))
+        try await rig.advanceToNextDeadline()
+        await rig.tap(.snooze)
+        #expect(await rig.state(of: id) == .countdown)
+        #expect(rig.delivered() == [.init(intent: snoozed, alarm: id, button: .secondary)])
+    }
+
     @Test func snoozeOnAnAlarmWithoutASecondaryButtonKeepsItRinging() async throws {
         let rig = try await ApplianceRig()
         let id = try await rig.schedule(Scene.alarm(7, 0, presentation: Scene.presentation(secondary: nil, behavior: nil)))
@@ -155,6 +167,36 @@ extension ApplianceTests {
         #expect(rig.indicator.pattern == .off)
         await rig.release(.stop)
         #expect(rig.lines == ["     06:59      ", "   No alarms    "])
+    }
+
+    @Test func holdingStopOnATimerOrASnoozeDeliversTheStopIntent() async throws {
+        let rig = try await ApplianceRig()
+        let tea = try await rig.schedule(Scene.timer(300, stopIntent: AlarmIntent("TeaStopped")))
+        await rig.press(.stop)
+        await rig.advance(by: 2)
+        await rig.release(.stop)
+        #expect(await rig.runtime.record(for: Scene.key(tea)) == nil)
+        #expect(rig.delivered() == [.init(intent: AlarmIntent("TeaStopped"), alarm: tea, button: .stop)])
+
+        let wake = try await rig.schedule(Scene.alarm(7, 0, weekly: Self.everyDay, stopIntent: AlarmIntent("WakeStopped")))
+        try await rig.advanceToNextDeadline()
+        await rig.tap(.snooze)
+        await rig.press(.stop)
+        await rig.advance(by: 2)
+        await rig.release(.stop)
+        #expect(await rig.state(of: wake) == .scheduled)
+        #expect(rig.delivered().map(\.intent) == [AlarmIntent("TeaStopped"), AlarmIntent("WakeStopped")])
+        #expect(rig.delivered().last?.button == .stop)
+    }
+
+    @Test func pausingAndResumingATimerDeliversNoIntent() async throws {
+        let rig = try await ApplianceRig()
+        let tea = try await rig.schedule(Scene.timer(300, stopIntent: AlarmIntent("TeaStopped")))
+        await rig.tap(.snooze)
+        #expect(await rig.state(of: tea) == .paused)
+        await rig.tap(.snooze)
+        #expect(await rig.state(of: tea) == .countdown)
+        #expect(rig.delivered().isEmpty)
     }
 
     @Test func holdingStopCancelsAPausedTimer() async throws {

@@ -43,11 +43,52 @@ import Testing
         #expect(rig.runtime.intents.waiting(for: Self.me).isEmpty)
     }
 
+    /// Two processes of one app (the same executable, as `AlarmManager.shared` names it): each
+    /// intent runs in exactly one. The first to run one exits; the next press runs in the other,
+    /// which by then has passed over the first intent without running it.
+    @Test func twoProcessesOfOneAppRunEachIntentOnce() async throws {
+        let rig = try await ApplianceRig()
+        let first = try await Self.ringingAlarm(on: rig, app: "alarmkit-app-probe")
+        await rig.tap(.stop)
+        try await Self.serving(rig) { socket in
+            try await withThrowingTaskGroup(of: ChildProcess.Result.self) { group in
+                for _ in 0..<2 {
+                    group.addTask { try await ChildProcess.run(Self.probe, ["intents", "1"], environment: ["ALARMD_SOCKET": socket]) }
+                }
+                let ranFirst = try #require(try await group.next())
+                #expect(ranFirst.standardOutput.hasSuffix("ran ProbeStopIntent \(first)\n"), "\(ranFirst.standardError)")
+                let second = try await Self.ringingAlarm(on: rig, app: "alarmkit-app-probe")
+                await rig.tap(.stop)
+                let ranSecond = try #require(try await group.next())
+                #expect(ranSecond.standardOutput.hasSuffix("ran ProbeStopIntent \(second)\n"), "\(ranSecond.standardError)")
+                #expect(!ranSecond.standardOutput.contains("ran ProbeStopIntent \(first)"), "the first intent ran once")
+            }
+        }
+        #expect(rig.runtime.intents.waiting(for: Self.me).isEmpty)
+    }
+
+    /// `$ALARMKIT_APP_ID` names the app, as a bundle identifier does: the intent of another app
+    /// of the same user never reaches it.
+    @Test func anAppNamedByItsIdentifierGetsOnlyItsOwnAlarmsIntents() async throws {
+        let rig = try await ApplianceRig()
+        let theirs = try await Self.ringingAlarm(on: rig, app: "org.example.other")
+        let mine = try await Self.ringingAlarm(on: rig, app: "com.example.eggs", at: 7, 1)
+        await rig.tap(.stop)
+        await rig.tap(.stop)
+        #expect(rig.runtime.intents.waiting(for: Self.me).count == 2)
+        try await Self.serving(rig) { socket in
+            let result = try await ChildProcess.run(
+                Self.probe, ["intents", "1"], environment: ["ALARMD_SOCKET": socket, "ALARMKIT_APP_ID": "com.example.eggs"])
+            #expect(result.standardOutput == "delivered stop ProbeStopIntent\nran ProbeStopIntent \(mine)\n", "\(result.standardError)")
+        }
+        #expect(rig.runtime.intents.waiting(for: Self.me).map(\.intent.parameters["alarmID"]) == [theirs.uuidString])
+    }
+
     /// An alarm of this user's, alerting, whose stop intent is the probe's.
-    static func ringingAlarm(on rig: ApplianceRig) async throws -> Alarm.ID {
+    static func ringingAlarm(on rig: ApplianceRig, app: String? = nil, at hour: Int = 7, _ minute: Int = 0) async throws -> Alarm.ID {
         let id = Alarm.ID()
         let intent = AlarmIntent("ProbeStopIntent", parameters: ["alarmID": id.uuidString])
-        _ = try await rig.runtime.schedule(id: id, definition: Scene.alarm(7, 0, stopIntent: intent), client: me)
+        _ = try await rig.runtime.schedule(id: id, definition: Scene.alarm(hour, minute, stopIntent: intent), client: me, app: app)
         try await rig.advanceToNextDeadline()
         #expect(await rig.runtime.record(for: AlarmKey(owner: me, id: id))?.phase.state == .alerting)
         return id

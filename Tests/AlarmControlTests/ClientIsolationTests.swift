@@ -79,7 +79,7 @@ struct ClientIsolationTests {
                 duration: 60, attributes: AlarmAttributes<NoAlarmMetadata>(presentation: .init(alert: .init(title: "Tea")), tintColor: .green)))
             #expect(await owner.awaitedAlarms().map(\.id) == [ownersAlarm])
             #expect(await other.awaitedAlarms().map(\.id) == [othersAlarm])
-            try await owner.cancel(id: ownersAlarm)
+            try await owner.perform(.cancel, id: ownersAlarm)
             #expect(await owner.awaitedAlarms().isEmpty)
             #expect(await other.awaitedAlarms().map(\.id) == [othersAlarm], "the owner's cancel touched only its own")
             // What the engine holds agrees.

@@ -32,16 +32,16 @@ struct RemoteManagerTests {
             _ = try await manager.schedule(id: wake, configuration: .alarm(
                 schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.monday, .friday]))), attributes: attributes))
             _ = try await manager.schedule(id: tea, configuration: .timer(duration: 240, attributes: attributes))
-            try await manager.pause(id: tea)
-            try await manager.resume(id: tea)
+            try await manager.perform(.pause, id: tea)
+            try await manager.perform(.resume, id: tea)
             // Due now: alerting at once.
             _ = try await manager.schedule(id: now, configuration: .init(
                 countdownDuration: .init(preAlert: nil, postAlert: 60), schedule: .fixed(ServerRig.start), attributes: attributes))
-            try await manager.countdown(id: now)
-            try await manager.stop(id: now)
-            try await manager.cancel(id: wake)
+            try await manager.perform(.countdown, id: now)
+            try await manager.perform(.stop, id: now)
+            try await manager.perform(.cancel, id: wake)
             await #expect(throws: AlarmOperationError.invalidTransition(tea, action: .resume, from: .countdown)) {
-                try await manager.resume(id: tea)
+                try await manager.perform(.resume, id: tea)
             }
             var remoteLists: [[Alarm]] = []
             var localLists: [[Alarm]] = []
@@ -68,10 +68,10 @@ struct RemoteManagerTests {
             #expect(await local.awaitedAlarms() == [scheduled])
             // Every refusal arrives as the same error.
             await #expect(throws: AlarmOperationError.duplicateID(id)) { try await remote.schedule(id: id, configuration: config) }
-            await #expect(throws: AlarmOperationError.invalidTransition(id, action: .pause, from: .scheduled)) { try await remote.pause(id: id) }
-            await #expect(throws: AlarmOperationError.invalidTransition(id, action: .countdown, from: .scheduled)) { try await remote.countdown(id: id) }
+            await #expect(throws: AlarmOperationError.invalidTransition(id, action: .pause, from: .scheduled)) { try await remote.perform(.pause, id: id) }
+            await #expect(throws: AlarmOperationError.invalidTransition(id, action: .countdown, from: .scheduled)) { try await remote.perform(.countdown, id: id) }
             let missing = Alarm.ID()
-            await #expect(throws: AlarmOperationError.notFound(missing)) { try await remote.stop(id: missing) }
+            await #expect(throws: AlarmOperationError.notFound(missing)) { try await remote.perform(.stop, id: missing) }
             let invalid = AlarmManager.AlarmConfiguration<NoAlarmMetadata>(attributes: .init(presentation: .init(alert: .init(title: "x")), tintColor: .white))
             await #expect(throws: AlarmOperationError.self) { try await remote.schedule(id: Alarm.ID(), configuration: invalid) }
             // A definition the client did not validate is still refused by the daemon.
@@ -119,7 +119,7 @@ struct RemoteManagerTests {
         #expect(afterRestart?.map(\.id) == [first.id, second.id])
         #expect(await authorization.nextElement() == .authorized, "the authorization stream is fresh too")
         #expect(await manager.awaitedAlarms().map(\.id) == [first.id, second.id])
-        try await manager.cancel(id: second.id)
+        try await manager.perform(.cancel, id: second.id)
         #expect(await updates.nextElement()?.map(\.id) == [first.id])
         await rig.server.stop()
         client.close()

@@ -117,12 +117,12 @@ final class ServerRig: Sendable {
         Dictionary(uniqueKeysWithValues: TestFiles.names(in: storeDirectory).map { ($0, TestFiles.read(storeDirectory + "/" + $0) ?? []) })
     }
 
-    /// A client connecting as this process, or as another user.
-    func client(as user: (uid: UInt32, gid: UInt32)? = nil) -> ControlClient {
+    /// A client connecting as this process, or as another user, naming itself `app` in `hello`.
+    func client(as user: (uid: UInt32, gid: UInt32)? = nil, app: String? = nil) -> ControlClient {
         let connector: ControlClient.Connector = user.map {
             .unixSocket(path: socketPath, actingAsUID: $0.uid, gid: $0.gid)
         } ?? .unixSocket(path: socketPath)
-        return ControlClient(connector: connector, reconnectBackoff: .milliseconds(10)...(.milliseconds(100)))
+        return ControlClient(connector: connector, app: app, reconnectBackoff: .milliseconds(10)...(.milliseconds(100)))
     }
 
     /// A raw connection for sending arbitrary bytes.

@@ -25,7 +25,7 @@ import Testing
         try await runtime.perform(.countdown, id: wake, client: Fixture.owner)
         rig.clock.advance(to: Fixture.at("2026-11-23T07:09:00+01:00"))
         await runtime.catchUpWithClock()
-        try await runtime.performOnDevice(.stop, alarm: Fixture.key(wake))
+        try await runtime.press(.stop, on: Fixture.key(wake))
         // The stranger's alarm rang at 07:05 and nobody answers it.
         rig.clock.advance(to: Fixture.at("2026-11-23T07:30:00+01:00"))
         await runtime.catchUpWithClock()

@@ -38,13 +38,13 @@ import Testing
             rig.clock.advance(to: seven)
             #expect(await updates.nextElement()?.map(\.state) == [.alerting])
 
-            try await manager.countdown(id: id)
+            try await manager.perform(.countdown, id: id)
             #expect(await updates.nextElement()?.map(\.state) == [.countdown])
             await rig.clock.waitForSleeper(until: seven.addingTimeInterval(540))
             rig.clock.advance(by: 540)
             #expect(await updates.nextElement()?.map(\.state) == [.alerting])
 
-            try await manager.stop(id: id)
+            try await manager.perform(.stop, id: id)
             #expect(await updates.nextElement() == [])
         }
     }
@@ -87,7 +87,7 @@ import Testing
         try await owner.schedule(id: a, configuration: Self.wakeUp(at: 8, 0))
         try await rig.manager(Fixture.stranger).schedule(id: Alarm.ID(), configuration: Self.wakeUp(at: 9, 0))
         try await owner.schedule(id: b, configuration: Self.wakeUp(at: 10, 0))
-        try await owner.cancel(id: a)
+        try await owner.perform(.cancel, id: a)
         for iterator in [0, 1] {
             var lists: [[Alarm.ID]] = []
             for _ in 0..<3 {
@@ -275,7 +275,7 @@ import Testing
         _ = try await rig.runtime.schedule(id: id, definition: Fixture.fixed(sixFiftyNine), client: Fixture.stranger)
         let key = AlarmKey(owner: Fixture.stranger, id: id)
         #expect(await rig.runtime.alertingOrder == [key])
-        try await rig.runtime.performOnDevice(.stop, alarm: key)
+        try await rig.runtime.press(.stop, on: key)
         #expect(await rig.runtime.alarms(for: Fixture.stranger).isEmpty)
     }
 }

@@ -107,6 +107,62 @@ extension IntentMailboxTests {
     }
 }
 
+/// One delivery per app: the app that scheduled the alarm gets it, and of its processes exactly
+/// one takes it to run it.
+extension IntentMailboxTests {
+    static let eggs = IntentRecipient(owner: owner, app: "eggs")
+    static let tea = IntentRecipient(owner: owner, app: "tea")
+
+    @Test func anIntentGoesToItsAppAndToClientsThatNameNoAppAcrossARestart() async throws {
+        let rig = try EngineRig(now: Self.monday)
+        rig.runtime.intents.post(AlarmIntent("eggs-done"), button: .stop, alarm: Alarm.ID(), owner: Self.owner, app: "eggs")
+        rig.runtime.intents.post(AlarmIntent("legacy"), button: .stop, alarm: Alarm.ID(), owner: Self.owner)
+        let restarted = try rig.restarted()
+        restarted.intents.post(AlarmIntent("tea-done"), button: .stop, alarm: Alarm.ID(), owner: Self.owner, app: "tea")
+        // Each stream starts with what waits for it, in order: the last name proves what is not there.
+        #expect(await restarted.intents.deliveries(for: Self.eggs).prefix(2).map(\.intent.name).collected() == ["eggs-done", "legacy"])
+        #expect(await restarted.intents.deliveries(for: Self.tea).prefix(2).map(\.intent.name).collected() == ["legacy", "tea-done"])
+        #expect(await restarted.intents.deliveries(for: Self.owner).prefix(3).map(\.intent.name).collected()
+                == ["eggs-done", "legacy", "tea-done"], "a client that names no app sees all of its user's")
+    }
+
+    @Test func exactlyOneProcessOfTheAppTakesADeliveryUntilItGoesAway() async throws {
+        let rig = try EngineRig(now: Self.monday)
+        let mailbox = rig.runtime.intents
+        let (one, two) = (IntentTaker(), IntentTaker())
+        var ones = mailbox.deliveries(for: Self.eggs).makeAsyncIterator()
+        var twos = mailbox.deliveries(for: Self.eggs).makeAsyncIterator()
+        mailbox.post(AlarmIntent("eggs-done"), button: .stop, alarm: Alarm.ID(), owner: Self.owner, app: "eggs")
+        let delivery = try #require(await ones.nextElement())
+        #expect(await twos.nextElement() == delivery)
+
+        #expect(mailbox.take(delivery.id, for: Self.eggs, by: one))
+        #expect(!mailbox.take(delivery.id, for: Self.eggs, by: two))
+        #expect(!mailbox.take(delivery.id, for: Self.tea, by: IntentTaker()), "another app's")
+        mailbox.release(takenBy: two)
+        #expect(!mailbox.take(delivery.id, for: Self.eggs, by: two), "releasing what it never held changes nothing")
+
+        mailbox.release(takenBy: one)
+        #expect(await twos.nextElement() == delivery, "sent again for another process to take")
+        #expect(mailbox.take(delivery.id, for: Self.eggs, by: two))
+        mailbox.acknowledge(delivery.id, for: Self.owner)
+        #expect(!mailbox.take(delivery.id, for: Self.eggs, by: one), "acknowledged: nothing to take")
+        #expect(mailbox.waiting(for: Self.owner).isEmpty)
+    }
+
+    /// Takes live in memory: after a restart a delivery taken and not acknowledged (its process
+    /// died with the daemon, or is about to) waits, and is taken afresh.
+    @Test func aTakenDeliveryNotYetAcknowledgedSurvivesARestart() async throws {
+        let rig = try EngineRig(now: Self.monday)
+        rig.runtime.intents.post(AlarmIntent("eggs-done"), button: .stop, alarm: Alarm.ID(), owner: Self.owner, app: "eggs")
+        let delivery = try #require(rig.runtime.intents.waiting(for: Self.owner).first)
+        #expect(rig.runtime.intents.take(delivery.id, for: Self.eggs, by: IntentTaker()))
+        let restarted = try rig.restarted()
+        #expect(restarted.intents.waiting(for: Self.owner) == [delivery])
+        #expect(restarted.intents.take(delivery.id, for: Self.eggs, by: IntentTaker()))
+    }
+}
+
 extension AsyncSequence where Self: Sendable {
     /// Every element until the sequence ends.
     func collected() async rethrows -> [Element] {

@@ -104,7 +104,7 @@ import Testing
             case .stopByClient, .snoozeByClient, .cancelByClient:
                 try await rig.runtime.perform(action, id: rig.alarm, client: Fixture.owner)
             case .stopAtDevice, .snoozeAtDevice:
-                try await rig.runtime.performOnDevice(action, alarm: AlarmKey(owner: Fixture.owner, id: rig.alarm))
+                try await rig.runtime.press(action == .countdown ? .secondary : .stop, on: AlarmKey(owner: Fixture.owner, id: rig.alarm))
             }
         }
 
@@ -182,19 +182,19 @@ import Testing
     @Test func aCrashBeforeTheSilenceIsWrittenRingsAgainAndStopStillWorks() async throws {
         let rig = try await Rig()
         let blocked = BlockedStorage(rig.directory.path)
-        try await rig.runtime.performOnDevice(.stop, alarm: AlarmKey(owner: Fixture.owner, id: rig.alarm))
+        try await rig.runtime.press(.stop, on: AlarmKey(owner: Fixture.owner, id: rig.alarm))
         blocked.unblock()
 
         let restarted = try rig.restarted()
         #expect(await restarted.alarms(for: Fixture.owner).map(\.state) == [.alerting])
-        try await restarted.performOnDevice(.stop, alarm: AlarmKey(owner: Fixture.owner, id: rig.alarm))
+        try await restarted.press(.stop, on: AlarmKey(owner: Fixture.owner, id: rig.alarm))
         #expect(await restarted.alarms(for: Fixture.owner).isEmpty)
     }
 
     @Test func aCleanShutdownWritesWhatTheStoreRefusedEarlier() async throws {
         let rig = try await Rig()
         let blocked = BlockedStorage(rig.directory.path)
-        try await rig.runtime.performOnDevice(.stop, alarm: AlarmKey(owner: Fixture.owner, id: rig.alarm))
+        try await rig.runtime.press(.stop, on: AlarmKey(owner: Fixture.owner, id: rig.alarm))
         blocked.unblock()
         let engine = Task { await rig.runtime.run() }
         await rig.clock.waitForSleeper(until: rig.clock.now.addingTimeInterval(30))

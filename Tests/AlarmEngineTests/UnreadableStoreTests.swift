@@ -100,7 +100,7 @@ import Testing
         await runtime.catchUpWithClock()
         await runtime.settleStore()
         #expect(await runtime.alarms(for: Fixture.owner).map(\.state) == [.alerting], "the backup's alarm rings")
-        try await runtime.performOnDevice(.stop, alarm: Fixture.key(wake.id))
+        try await runtime.press(.stop, on: Fixture.key(wake.id))
         #expect(await runtime.alarms(for: Fixture.owner).isEmpty, "STOP silences")
         #expect(await runtime.storageHealth.hasUnsavedChanges)
         for _ in 0..<4 { await Self.passRetryInterval(runtime, clock) }
@@ -170,7 +170,7 @@ import Testing
         clock.advance(to: Self.sixFiftyNine.addingTimeInterval(60))
         await runtime.catchUpWithClock()
         #expect(await runtime.alarms(for: Fixture.owner).map(\.state) == [.alerting], "the backup's alarm rings")
-        try await runtime.performOnDevice(.stop, alarm: Fixture.key(wake.id))
+        try await runtime.press(.stop, on: Fixture.key(wake.id))
         #expect(await runtime.alarms(for: Fixture.owner).isEmpty)
         files.releaseStalledReads()
         await runtime.settleStore()

@@ -96,16 +96,54 @@ import Testing
         let id = Alarm.ID()
         try await manager.schedule(id: id, configuration: .timer(
             duration: 90, attributes: AlarmAttributes<NoAlarmMetadata>(presentation: Self.presentation, tintColor: .white)))
-        try await manager.pause(id: id)
-        try await manager.resume(id: id)
-        try await manager.countdown(id: id)
-        try await manager.stop(id: id)
-        try await manager.cancel(id: id)
+        try await manager.perform(.pause, id: id)
+        try await manager.perform(.resume, id: id)
+        try await manager.perform(.countdown, id: id)
+        try await manager.perform(.stop, id: id)
+        try await manager.perform(.cancel, id: id)
         #expect(backend.calls == ["schedule \(id)", "pause \(id)", "resume \(id)", "countdown \(id)", "stop \(id)", "cancel \(id)"])
+    }
+
+    /// Apple declares the five actions synchronous only: written as Apple's code writes them,
+    /// they compile unchanged inside an `async` function (no `async` overload wins and demands
+    /// `await`) and reach the backend's synchronous path.
+    @Test func theSynchronousActionsCompileUnchangedInAsyncCode() async throws {
+        let backend = RecordingBackend()
+        let manager = AlarmManager(backend: backend)
+        let id = Alarm.ID()
+        try manager.pause(id: id)
+        try manager.resume(id: id)
+        try manager.countdown(id: id)
+        try manager.stop(id: id)
+        try manager.cancel(id: id)
+        _ = try await RecordingIntent(manager: manager, alarmID: id).perform()
+        #expect(backend.calls == [
+            "pause \(id) (blocking)", "resume \(id) (blocking)", "countdown \(id) (blocking)", "stop \(id) (blocking)",
+            "cancel \(id) (blocking)", "stop \(id) (blocking)",
+        ])
     }
 
     static func roundTrip<Value: Codable>(_ value: Value) throws -> Value {
         try JSONDecoder().decode(Value.self, from: JSONEncoder().encode(value))
+    }
+}
+
+/// An intent whose `perform()` is `async`, as Apple's examples write them, calling a synchronous
+/// action without `await`.
+struct RecordingIntent: LiveActivityIntent {
+    var alarmID: Alarm.ID
+    private var manager: AlarmManager?
+
+    init(manager: AlarmManager, alarmID: Alarm.ID) {
+        self.manager = manager
+        self.alarmID = alarmID
+    }
+
+    enum CodingKeys: CodingKey { case alarmID }
+
+    func perform() async throws -> some IntentResult {
+        try manager?.stop(id: alarmID)
+        return .result()
     }
 }
 
@@ -131,6 +169,10 @@ final class RecordingBackend: AlarmBackend {
     func alarms() throws -> [Alarm] { [] }
     func alarmUpdates() -> AsyncStream<[Alarm]> { AsyncStream { $0.finish() } }
     func intentDeliveries() -> AsyncStream<AlarmIntentDelivery> { AsyncStream { $0.finish() } }
+    func takeIntent(_ id: UUID) async throws -> Bool {
+        log.withLock { $0.append("take \(id)") }
+        return true
+    }
     func acknowledgeIntent(_ id: UUID) async throws {
         log.withLock { $0.append("acknowledge \(id)") }
     }

@@ -35,6 +35,16 @@ import Testing
         func perform() -> some IntentResult { .result() }
     }
 
+    struct ReminderIntent: LiveActivityIntent {
+        var note: String
+        static let performed = AsyncStream.makeStream(of: String.self)
+
+        func perform() -> some IntentResult {
+            Self.performed.continuation.yield(note)
+            return .result()
+        }
+    }
+
     static let attributes = AlarmAttributes<NoAlarmMetadata>(presentation: AlarmPresentation(alert: .init(title: "Wake")), tintColor: .blue)
 
     @Test func aConfigurationKeepsTheAppsIntentByNameWithItsPropertiesAsText() throws {
@@ -89,6 +99,32 @@ import Testing
         StopIntent.performed.continuation.finish()
         #expect(await performed.next() == nil, "the repeated delivery did not run again")
     }
+
+    /// Two processes of one app both get every delivery; only the one that took it runs it.
+    @Test func handleIntentsRunsOnlyTheDeliveriesThisProcessTook() async throws {
+        let backend = DeliveringBackend()
+        let manager = AlarmManager(backend: backend)
+        let theirs = AlarmIntentDelivery(
+            alarmID: UUID(), button: .stop, intent: AlarmIntent("ReminderIntent", parameters: ["note": "theirs"]), date: Date())
+        let mine = AlarmIntentDelivery(
+            alarmID: UUID(), button: .stop, intent: AlarmIntent("ReminderIntent", parameters: ["note": "mine"]), date: Date())
+        backend.takenElsewhere([theirs.id])
+        backend.deliver(theirs)
+        backend.deliver(mine)
+        manager.handleIntents(ReminderIntent.self)
+
+        var performed = ReminderIntent.performed.stream.makeAsyncIterator()
+        var acknowledged = backend.acknowledgements.makeAsyncIterator()
+        #expect(await performed.next() == "mine")
+        #expect(await acknowledged.next() == mine.id, "what another process took is neither run nor acknowledged here")
+        #expect(backend.takes == [theirs.id, mine.id])
+        // The other process went away without acknowledging it: it comes again, and runs here.
+        backend.takenElsewhere([])
+        backend.deliver(theirs)
+        #expect(await performed.next() == "theirs")
+        #expect(await acknowledged.next() == theirs.id)
+        backend.finish()
+    }
 }
 
 /// Delivers what the test hands it and reports acknowledgements in order.
@@ -113,6 +149,19 @@ final class DeliveringBackend: AlarmBackend {
     }
 
     func acknowledgeIntent(_ id: UUID) async throws { acknowledged.continuation.yield(id) }
+
+    private let takeState = Mutex((elsewhere: Set<UUID>(), takes: [UUID]()))
+    /// The deliveries another process holds: this one's take of them fails.
+    func takenElsewhere(_ ids: Set<UUID>) { takeState.withLock { $0.elsewhere = ids } }
+    /// Every take asked for, in order.
+    var takes: [UUID] { takeState.withLock { $0.takes } }
+
+    func takeIntent(_ id: UUID) async throws -> Bool {
+        takeState.withLock { state in
+            state.takes.append(id)
+            return !state.elsewhere.contains(id)
+        }
+    }
 
     func authorizationState() -> AlarmManager.AuthorizationState { .authorized }
     func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState> { AsyncStream { $0.finish() } }
