@@ -115,7 +115,7 @@ struct DaemonMode {
         let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
         let server = ControlServer(
             configuration: control, runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: household).merging(["status": status.handler]) { _, status in status }, logger: logger)
+            handlers: status.handlers(settings: household), logger: logger)
         do {
             try server.start()
         } catch {
