@@ -148,6 +148,11 @@ extension Appliance {
             _ = await perform(.pause, on: countdown, because: "SNOOZE pressed")
         case (.shortPress(.snooze), .paused), (.longPress(.snooze), .paused):
             _ = await perform(.resume, on: countdown, because: "SNOOZE pressed")
+        case (.shortPress(.stop), .countdown), (.shortPress(.stop), .paused):
+            // A short STOP does not end a countdown (a snooze must not end by a brush of the
+            // hand); say what does.
+            stopHintShownUntil = clock.now.addingTimeInterval(settings.stopHintDuration / .seconds(1))
+            logger.info("STOP pressed briefly on a countdown; holding STOP ends it", metadata: ["alarm.id": "\(countdown.id)"])
         case (.longPress(.stop), _):
             // A timer is over once cancelled; an alarm's snooze or pre-alert only ends this
             // occurrence, so a weekly alarm still rings next time.

@@ -192,6 +192,21 @@ extension ApplianceTests {
         #expect(await Self.fireDate(of: id, in: rig) == fireDate)
     }
 
+    @Test func aShortStopDuringASnoozeSaysForAMomentThatHoldingStopEndsIt() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0, weekly: Self.everyDay))
+        try await rig.advanceToNextDeadline()
+        await rig.tap(.snooze)
+        #expect(rig.lines[1].hasPrefix("②"))
+        await rig.tap(.stop)
+        #expect(await rig.state(of: id) == .countdown, "a brush of the hand does not end a snooze")
+        #expect(rig.lines[1] == ScreenRenderer.holdStopHint)
+        let hintEnds = rig.clock.now.addingTimeInterval(rig.settings.stopHintDuration / .seconds(1))
+        #expect(try #require(await rig.appliance.nextWake) <= hintEnds, "the appliance wakes to take the hint away")
+        await rig.advance(to: hintEnds)
+        #expect(rig.lines[1].hasPrefix("②"), "the snooze's time again: \(rig.lines)")
+    }
+
     // MARK: - Idle
 
     @Test func anIdlePressLightsTheDisplayAndShowsTheNextAlarmButChangesNoAlarm() async throws {
