@@ -42,7 +42,7 @@ final class SimulatorPage: Sendable {
         }
         let reader = output[0]
         let url = "http://\(listen.hasPrefix(":") ? "localhost" + listen : listen)"
-        DetachedThread.start { relayLines(from: reader, to: logger, url: url) }
+        DetachedThread.start { relayLines(from: reader, to: logger, url: url, stateDirectory: stateDirectory) }
         return SimulatorPage(pid: pid)
     }
 
@@ -75,7 +75,7 @@ final class SimulatorPage: Sendable {
     /// alarm-web's journal lines (`<N>text`) as the simulator's log lines, until it exits. The
     /// page's address is logged once alarm-web listens there, never before; if it exits first
     /// (the address is in use), one line says why and what to do instead of its own error lines.
-    private static func relayLines(from descriptor: Int32, to logger: Logger, url: String) {
+    private static func relayLines(from descriptor: Int32, to logger: Logger, url: String, stateDirectory: String) {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         var serving = false
@@ -94,7 +94,7 @@ final class SimulatorPage: Sendable {
                 } else if line.hasPrefix(servingLine) {
                     serving = true
                     held.forEach { logger.log(level: $0.0, "web: \($0.1)") }
-                    logger.notice("Phone page: \(url)")
+                    logger.notice("Phone page: \(url)", metadata: ["pairings": "alarmctl web pairings --state-dir \(stateDirectory)"])
                 } else if level < .warning {
                     logger.log(level: level, "web: \(line)")
                 } else {
