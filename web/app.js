@@ -10,7 +10,7 @@ Test hooks: each element with an id also has data-testid = id (set near the end 
  ringing ringing-{kind,label,more,stop,snooze} confirm-dialog confirm-{text,yes,no}
 data-testid only: alarm-error ringing-error timer-quick-{1,5,10}
 Rows (data-testid, data-id = the server's id) and data-testid inside them:
- alarm-row: alarm-row-{time,label,repeat,next,owner} alarm-switch (role=switch) alarm-{edit,skip,unskip,delete}
+ alarm-row: alarm-row-{time,label,repeat,next,owner} alarm-switch (role=switch) alarm-{edit,skip,unskip,delete,end-snooze}
  timer-row: timer-{name,state,countdown,pause,resume,cancel} (timer-countdown reads mm:ss)
  pairing-row: pairing-{name,current,revoke}; status-row (data-name); missed-row */
 
@@ -416,6 +416,9 @@ function alarmRow(a) {
       h('span', { tid: 'alarm-row-repeat' }, repeatText(a.repeat))),
     h('p', { class: 'hint', tid: 'alarm-row-next' }, alarmNextText(a)),
     !a.mine && h('p', { class: 'hint', tid: 'alarm-row-owner' }, `Set by ${a.owner || 'someone else'} at the clock; read-only here`),
+    // As holding STOP at the clock does, on anyone's snooze (the clock's buttons are everyone's).
+    a.state === 'snoozed' && h('div', { class: 'row-actions' },
+      rowBtn(a.id, 'alarm-end-snooze', 'End snooze', `End the snooze of ${name}`, () => post(`${url}/stop`, 'Snooze ended'))),
     a.mine && h('div', { class: 'row-actions' },
       rowBtn(a.id, 'alarm-edit', 'Edit', `Edit alarm ${name}`, () => openAlarm(a)),
       (a.repeat || []).length && on && !a.skippedDate && rowBtn(a.id, 'alarm-skip', 'Skip next', `Skip the next ring of ${name}`, () => post(`${url}/skip`, 'Next ring skipped')),
@@ -525,17 +528,24 @@ const statusRow = (name, ok, detail, key) => h('li', { class: 'part', tid: 'stat
   h('span', {}, name), h('span', { class: ok ? 'ok' : 'bad' }, ok ? '✓ Working' : '✗ Problem'), detail && h('span', { class: 'hint' }, detail));
 
 function renderDevice() {
+  if (!state.status) { // a clock that does not report its parts: say so, rather than guess faults
+    $('status-list').replaceChildren(h('li', { class: 'hint' }, 'The clock does not report its parts.'));
+    say('device-summary', 'Not known');
+    $('device-summary').className = 'hint';
+  }
   const st = state.status || {};
   const parts = st.parts || [];
   const clockOk = st.clock === 'trusted' && state.clockTrusted !== false;
   const storageOk = st.storage === 'ok';
-  $('status-list').replaceChildren(
-    ...parts.map((p) => statusRow(PART_NAMES[p.name] || p.name, p.ok, p.detail, p.name)),
-    statusRow('Time', clockOk, clockOk ? '' : 'Not set: alarms will not ring', 'clock'),
-    statusRow('Storage', storageOk, st.storageDetail || (storageOk ? '' : st.storage), 'storage'));
-  const bad = parts.filter((p) => !p.ok).length + !clockOk + !storageOk;
-  say('device-summary', bad ? `${bad} problem${bad > 1 ? 's' : ''}` : 'All working');
-  $('device-summary').className = bad ? 'bad' : 'hint';
+  if (state.status) {
+    $('status-list').replaceChildren(
+      ...parts.map((p) => statusRow(PART_NAMES[p.name] || p.name, p.ok, p.detail, p.name)),
+      statusRow('Time', clockOk, clockOk ? '' : 'Not set: alarms will not ring', 'clock'),
+      statusRow('Storage', storageOk, st.storageDetail || (storageOk ? '' : st.storage), 'storage'));
+    const bad = parts.filter((p) => !p.ok).length + !clockOk + !storageOk;
+    say('device-summary', bad ? `${bad} problem${bad > 1 ? 's' : ''}` : 'All working');
+    $('device-summary').className = bad ? 'bad' : 'hint';
+  }
   const missed = (state.missed || []).map((m) => h('li', { tid: 'missed-row' },
     `${m.label || 'Alarm'} · ${valid(new Date(m.date)) ? when(new Date(m.date)) : ''}`));
   $('missed-list').replaceChildren(...(missed.length ? missed : [h('li', { class: 'hint' }, 'None')]));

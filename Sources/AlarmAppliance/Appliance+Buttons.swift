@@ -136,6 +136,11 @@ extension Appliance {
             await press(.pause, on: countdown, because: "SNOOZE pressed")
         case (.shortPress(.snooze), .paused), (.longPress(.snooze), .paused):
             await press(.resume, on: countdown, because: "SNOOZE pressed")
+        case (.shortPress(.stop), .countdown), (.shortPress(.stop), .paused):
+            // A short STOP does not end a countdown (a snooze must not end by a brush of the
+            // hand); say what does.
+            stopHintShownUntil = clock.now.addingTimeInterval(settings.stopHintDuration / .seconds(1))
+            logger.info("STOP pressed briefly on a countdown; holding STOP ends it", metadata: ["alarm.id": "\(countdown.id)"])
         case (.longPress(.stop), _):
             // The engine says what ending it means: a timer is cancelled, an alarm's snooze or
             // pre-alert ends this occurrence only.

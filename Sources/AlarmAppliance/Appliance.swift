@@ -43,6 +43,9 @@ public actor Appliance {
     var reportedLevel: [Button: ButtonEvent.Edge] = [:]
     var backlightUntil: Date?
     var nextAlarmShownUntil: Date?
+    /// Until when the display says how a countdown ends ("Hold STOP to end"), after a short STOP
+    /// that did not end it.
+    var stopHintShownUntil: Date?
     var lastSnapshot: DeviceSnapshot?
 
     var content: ScreenContent?
@@ -226,7 +229,7 @@ public actor Appliance {
         var timeouts = [soundState.prepareAt]
         if display.isWorking {
             candidates.append(nextScreenChange)
-            timeouts += [backlightUntil, nextAlarmShownUntil]
+            timeouts += [backlightUntil, nextAlarmShownUntil, stopHintShownUntil]
         }
         candidates += timeouts.map { $0.flatMap { $0 > now ? $0 : nil } }
         var monotonicDeadlines = Button.allCases.compactMap { debouncer.confirmationDeadline(for: $0) }
@@ -471,7 +474,8 @@ public actor Appliance {
         }
         let output = renderer.render(.init(
             snapshot: snapshot, showsNextAlarm: showsNextAlarm,
-            soundFault: soundFault.map { "No sound: \($0.device)" }, contentSince: contentSince, prompt: prompt))
+            soundFault: soundFault.map { "No sound: \($0.device)" }, contentSince: contentSince, prompt: prompt,
+            countdownHint: stopHintShownUntil.map { now < $0 } ?? false ? ScreenRenderer.holdStopHint : nil))
         nextScreenChange = output.nextChange
         let backlight = !snapshot.alerting.isEmpty || !prompts.isEmpty || (backlightUntil.map { now < $0 } ?? false)
         do {

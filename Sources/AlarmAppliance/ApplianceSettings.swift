@@ -27,6 +27,9 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var backlightDuration: Duration = .seconds(10)
     /// How long an idle press shows the next alarm's details.
     public var nextAlarmDisplayDuration: Duration = .seconds(5)
+    /// How long a short STOP on a countdown (a snooze, a timer) shows what ends it instead
+    /// ("Hold STOP to end").
+    public var stopHintDuration: Duration = .seconds(3)
     /// How long an authorization prompt waits for a press before the client is left undecided.
     public var authorizationTimeout: Duration = .seconds(60)
     /// 24-hour (`07:30`) or 12-hour (`7:30am`) times.

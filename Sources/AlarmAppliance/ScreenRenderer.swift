@@ -70,16 +70,19 @@ public struct ScreenRenderer: Sendable {
         public var contentSince: Date
         /// A question waiting for the person's answer.
         public var prompt: DevicePrompt?
+        /// A line shown with a countdown in place of its time, for a moment (``holdStopHint``).
+        public var countdownHint: String?
 
         public init(
             snapshot: DeviceSnapshot, showsNextAlarm: Bool = false, soundFault: String? = nil, contentSince: Date,
-            prompt: DevicePrompt? = nil
+            prompt: DevicePrompt? = nil, countdownHint: String? = nil
         ) {
             self.snapshot = snapshot
             self.showsNextAlarm = showsNextAlarm
             self.soundFault = soundFault
             self.contentSince = contentSince
             self.prompt = prompt
+            self.countdownHint = countdownHint
         }
     }
 
@@ -104,6 +107,9 @@ public struct ScreenRenderer: Sendable {
         return showsNextAlarm ? .nextAlarm : .clock
     }
 
+    /// What a short STOP on a countdown shows: only holding STOP ends a snooze or a timer.
+    public static let holdStopHint = "Hold STOP to end"
+
     public func render(_ input: Input) -> Output {
         var canvas = Canvas(size: size, now: input.snapshot.now, contentSince: input.contentSince)
         let snapshot = input.snapshot
@@ -114,6 +120,11 @@ public struct ScreenRenderer: Sendable {
             drawAlert(snapshot.alerting[0], others: snapshot.alerting.count - 1, fault: input.soundFault, on: &canvas)
         case .countdown, .paused:
             drawCountdown(snapshot.countdowns[0], on: &canvas)
+            if let hint = input.countdownHint {
+                // Over the time and the buttons' labels on 2 rows; below the time on 4.
+                let row = isTall ? 2 : 1
+                canvas.put(Array(HD44780Text.encode(hint + String(repeating: " ", count: size.columns)).prefix(size.columns)), row: row)
+            }
         case .missed:
             drawMissed(snapshot, on: &canvas)
             canvas.changes(at: nextMinute(after: snapshot))

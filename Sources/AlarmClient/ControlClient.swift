@@ -178,6 +178,12 @@ public final class ControlClient: Sendable {
         try await request(ControlOperationName.schedule, ScheduleParameters(id: id, definition: definition), as: Alarm.self)
     }
 
+    /// Gives one of the caller's alarms a new definition under the same id, in one durable step
+    /// (beyond AlarmKit: ``ControlOperationName/replace``); returns it once durable.
+    public func replace(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm {
+        try await request(ControlOperationName.replace, ScheduleParameters(id: id, definition: definition), as: Alarm.self)
+    }
+
     /// Stops, snoozes, pauses, resumes or cancels one of the caller's alarms.
     public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
         _ = try await request(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)

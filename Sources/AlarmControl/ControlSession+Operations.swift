@@ -38,6 +38,11 @@ extension ControlSession {
         case ControlOperationName.schedule:
             return try await schedule(request, decided: decided)
 
+        case ControlOperationName.replace:
+            let parameters = try request.parameters(ScheduleParameters.self)
+            try await authorizeAdministrator()
+            return .result(try await runtime.replace(id: parameters.id, definition: parameters.definition, client: client))
+
         case ControlOperationName.subscribeAlarms:
             return try subscribe(request, runtime.alarmUpdates(for: client), event: ControlEventName.alarms)
 

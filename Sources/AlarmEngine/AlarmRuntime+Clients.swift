@@ -82,6 +82,24 @@ extension AlarmRuntime {
         return response.action
     }
 
+    /// Gives one of `client`'s alarms a new definition under the same id, in one durable step:
+    /// one journal entry, so after a crash the store holds the old alarm or the new one, never
+    /// neither; a store that cannot be written leaves the old one in effect and throws
+    /// ``AlarmOperationError/storageFailure(_:)``. A client whose authorization was revoked is
+    /// refused as `schedule` refuses it (no question is asked: the alarm is there already).
+    /// ``AlarmScheduler/replace(id:owner:definition:now:)`` says what else it refuses.
+    public func replace(id: Alarm.ID, definition: AlarmDefinition, client: ClientID) throws -> Alarm {
+        // An id the client does not use is not found, whatever its authorization, as for the actions.
+        guard scheduler.record(for: AlarmKey(owner: client, id: id)) != nil else { throw AlarmOperationError.notFound(id) }
+        let authorization = authorizationState(for: client)
+        guard authorization == .authorized else { throw AlarmOperationError.notAuthorized(authorization) }
+        catchUp()
+        let checkpoint = scheduler.checkpoint(for: AlarmKey(owner: client, id: id))
+        let (alarm, outcome) = try scheduler.replace(id: id, owner: client, definition: definition, now: clock.now)
+        try commitClientChange(outcome, undo: checkpoint)
+        return alarm
+    }
+
     /// Applies what became due since the last wake before a client's change, so the change acts
     /// on the alarm as it is now (a timer that just ended can no longer be paused).
     func catchUp() {

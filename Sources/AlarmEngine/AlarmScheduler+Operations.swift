@@ -23,22 +23,7 @@ extension AlarmScheduler {
         guard records.count < policy.maximumAlarms,
               records.keys.lazy.filter({ $0.owner == owner }).count < policy.maximumAlarmsPerClient
         else { throw AlarmManager.AlarmError.maximumLimitReached }
-        let phase: AlarmPhase
-        switch definition.schedule {
-        case nil:
-            // validate() guarantees a timer has a preAlert.
-            let duration = definition.preAlert ?? 0
-            phase = .countdown(CountdownPhase(
-                kind: .timer, startDate: now, previouslyElapsed: 0, total: duration, occurrence: nil))
-        case .fixed(let date):
-            if isClockTrusted, now.timeIntervalSince(date) > policy.missedAlarmGrace {
-                throw AlarmOperationError.invalidConfiguration(
-                    "schedule.fixed \(ISO8601.format(date, in: timeZone)) is more than the grace period in the past")
-            }
-            phase = .scheduled(.fixed(date))
-        case .relative:
-            phase = .scheduled(firstOccurrence(of: definition, now: now))
-        }
+        let phase = try initialPhase(of: definition, now: now)
         var record = AlarmRecord(
             id: id, owner: owner, definition: definition, phase: phase, createdAt: now, sequenceNumber: nextSequenceNumber)
         record.app = app
@@ -54,6 +39,28 @@ extension AlarmScheduler {
         return (records[key]?.alarm ?? Alarm(id: id, schedule: definition.schedule,
                                              countdownDuration: definition.countdownDuration, state: .scheduled),
                 outcome)
+    }
+
+    /// The phase a newly scheduled `definition` starts in at `now`: a timer counting down, an
+    /// alarm scheduled for its first occurrence.
+    /// - Throws: ``AlarmOperationError/invalidConfiguration(_:)`` for a `.fixed` date more than the
+    ///   grace period in the past (while the clock is trusted).
+    func initialPhase(of definition: AlarmDefinition, now: Date) throws(AlarmOperationError) -> AlarmPhase {
+        switch definition.schedule {
+        case nil:
+            // validate() guarantees a timer has a preAlert.
+            let duration = definition.preAlert ?? 0
+            return .countdown(CountdownPhase(
+                kind: .timer, startDate: now, previouslyElapsed: 0, total: duration, occurrence: nil))
+        case .fixed(let date):
+            if isClockTrusted, now.timeIntervalSince(date) > policy.missedAlarmGrace {
+                throw AlarmOperationError.invalidConfiguration(
+                    "schedule.fixed \(ISO8601.format(date, in: timeZone)) is more than the grace period in the past")
+            }
+            return .scheduled(.fixed(date))
+        case .relative:
+            return .scheduled(firstOccurrence(of: definition, now: now))
+        }
     }
 
     /// Performs `action` on one of `owner`'s alarms, after bringing it up to `now`.

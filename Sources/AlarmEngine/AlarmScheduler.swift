@@ -75,17 +75,15 @@ public struct AlarmScheduler: Sendable {
             .compactMap { records[$0.key]?.alarm }
     }
 
-    /// The alerting alarms, the one to present first at the front: the newest alert first, and
-    /// of alerts due at the same instant the alarm scheduled last, so the order is reproducible.
+    /// The alerting alarms, the one to present first at the front, by ``AlertPresentationOrder``
+    /// (the rule the phone page follows too).
     public var alertingOrder: [AlarmKey] {
         let alerting = records.keys.compactMap { key -> (key: AlarmKey, phase: AlertingPhase, sequenceNumber: UInt64)? in
             guard let record = records[key], case .alerting(let phase) = record.phase else { return nil }
             return (key, phase, record.sequenceNumber)
         }
-        return alerting.sorted { lhs, rhs in
-            if lhs.phase.since != rhs.phase.since { return lhs.phase.since > rhs.phase.since }
-            if lhs.phase.dueDate != rhs.phase.dueDate { return lhs.phase.dueDate > rhs.phase.dueDate }
-            return lhs.sequenceNumber > rhs.sequenceNumber
+        return alerting.sorted {
+            AlertPresentationOrder.presentsFirst(($0.phase, $0.sequenceNumber), before: ($1.phase, $1.sequenceNumber))
         }.map(\.key)
     }
 

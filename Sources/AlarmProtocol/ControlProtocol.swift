@@ -75,6 +75,7 @@ public enum ControlProtocol {
 /// | `schedule` | `id` (UUID), `definition` (``AlarmDefinition``) | the `Alarm` |
 /// | `stop`, `countdown`, `pause`, `resume`, `cancel` | `id` | `null` |
 /// | `disable`, `enable`, `skip` (beyond AlarmKit: ``ScheduleAction``) | `id` | `null` |
+/// | `replace` (beyond AlarmKit) | `id`, `definition`, as `schedule` | the `Alarm`, same id |
 /// | `subscribeAlarms`, `subscribeAuthorization` | none | ``ControlSubscription``; then events |
 /// | `subscribeIntents` | none | ``ControlSubscription``; then an `intent` event per delivery |
 /// | `takeIntent` | `id` (the delivery's) | ``ControlIntentTaken``: `true` for one connection of the app |
@@ -103,13 +104,18 @@ public enum ControlOperationName {
     public static let acknowledgeIntent = "acknowledgeIntent"
     public static let takeIntent = "takeIntent"
     public static let subscribeDevice = "subscribeDevice"
+    /// Beyond AlarmKit: gives one of the caller's alarms a new definition under the same id, in
+    /// one durable step (an edit that keeps the id apps and scripts hold). Refused while the alarm
+    /// is alerting (`invalidTransition`), for an id the caller does not use (`notFound`), and for
+    /// a definition `schedule` would refuse; the alarm then stays as it was.
+    public static let replace = "replace"
 
     /// The operations every version-1 server answers (the actions by their ``AlarmAction`` and
     /// ``ScheduleAction`` names).
     public static let builtIn: Set<String> = Set([
         hello, alarms, schedule, subscribeAlarms, subscribeAuthorization, unsubscribe, authorizationState,
         requestAuthorization, allAlarms, authorizations, setAuthorization, subscribeIntents, acknowledgeIntent,
-        takeIntent, subscribeDevice,
+        takeIntent, subscribeDevice, replace,
     ] + AlarmAction.allCases.map(\.rawValue) + ScheduleAction.allCases.map(\.rawValue))
 }
 

@@ -72,6 +72,11 @@ public final class DeviceLink: Sendable {
         _ = try await client.schedule(id: id, definition: definition)
     }
 
+    /// The page's own alarm `id` with a new definition, under the same id.
+    func replace(id: Alarm.ID, definition: AlarmDefinition) async throws {
+        _ = try await client.replace(id: id, definition: definition)
+    }
+
     func perform(_ operation: String, id: Alarm.ID) async throws {
         _ = try await client.request(operation, parameters: ["id": .string(id.uuidString)])
     }

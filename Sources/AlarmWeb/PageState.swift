@@ -91,6 +91,8 @@ struct PageState: Encodable, Sendable {
     var next: NextAlarm?
     var alarms: [AlarmItem] = []
     var timers: [TimerItem] = []
+    /// The ringing alarms and timers, the one the clock presents (on its display, and to its
+    /// buttons) first, by ``AlertPresentationOrder``: the page shows and stops that one too.
     var ringing: [Ringing] = []
     var status: Status?
     var settings: Settings?
@@ -110,9 +112,6 @@ struct PageState: Encodable, Sendable {
         for record in records.sorted(by: { $0.sequenceNumber < $1.sequenceNumber }) {
             let label = record.definition.presentation.alert.title
             let mine = record.owner.rawValue == ownUID
-            if record.phase.isAlerting {
-                ringing.append(Ringing(id: record.id.uuidString, label: label, kind: record.definition.schedule == nil ? "timer" : "alarm", mine: mine))
-            }
             guard let schedule = record.definition.schedule else {
                 timers.append(Self.timer(record, label: label, now: now))
                 continue
@@ -141,6 +140,12 @@ struct PageState: Encodable, Sendable {
             if let next, self.next.map({ next < $0.date }) ?? true {
                 self.next = NextAlarm(id: record.id.uuidString, label: label, date: next)
             }
+        }
+        // In the clock's own order: the first is the one on its display, which its buttons act on.
+        ringing = AlertPresentationOrder.alerting(records).map { record in
+            Ringing(
+                id: record.id.uuidString, label: record.definition.presentation.alert.title,
+                kind: record.definition.schedule == nil ? "timer" : "alarm", mine: record.owner.rawValue == ownUID)
         }
         // Alarms that could not ring or rang unanswered in the last day, newest first.
         missed = history.filter { ($0.kind == .missed || $0.kind == .autoSilenced) && now.timeIntervalSince($0.date) < 86_400 }

@@ -148,26 +148,21 @@ public final class WebApp: Sendable {
         "enable": ScheduleAction.enable.rawValue, "disable": ScheduleAction.disable.rawValue, "skip": ScheduleAction.skip.rawValue,
     ]
 
-    /// Replaces the page's own alarm `old` with one of `definition`, under a new id. The edited
-    /// alarm is scheduled before the old one goes, so a refusal loses nothing; an alarm that is
-    /// not there (or not the page's) is 404 and changes nothing, and if it goes between the check
-    /// and its cancellation (stopped at the clock, cancelled elsewhere), the new one is taken back.
-    private func edit(_ old: UUID, to definition: AlarmDefinition) async throws -> UUID {
-        guard try await !link.records(id: old, all: false).isEmpty else { throw WebError(404, "no alarm \(old)") }
-        let new = UUID()
-        try await link.schedule(id: new, definition: definition)
-        do {
-            try await link.perform(AlarmAction.cancel.rawValue, id: old)
-        } catch {
-            try? await link.perform(AlarmAction.cancel.rawValue, id: new)
-            throw error
-        }
-        return new
+    /// Gives the page's own alarm `id` the edited `definition` in place, under the same id (an app
+    /// or a script holding the id keeps it): one step at alarmd, so there is never a moment with
+    /// neither the old nor the new alarm, and a refusal leaves the old one. An alarm that is not
+    /// there (or not the page's) is 404; one ringing is 409 (stop or snooze it first).
+    private func edit(_ id: UUID, to definition: AlarmDefinition) async throws -> UUID {
+        try await link.replace(id: id, definition: definition)
+        return id
     }
 
-    /// Stop and Snooze act as the clock's buttons do, on whoever's alarm it is.
+    /// Stop and Snooze act as the clock's buttons do, on whoever's alarm it is. Ids are each
+    /// client's own: of several alarms with this id, the one ringing that the clock presents first
+    /// (the one the page showed), else the first.
     private func buttonPressed(_ action: AlarmAction, on id: UUID) async throws {
-        guard let record = try await link.records(id: id, all: true).first else { throw WebError(404, "no alarm \(id)") }
+        let records = try await link.records(id: id, all: true)
+        guard let record = AlertPresentationOrder.alerting(records).first ?? records.first else { throw WebError(404, "no alarm \(id)") }
         try await link.deviceAction(action, id: id, owner: record.owner.rawValue)
     }
 

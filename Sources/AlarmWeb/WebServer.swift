@@ -55,8 +55,8 @@ public final class WebServer: Sendable {
 
     /// Listens on `configuration.listen` at once (so the port is known and a busy address fails
     /// here); ``run()`` serves.
-    /// - Throws: ``WebAddressError`` for an address that cannot be parsed, `SocketError` for one
-    ///   that cannot be listened on.
+    /// - Throws: ``WebAddressError`` for an address that cannot be parsed, ``WebListenError`` for
+    ///   one that cannot be listened on (in use by another program, not this machine's).
     public convenience init(app: WebApp, configuration: Configuration, logger: Logger, clock: any WallClock = SystemWallClock()) throws {
         try self.init(configuration: configuration, logger: logger, clock: clock) { await app.respond(to: $0) }
     }
@@ -72,6 +72,9 @@ public final class WebServer: Sendable {
             try listener.bind(to: address)
             try listener.listen()
             try listener.setFlags(.nonBlocking)
+        } catch SocketError.failed(let type, let number, let message) {
+            try? listener.close()
+            throw WebListenError(address: configuration.listen, operation: type, errno: number, message: message)
         } catch {
             try? listener.close()
             throw error
@@ -219,6 +222,27 @@ public struct WebAddressError: Error, CustomStringConvertible {
     var text: String
     public var description: String {
         "invalid listen address \"\(text)\": expected HOST:PORT (an IPv4 address), [IPV6]:PORT or :PORT"
+    }
+}
+
+/// Why the page server cannot listen where it was asked to, in one line a person acts on:
+/// `127.0.0.1:8080 is in use by another program`.
+public struct WebListenError: Error, CustomStringConvertible {
+    public var address: String
+    /// The socket call that failed (`Bind`, `Listen`...) and its errno.
+    public var operation: String
+    public var errno: Int32
+    public var message: String
+
+    public var isAddressInUse: Bool { errno == EADDRINUSE }
+
+    public var description: String {
+        switch errno {
+        case EADDRINUSE: "\(address) is in use by another program (another alarm-web or simulator?)"
+        case EADDRNOTAVAIL: "\(address) is not an address of this machine"
+        case EACCES: "\(address): a port below 1024 needs root"
+        default: "cannot listen on \(address): \(message) (\(operation.lowercased()), errno \(errno))"
+        }
     }
 }
 

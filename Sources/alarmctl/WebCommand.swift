@@ -18,11 +18,25 @@ struct WebStateOption: ParsableArguments {
     @Option(name: .customLong("state-dir"), help: ArgumentHelp("alarm-web's state directory.", valueName: "DIR"))
     var directory = "/var/lib/alarm-web"
 
+    /// What to do about a state directory that cannot be opened: only a permission error is
+    /// solved by being root, and root is told so only when it is not root already.
+    static func hint(errno error: Int32, uid: uid_t) -> String {
+        switch error {
+        case EACCES where uid != 0, EPERM where uid != 0:
+            "run as root, or as the alarm-web user"
+        case ENOENT, ENOTDIR:
+            "alarm-web has not run with this state directory; pass its --state-dir (the simulator's is named in its log)"
+        default:
+            "pass alarm-web's --state-dir"
+        }
+    }
+
     func pairings() throws -> [Pairing] {
         guard access(directory, X_OK) == 0 else {
+            let error = errno
             throw CommandFailure(
-                message: "cannot open \(directory): \(String(cString: strerror(errno))) (run as root, or pass --state-dir)",
-                exitStatus: errno == EACCES ? CommandFailure.noPermission : CommandFailure.unavailable)
+                message: "cannot open \(directory): \(String(cString: strerror(error))) (\(Self.hint(errno: error, uid: getuid())))",
+                exitStatus: error == EACCES ? CommandFailure.noPermission : CommandFailure.unavailable)
         }
         do {
             return try PairingsFile.read(in: directory)

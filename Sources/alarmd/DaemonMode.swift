@@ -115,8 +115,7 @@ struct DaemonMode {
         let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
         let server = ControlServer(
             configuration: control, runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: household).merging([
-                "status": status.handler,
+            handlers: status.handlers(settings: household).merging([
                 SelfTestOperation.name: DaemonOperations.selfTestHandler(appliance: appliance, board: board.selfTestBoard(profile)),
             ]) { _, daemon in daemon }, logger: logger)
         do {

@@ -1,6 +1,7 @@
 import AlarmAppliance
 import AlarmBoard
 import AlarmControl
+import AlarmDaemon
 import AlarmEngine
 import AlarmGPIO
 import AlarmHardware
@@ -10,13 +11,26 @@ import AlarmTime
 import FoundationEssentials
 import Logging
 
-/// Gathers the daemon's status from the engine, the appliance and the GPIO backends.
+/// Gathers the daemon's status from the engine, the appliance and the GPIO backends: the
+/// service's (``DaemonMode``) and the simulator's (``SimulatorMode``, whose parts are fakes, so
+/// only the appliance's faults and the store's make them unhealthy), the same way.
 struct DaemonStatus: Sendable {
     let runtime: AlarmRuntime
     let appliance: Appliance
     let board: DaemonBoard
-    let profile: BoardProfile
+    let boardName: String
     let startedAt = Date()
+
+    init(runtime: AlarmRuntime, appliance: Appliance, board: DaemonBoard, boardName: String) {
+        self.runtime = runtime
+        self.appliance = appliance
+        self.board = board
+        self.boardName = boardName
+    }
+
+    init(runtime: AlarmRuntime, appliance: Appliance, board: DaemonBoard, profile: BoardProfile) {
+        self.init(runtime: runtime, appliance: appliance, board: board, boardName: profile.name)
+    }
 
     /// The status as `viewer` may see it: the device's parts and clock, and `viewer`'s own alarms;
     /// every client's alarms for `nil` (an administrator, systemd's status line).
@@ -33,7 +47,7 @@ struct DaemonStatus: Sendable {
         parts.append(.init(name: "sound", state: faults.sound == nil ? "ok" : "fault", detail: faults.sound.map { "\($0)" }))
         parts.append(Self.part(storage: await runtime.storageHealth))
         return StatusReport(
-            version: AlarmdVersion.current, board: profile.name, startedAt: startedAt,
+            version: AlarmdVersion.current, board: boardName, startedAt: startedAt,
             clockTrusted: clockTrusted, timeZone: timeZone.identifier, scope: viewer == nil ? .device : .client,
             alarms: alarms.alarmCount, alerting: alarms.alertingCount, nextAlarm: alarms.nextAlarm?.dueDate, parts: parts)
     }
@@ -115,6 +129,13 @@ struct DaemonStatus: Sendable {
 }
 
 extension DaemonStatus {
+    /// Every operation alarmd's socket answers beyond the built-in ones: ``DaemonOperations``'
+    /// and `status`; the service and the simulator serve the same.
+    func handlers(settings: HouseholdSettingsFile) -> [String: ControlServer.Handler] {
+        DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: settings)
+            .merging(["status": handler]) { _, status in status }
+    }
+
     /// `status`, for every client: the device's parts and clock, and the caller's own alarm
     /// figures (an administrator's are the device's).
     var handler: ControlServer.Handler {

@@ -60,7 +60,10 @@ struct SimulatorMode {
             terminal: terminal, clock: clock, zones: zones, speed: options.start == nil && options.speed == 1 ? 1 : options.speed,
             display: display, indicator: indicator, audio: audio, recent: recent)
         let person = runtime.manager(for: .currentUser)
-        let server = openControlSocket(runtime: runtime, appliance: appliance, household: household, logger: logger)
+        // The simulated board's parts are fakes: their health is the appliance's faults.
+        let board = DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil, soundProblemAtStart: nil)
+        let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, boardName: "simulated")
+        let server = openControlSocket(runtime: runtime, status: status, household: household, logger: logger)
         let page = server == nil || options.web == "off" ? nil : SimulatorPage.start(
             listen: options.web, socket: options.socket ?? Self.defaultSocketPath, stateDirectory: stateDirectory + "/web", logger: logger)
         await withTaskGroup(of: Void.self) { group in
@@ -81,14 +84,14 @@ struct SimulatorMode {
     /// The control socket, so that apps and alarmctl can use the simulated clock as the real one;
     /// the simulator runs without it if it cannot be opened (another simulator listens there).
     private func openControlSocket(
-        runtime: AlarmRuntime, appliance: Appliance, household: HouseholdSettingsFile, logger: Logger
+        runtime: AlarmRuntime, status: DaemonStatus, household: HouseholdSettingsFile, logger: Logger
     ) -> ControlServer? {
         let path = options.socket ?? Self.defaultSocketPath
         // The person running the simulator owns its board: their group administers it, so the
         // phone page (alarm-web, run as them) may show every alarm and ask to pair.
         let server = ControlServer(
             configuration: .init(socketPath: path, administrators: .init(groupID: getgid())), runtime: runtime,
-            handlers: DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: household), logger: logger)
+            handlers: status.handlers(settings: household), logger: logger)
         do {
             try server.start()
         } catch {
@@ -131,7 +134,11 @@ struct SimulatorMode {
     ) async {
         switch key {
         case .shortPress(let button):
+            // Released once the appliance's debouncing would take the release as a finger's, not
+            // as contact chatter, and before the next key: `z` then `s` are two presses one after
+            // the other, never one button still down (in the debouncer's eyes) when the other goes.
             buttons.press(button)
+            _ = try? await clock.sleep(until: clock.now.addingTimeInterval(settings.debounceInterval / .seconds(1) + 0.01))
             buttons.release(button)
         case .longPress(let button):
             hold([button], buttons: buttons, clock: clock, settings: settings)

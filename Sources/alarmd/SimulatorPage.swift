@@ -41,8 +41,8 @@ final class SimulatorPage: Sendable {
             return nil
         }
         let reader = output[0]
-        DetachedThread.start { relayLines(from: reader, to: logger) }
-        logger.notice("Phone page: http://\(listen.hasPrefix(":") ? "localhost" + listen : listen)")
+        let url = "http://\(listen.hasPrefix(":") ? "localhost" + listen : listen)"
+        DetachedThread.start { relayLines(from: reader, to: logger, url: url, stateDirectory: stateDirectory) }
         return SimulatorPage(pid: pid)
     }
 
@@ -68,26 +68,54 @@ final class SimulatorPage: Sendable {
         return access(path, X_OK) == 0 ? path : nil
     }
 
-    /// alarm-web's journal lines (`<N>text`) as the simulator's log lines, until it exits.
-    private static func relayLines(from descriptor: Int32, to logger: Logger) {
+    /// The start of the line alarm-web logs once it listens (`AlarmWebCommand.run`): the page
+    /// can be opened from then on.
+    static let servingLine = "Serving the clock's page"
+
+    /// alarm-web's journal lines (`<N>text`) as the simulator's log lines, until it exits. The
+    /// page's address is logged once alarm-web listens there, never before; if it exits first
+    /// (the address is in use), one line says why and what to do instead of its own error lines.
+    private static func relayLines(from descriptor: Int32, to logger: Logger, url: String, stateDirectory: String) {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var serving = false
+        // Warnings and errors before it listens: one line in the end if it never does.
+        var held: [(Logger.Level, String)] = []
         while true {
             let count = read(descriptor, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             pending += buffer[..<count]
             while let newline = pending.firstIndex(of: 10) {
-                var line = String(decoding: pending[..<newline], as: UTF8.self)
+                let (level, line) = journalLine(String(decoding: pending[..<newline], as: UTF8.self))
                 pending.removeSubrange(...newline)
-                var level = Logger.Level.info
-                if line.hasPrefix("<"), let close = line.firstIndex(of: ">"), let priority = Int(line[line.index(after: line.startIndex)..<close]) {
-                    level = priority <= 3 ? .error : priority == 4 ? .warning : priority == 5 ? .notice : .info
-                    line = String(line[line.index(after: close)...])
+                if serving {
+                    logger.log(level: level, "web: \(line)")
+                } else if line.hasPrefix(servingLine) {
+                    serving = true
+                    held.forEach { logger.log(level: $0.0, "web: \($0.1)") }
+                    logger.notice("Phone page: \(url)", metadata: ["pairings": "alarmctl web pairings --state-dir \(stateDirectory)"])
+                } else if level < .warning {
+                    logger.log(level: level, "web: \(line)")
+                } else {
+                    held.append((level, line))
                 }
-                logger.log(level: level, "web: \(line)")
             }
         }
         close(descriptor)
+        if !serving {
+            let reason = held.last.map { $0.1.hasPrefix("Error: ") ? String($0.1.dropFirst("Error: ".count)) : $0.1 }
+            logger.warning("No phone page: \(reason ?? "alarm-web exited"); give the simulator another address with --web HOST:PORT (e.g. --web 127.0.0.1:8081), or --web off")
+        }
+    }
+
+    /// A journal line's level and text: `<4>text` is a warning; a line without a prefix (the
+    /// argument parser's error) is an error.
+    static func journalLine(_ line: String) -> (Logger.Level, String) {
+        guard line.hasPrefix("<"), let close = line.firstIndex(of: ">"),
+              let priority = Int(line[line.index(after: line.startIndex)..<close])
+        else { return (.error, line) }
+        let level: Logger.Level = priority <= 3 ? .error : priority == 4 ? .warning : priority == 5 ? .notice : .info
+        return (level, String(line[line.index(after: close)...]))
     }
 }

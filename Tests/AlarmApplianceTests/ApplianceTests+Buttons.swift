@@ -234,6 +234,37 @@ extension ApplianceTests {
         #expect(await Self.fireDate(of: id, in: rig) == fireDate)
     }
 
+    @Test func aShortStopDuringASnoozeSaysForAMomentThatHoldingStopEndsIt() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0, weekly: Self.everyDay))
+        try await rig.advanceToNextDeadline()
+        await rig.tap(.snooze)
+        #expect(rig.lines[1].hasPrefix("②"))
+        await rig.tap(.stop)
+        #expect(await rig.state(of: id) == .countdown, "a brush of the hand does not end a snooze")
+        #expect(rig.lines[1] == ScreenRenderer.holdStopHint)
+        let hintEnds = rig.clock.now.addingTimeInterval(rig.settings.stopHintDuration / .seconds(1))
+        #expect(try #require(await rig.appliance.nextWake) <= hintEnds, "the appliance wakes to take the hint away")
+        await rig.advance(to: hintEnds)
+        #expect(rig.lines[1].hasPrefix("②"), "the snooze's time again: \(rig.lines)")
+    }
+
+    /// The simulator's `s` key: pressed and released at one instant (the release is confirmed
+    /// once the debounce interval is over).
+    @Test func anInstantStopDuringASnoozeShowsTheHintToo() async throws {
+        let rig = try await ApplianceRig()
+        let id = try await rig.schedule(Scene.alarm(7, 0, weekly: Self.everyDay))
+        try await rig.advanceToNextDeadline()
+        await rig.press(.snooze)
+        await rig.release(.snooze)
+        await rig.advance(by: 0.1)
+        await rig.press(.stop)
+        await rig.release(.stop)
+        await rig.advance(by: 0.1)
+        #expect(await rig.state(of: id) == .countdown)
+        #expect(rig.lines[1] == ScreenRenderer.holdStopHint, "\(rig.lines)")
+    }
+
     // MARK: - Idle
 
     @Test func anIdlePressLightsTheDisplayAndShowsTheNextAlarmButChangesNoAlarm() async throws {

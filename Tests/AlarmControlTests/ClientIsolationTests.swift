@@ -74,6 +74,12 @@ struct ClientIsolationTests {
                     try await rig.client(as: ServerRig.otherUser).perform(action, id: ownersAlarm)
                 }
             }
+            await #expect(throws: AlarmOperationError.notFound(ownersAlarm)) {
+                _ = try await rig.client(as: ServerRig.otherUser).replace(id: ownersAlarm, definition: AlarmDefinition(
+                    schedule: .fixed(ServerRig.start.addingTimeInterval(60)), countdownDuration: nil,
+                    presentation: .init(alert: .init(title: "Theirs"))))
+            }
+            #expect(await owner.awaitedAlarms().map(\.id) == [ownersAlarm])
             let othersAlarm = Alarm.ID()
             _ = try await other.schedule(id: othersAlarm, configuration: .timer(
                 duration: 60, attributes: AlarmAttributes<NoAlarmMetadata>(presentation: .init(alert: .init(title: "Tea")), tintColor: .green)))

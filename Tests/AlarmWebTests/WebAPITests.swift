@@ -195,13 +195,36 @@ import WebPairings
         _ = try await rig.runtime.schedule(id: theirs, definition: try AlarmForm(time: "06:00").alarm(), client: ClientID(rawValue: 1001))
         #expect(await rig.request("PUT", "/api/alarms/\(theirs)", json: #"{"time":"07:30"}"#, cookies: cookies).status == 404)
         #expect(await rig.runtime.allRecords().map(\.id) == [theirs])
-        // The page's own is edited: one alarm, at the new time, under a new id.
-        let added = try WebRig.json(await rig.request("POST", "/api/alarms", json: #"{"time":"06:45"}"#, cookies: cookies))
+        #expect(await rig.runtime.allRecords().map(\.id) == [theirs])
+        await rig.stop()
+    }
+
+    /// An app or a script holding an alarm's id keeps it when the alarm is edited on the page.
+    @Test func editingAnAlarmKeepsItsIdInOneStep() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        let added = try WebRig.json(await rig.request("POST", "/api/alarms", json: #"{"time":"06:45","label":"Gym"}"#, cookies: cookies))
         let id = try #require(added["id"] as? String)
-        let edited = try WebRig.json(await rig.request("PUT", "/api/alarms/\(id)", json: #"{"time":"07:15"}"#, cookies: cookies))
-        let newID = try #require(edited["id"] as? String)
+        let before = await rig.runtime.allRecords()
+        let edited = try WebRig.json(await rig.request("PUT", "/api/alarms/\(id)", json: #"{"time":"07:15","label":"Run"}"#, cookies: cookies))
+        #expect(edited["id"] as? String == id)
         let records = await rig.runtime.allRecords()
-        #expect(records.count == 2 && records.contains { $0.id.uuidString == newID } && !records.contains { $0.id.uuidString == id })
+        #expect(records.map(\.id.uuidString) == [id])
+        #expect(records.first?.definition.presentation.alert.title == "Run")
+        #expect(records.first?.sequenceNumber == before.first?.sequenceNumber, "it keeps its place in the list")
+        guard case .relative(let relative)? = records.first?.definition.schedule else {
+            Issue.record("not a wall-time alarm: \(String(describing: records.first?.definition.schedule))")
+            return
+        }
+        #expect(relative.time == .init(hour: 7, minute: 15))
+
+        // A ringing alarm is not edited (it would be silenced): 409, and it rings on unchanged.
+        let ringing = Alarm.ID()
+        let owner = ClientID(rawValue: getuid())
+        _ = try await rig.runtime.schedule(id: ringing, definition: AlarmDefinition(
+            schedule: .fixed(rig.clock.now), countdownDuration: nil, presentation: .init(alert: .init(title: "Now"))), client: owner)
+        #expect(await rig.request("PUT", "/api/alarms/\(ringing)", json: #"{"time":"07:30"}"#, cookies: cookies).status == 409)
+        #expect(await rig.runtime.record(for: AlarmKey(owner: owner, id: ringing))?.phase.isAlerting == true)
         await rig.stop()
     }
 
@@ -330,6 +353,38 @@ import WebPairings
         #expect(await rig.runtime.record(for: AlarmKey(owner: someone, id: id)) == nil)
         // Changing it otherwise stays its owner's: the page's own operations act on its own alarms.
         #expect(await rig.request("DELETE", "/api/alarms/\(UUID().uuidString)", cookies: cookies).status == 404)
+        await rig.stop()
+    }
+}
+
+extension WebRingingTests {
+    /// Two alarms ringing, with one id (ids are each client's own): the page shows first the one
+    /// the clock presents (the newest alert, as on its display), and its Stop stops that one.
+    @Test func thePageShowsAndStopsTheAlarmTheClockPresents() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        let page = ClientID(rawValue: getuid()), someone = ClientID(rawValue: 1001)
+        let id = Alarm.ID()
+        func alarm(_ title: String, in seconds: TimeInterval) -> AlarmDefinition {
+            AlarmDefinition(
+                schedule: .fixed(WebRig.start.addingTimeInterval(seconds)), countdownDuration: nil,
+                presentation: AlarmPresentation(alert: .init(title: title)))
+        }
+        _ = try await rig.runtime.schedule(id: id, definition: alarm("Mine", in: 60), client: page)
+        _ = try await rig.runtime.schedule(id: id, definition: alarm("Bob's", in: 120), client: someone)
+        rig.clock.advance(by: 60)
+        await rig.runtime.handleWake(.deadlineReached)
+        rig.clock.advance(by: 60)
+        await rig.runtime.handleWake(.deadlineReached)
+        let presented = try #require(await rig.runtime.alertingOrder.first, "what the display and the buttons act on")
+        #expect(presented == AlarmKey(owner: someone, id: id))
+
+        let state = try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))
+        let ringing = try #require(state["ringing"] as? [[String: Any]])
+        #expect(ringing.map { $0["label"] as? String } == ["Bob's", "Mine"])
+        #expect(await rig.request("POST", "/api/alarms/\(id.uuidString)/stop", cookies: cookies).status == 200)
+        #expect(await rig.runtime.record(for: AlarmKey(owner: someone, id: id)) == nil, "the presented one stopped")
+        #expect(await rig.runtime.record(for: AlarmKey(owner: page, id: id))?.phase.isAlerting == true)
         await rig.stop()
     }
 }
