@@ -43,6 +43,14 @@ struct AlarmWebCommand: AsyncParsableCommand {
         "Open connections at most (kept below the file limit); the oldest idle ones are closed to make room.", valueName: "N"))
     var maximumConnections = 512
 
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp(
+        "How long a connection may wait with no request before it is closed, in seconds.", valueName: "SECONDS"))
+    var idleTimeout: Double = 60
+
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp(
+        "How long a request may take to arrive whole (head and body) before it is answered 408, in seconds.", valueName: "SECONDS"))
+    var requestTimeout: Double = 10
+
     @Flag(name: .customLong("secure-cookies"), help: "Mark the cookies Secure: the page is reached over HTTPS through a proxy.")
     var secureCookies = false
 
@@ -68,6 +76,10 @@ struct AlarmWebCommand: AsyncParsableCommand {
             throw ValidationError("cannot write to the state directory \(stateDirectory): \(String(cString: strerror(errno)))")
         }
         guard maximumConnections > 0 else { throw ValidationError("--max-connections must be at least 1") }
+        for (option, seconds) in [("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout)]
+        where !(seconds.isFinite && seconds >= 1 && seconds <= 86_400) {
+            throw ValidationError("\(option) \(seconds) must be between 1 and 86400 seconds")
+        }
         let hostNames: ClockHostNames
         do {
             hostNames = try ClockHostNames(configured: hosts)
@@ -78,8 +90,10 @@ struct AlarmWebCommand: AsyncParsableCommand {
         let app = WebApp(
             configuration: .init(staticDirectory: filesDirectory, stateDirectory: stateDirectory, secureCookies: secureCookies),
             link: link, logger: logger)
-        let server = try WebServer(
-            app: app, configuration: .init(listen: listen, hosts: hostNames, maximumConnections: maximumConnections), logger: logger)
+        var configuration = WebServer.Configuration(listen: listen, hosts: hostNames, maximumConnections: maximumConnections)
+        configuration.timeouts.idle = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.timeouts.request = .milliseconds(Int64(requestTimeout * 1000))
+        let server = try WebServer(app: app, configuration: configuration, logger: logger)
         let stopping = Completion()
         try ShutdownSignals.watch([SIGTERM, SIGINT]) { _ in
             stopping.complete()

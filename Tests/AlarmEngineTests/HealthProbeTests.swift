@@ -11,7 +11,7 @@ import Testing
 @testable import AlarmEngine
 
 /// The engine's part of the daemon's watchdog check, and what it must never be blocked by.
-@Suite(.timeLimit(.minutes(1))) struct HealthProbeTests {
+@Suite(.timeLimit(.minutes(5))) struct HealthProbeTests {
     let sixFiftyNine = Fixture.at("2026-11-23T06:59:00+01:00")
 
     /// The probe sleeps on the engine's own clock, beside the engine's timer, and answers only

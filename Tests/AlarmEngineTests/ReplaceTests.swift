@@ -36,6 +36,14 @@ import Testing
         #expect(scheduler.alarms(of: Fixture.owner).map(\.id) == [first, id], "its place in the list")
     }
 
+    @Test func aReplacedAlarmsIntentsStillGoToTheAppThatScheduledIt() throws {
+        var scheduler = Fixture.scheduler()
+        let id = Alarm.ID()
+        _ = try scheduler.schedule(id: id, owner: Fixture.owner, definition: Fixture.alarm(7, 0), now: sunday, app: "wake-app")
+        _ = try scheduler.replace(id: id, owner: Fixture.owner, definition: Fixture.alarm(7, 30), now: sunday)
+        #expect(scheduler.record(for: Fixture.key(id))?.app == "wake-app")
+    }
+
     @Test func aSnoozeEndsWithTheOldDefinitionAndARingingAlarmIsNotReplaced() throws {
         var scheduler = Fixture.scheduler()
         let seven = Fixture.at("2026-11-23T07:00:00+01:00")

@@ -29,6 +29,9 @@ import WebPairings
             let command = [
                 ChildProcess.product("alarm-web"), "--listen", "127.0.0.1:0", "--socket", rig.directory.path + "/control.sock",
                 "--state-dir", state, "--files", RepositoryFiles.root + "/web", "--log-level", "notice",
+                // The server's deadlines are on the real clock in a process of its own: long
+                // enough that no test here meets one, however slowly a busy machine runs it.
+                "--idle-timeout", "3600", "--request-timeout", "3600",
             ] + arguments
             var ends: [Int32] = [0, 0]
             guard pipe(&ends) == 0 else { throw TCPClientError("pipe: errno \(errno)") }
