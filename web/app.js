@@ -356,7 +356,7 @@ function renderRinging() {
   say('ringing-label', r.label || (isAlarm ? 'Alarm' : 'Timer'));
   say('ringing-more', ringing.length > 1 ? `${ringing.length - 1} more ringing` : '');
   say('ringing-snooze', mins ? `Snooze ${mins} min` : 'Snooze');
-  $('ringing-snooze').hidden = !isAlarm;
+  $('ringing-snooze').hidden = !isAlarm || !r.snoozes;
   dlg.dataset.id = r.id;
   if (!dlg.open) {
     dlg.showModal();

@@ -46,6 +46,9 @@ struct PageState: Encodable, Sendable {
         var label: String
         var kind: String
         var mine: Bool
+        /// Whether its Snooze snoozes: an app's alarm may have no secondary button, or one that
+        /// does something else (``AlarmRecord/response(to:)``), and the page then offers none.
+        var snoozes: Bool
     }
 
     struct Part: Encodable, Sendable {
@@ -145,7 +148,8 @@ struct PageState: Encodable, Sendable {
         ringing = AlertPresentationOrder.alerting(records).map { record in
             Ringing(
                 id: record.id.uuidString, label: record.definition.presentation.alert.title,
-                kind: record.definition.schedule == nil ? "timer" : "alarm", mine: record.owner.rawValue == ownUID)
+                kind: record.definition.schedule == nil ? "timer" : "alarm", mine: record.owner.rawValue == ownUID,
+                snoozes: (try? record.response(to: .secondary))?.action == .countdown)
         }
         // Alarms that could not ring or rang unanswered in the last day, newest first.
         missed = history.filter { ($0.kind == .missed || $0.kind == .autoSilenced) && now.timeIntervalSince($0.date) < 86_400 }

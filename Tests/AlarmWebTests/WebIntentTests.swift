@@ -28,6 +28,8 @@ import Testing
             client: Self.someone, app: "bobs-alarms")
         rig.clock.advance(by: 60)
         await rig.runtime.handleWake(.deadlineReached)
+        let state = try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))
+        #expect((state["ringing"] as? [[String: Any]])?.first?["snoozes"] as? Bool == true)
 
         #expect(await rig.request("POST", "/api/alarms/\(id.uuidString)/snooze", cookies: cookies).status == 200)
         #expect(rig.runtime.intents.waiting(for: Self.someone).map(\.intent.name) == ["SnoozeIntent"])
@@ -59,6 +61,11 @@ import Testing
         _ = try await rig.runtime.schedule(
             id: id, definition: Self.definition(behavior: .custom, schedule: .fixed(WebRig.start)), client: Self.someone)
         await rig.runtime.handleWake(.deadlineReached)
+        // The page offers no Snooze for it.
+        let state = try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))
+        let ringing = try #require(state["ringing"] as? [[String: Any]])
+        #expect(ringing.map { $0["id"] as? String } == [id.uuidString])
+        #expect(ringing.first?["snoozes"] as? Bool == false)
         #expect(await rig.request("POST", "/api/alarms/\(id.uuidString)/snooze", cookies: cookies).status != 200)
         #expect(await rig.runtime.record(for: AlarmKey(owner: Self.someone, id: id))?.phase.state == .alerting)
         #expect(rig.runtime.intents.waiting(for: Self.someone).isEmpty)

@@ -1,5 +1,4 @@
 import AlarmKitCore
-import AlarmProtocol
 
 /// A person pressing one of an alarm's buttons: at the device (STOP, SNOOZE, STOP held) or on
 /// its phone page (Stop, Snooze). Unlike an app's own calls (`stop(id:)`), a press delivers the
