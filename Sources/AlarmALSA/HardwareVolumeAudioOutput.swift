@@ -26,9 +26,9 @@ extension ALSAMixerVolume: HardwareVolume {}
 /// A target below the control's range sets its minimum and leaves the rest to the software gain.
 /// A control that cannot be set (the card is gone, or the name is wrong) leaves the whole gain in
 /// software and is tried again at the next sound: the alarm rings either way. `changes` hears the
-/// error when the control starts failing and `nil` when it works again, once each. The
-/// control is set only when the target changes, so an alert costs no mixer round trip unless the
-/// volume changed since the last sound.
+/// error when the control starts failing and `nil` when it works again, once each. The control is
+/// set at every sound, even to the value it had: anything else on the machine (`alsamixer`, a
+/// self-test) may have moved it since, and a sleeper must not be woken at someone else's volume.
 public final class HardwareVolumeAudioOutput: AudioOutput {
     private let output: any AudioOutput
     private let volume: any HardwareVolume
@@ -36,9 +36,9 @@ public final class HardwareVolumeAudioOutput: AudioOutput {
     private let state = Mutex(State())
 
     private struct State {
+        /// The control's range, read at the first sound (again after a failure: the card may
+        /// have been replaced).
         var range: ClosedRange<Double>?
-        /// The dB last set on the card, `nil` before the first or after a failure.
-        var applied: Double?
         var failing = false
     }
 
@@ -77,18 +77,16 @@ public final class HardwareVolumeAudioOutput: AudioOutput {
             let range: ClosedRange<Double>
             if let knownRange = known.range { range = knownRange } else { range = try volume.range() }
             let onCard = min(max(target, range.lowerBound), range.upperBound)
-            if known.applied != onCard {
-                try volume.set(decibels: onCard)
-            }
+            try volume.set(decibels: onCard)
             let recovered = state.withLock { state in
-                defer { state = State(range: range, applied: onCard, failing: false) }
+                defer { state = State(range: range, failing: false) }
                 return state.failing
             }
             if recovered { changes(nil) }
             return onCard
         } catch {
             let first = state.withLock { state in
-                defer { state = State(range: nil, applied: nil, failing: true) }
+                defer { state = State(range: nil, failing: true) }
                 return !state.failing
             }
             if first { changes(error) }

@@ -68,13 +68,14 @@ final class ControlChanges: Sendable {
         #expect(changes.all.isEmpty)
     }
 
-    @Test func theCardIsSetOnlyWhenTheTargetChanges() async throws {
+    /// Something else may have moved the control since the last sound (`alsamixer`, a self-test).
+    @Test func theCardIsSetAtEverySoundEvenToTheSameVolume() async throws {
         let audio = output()
         for _ in 0..<3 {
             try await audio.play(.builtInTone, gain: GainRamp(from: -30, to: -12, over: .seconds(5)), looping: true)
             await audio.stop()
         }
-        #expect(card.settings == [-12])
+        #expect(card.settings == [-12, -12, -12])
     }
 
     @Test func aTargetBelowTheControlsRangeLeavesTheRestToSoftware() async throws {
