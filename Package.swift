@@ -249,7 +249,7 @@ let package = Package(
                 "AlarmSimulator", "AlarmTime", "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmHardware", "AlarmTestKit", "CALSAShim"]),
+        .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmBoard", "AlarmHardware", "AlarmSimulator", "AlarmTestKit", "CALSAShim"]),
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit", "TOMLConfig"]),

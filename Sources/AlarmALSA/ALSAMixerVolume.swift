@@ -8,17 +8,22 @@ import Glibc
 /// Each call opens the mixer, acts and closes it: volume changes are rare, and a card that went
 /// away and came back needs no stale handle put right.
 public struct ALSAMixerVolume: Hashable, Sendable {
-    /// The control device (`default`, `hw:0`, `hw:CARD=Headphones`).
+    /// The control device as the profile gave it (`default`, `hw:0`, `hw:CARD=Headphones`).
     public let card: String
     /// The simple control's name (`PCM`, `Master`, `Headphone`).
     public let control: String
+    /// What the mixer attaches to: ``card``, or `hw:CARD=ID` for a bare card id `ID` that alsa-lib
+    /// would refuse ("Invalid CTL Headphones"), so an old profile's volume control still works.
+    public let controlDevice: String
 
+    /// Reads ALSA's configuration (no card) to settle ``controlDevice``.
     public init(card: String = "default", control: String) {
         self.card = card
         self.control = control
+        self.controlDevice = ALSADeviceName.controlDevice(forCard: card)
     }
 
-    private var deviceName: String { "\(card) mixer \(control)" }
+    private var deviceName: String { "\(controlDevice) mixer \(control)" }
 
     /// The control's playback range in dB.
     /// - Throws: ``HardwareError`` naming the card and control: `.deviceUnavailable` if either
@@ -57,7 +62,7 @@ public struct ALSAMixerVolume: Hashable, Sendable {
         var result = snd_mixer_open(&mixer, 0)
         guard result >= 0, let mixer else { throw HardwareError.alsa(result, device: deviceName) }
         defer { snd_mixer_close(mixer) }
-        result = snd_mixer_attach(mixer, card)
+        result = snd_mixer_attach(mixer, controlDevice)
         guard result >= 0 else { throw HardwareError.alsa(result, device: deviceName) }
         result = snd_mixer_selem_register(mixer, nil, nil)
         guard result >= 0 else { throw HardwareError.alsa(result, device: deviceName) }

@@ -15,7 +15,17 @@ extension BoardProfile {
     public static func parse(_ text: String, file: String, defaultName: String) throws(ConfigError) -> Loaded {
         var reader = ConfigReader(try TOMLDocument.parse(text, file: file))
         let profile = try BoardProfile(reading: &reader, defaultName: defaultName)
-        return Loaded(profile: profile, file: file, warnings: reader.unknownKeys)
+        var warnings = reader.unknownKeys
+        if let mixer = profile.sound.mixer, let spelling = Sound.controlDeviceSpelling(ofCard: profile.sound.card) {
+            // Not an error: the daemon still opens the card (AlarmALSA's ALSAMixerVolume takes a bare
+            // id alsa-lib has no control for as that card), and a clock that refused to start
+            // over its volume control would ring nothing.
+            warnings.append(ConfigWarning(
+                file: file, line: reader.line(of: "sound.card"), key: "sound.card",
+                message: "\"\(profile.sound.card)\" is a card id, and alsa-lib opens the \(mixer) control by control device "
+                    + "name (\"Invalid CTL \(profile.sound.card)\"): write card = \"\(spelling)\" (used meanwhile)"))
+        }
+        return Loaded(profile: profile, file: file, warnings: warnings)
     }
 
     /// Reads every key of the format from `reader`, so that its ``ConfigReader/unknownKeys`` are
@@ -126,6 +136,17 @@ extension PCF8574Wiring {
 }
 
 extension BoardProfile.Sound {
+    /// Control device names alsa-lib defines itself, or its common plugins do, that need no `:`.
+    static let plainControlDevices: Set<String> = ["default", "sysdefault", "hw", "pulse", "pipewire"]
+
+    /// `hw:CARD=ID` when `card` is a bare card id (`Headphones`, as `aplay -l` shows it), which
+    /// `snd_mixer_attach` refuses; `nil` when `card` is written as a control device already.
+    public static func controlDeviceSpelling(ofCard card: String) -> String? {
+        let bare = card.unicodeScalars.allSatisfy { ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
+        guard bare, !plainControlDevices.contains(card) else { return nil }
+        return "hw:CARD=" + card
+    }
+
     init(reading reader: inout ConfigReader) throws(ConfigError) {
         _ = reader.hasTable("sound")
         self.init(

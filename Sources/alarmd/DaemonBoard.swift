@@ -24,7 +24,7 @@ struct DaemonBoard: Sendable {
     let soundProblemAtStart: HardwareError?
 
     static func open(
-        _ profile: BoardProfile, clock: any WallClock, settings: inout ApplianceSettings, logger: Logger
+        _ profile: BoardProfile, clock: any WallClock, logger: Logger
     ) async -> DaemonBoard {
         guard !profile.simulated, let gpio = profile.gpio, let display = profile.display else {
             logger.notice("Simulated board: no hardware, fakes for every part", metadata: ["board": "\(profile.name)"])
@@ -54,19 +54,30 @@ struct DaemonBoard: Sendable {
         }
         var mixer: ALSAMixerVolume?
         var mixerProblem: HardwareError?
+        var sound: any AudioOutput = audio
         if let control = profile.sound.mixer {
             let volume = ALSAMixerVolume(card: profile.sound.card, control: control)
+            mixer = volume
+            // Each sound sets the card to its volume and plays the crescendo below it in software,
+            // so the household's volume (read after this, or changed on the page later) is the
+            // card's. Checked now so a wrong name shows at start, not at the first alarm.
+            sound = HardwareVolumeAudioOutput(wrapping: audio, volume: volume) { problem in
+                if let problem {
+                    logger.warning("Sound card volume control cannot be set; the volume is set in software", metadata: [
+                        "error": "\(problem)",
+                    ])
+                } else {
+                    logger.notice("Sound card volume control works again", metadata: ["mixer": "\(control)"])
+                }
+            }
             do {
-                // The card plays at the alarm volume; the crescendo then ramps up to full scale
-                // in software, starting as far below as it would have.
-                try volume.set(decibels: settings.volume)
-                settings.crescendoStart -= settings.volume
-                settings.volume = 0
-                mixer = volume
-                logger.info("Alarm volume set on the sound card", metadata: ["mixer": "\(control)", "card": "\(profile.sound.card)"])
+                let range = try volume.range()
+                logger.info("Alarm volume is set on the sound card's control", metadata: [
+                    "mixer": "\(control)", "card": "\(volume.controlDevice)", "range.dB": "\(range)",
+                ])
             } catch {
                 mixerProblem = error
-                logger.warning("Sound card volume control not available; the volume is set in software", metadata: [
+                logger.warning("Sound card volume control not available; the volume is set in software until it is", metadata: [
                     "error": "\(error)",
                 ])
             }
@@ -74,7 +85,7 @@ struct DaemonBoard: Sendable {
         let hardware = ApplianceHardware(
             buttons: buttons ?? AbsentButtonInput() as any ButtonInput,
             indicator: indicator ?? AbsentIndicator() as any Indicator,
-            audio: audio, display: BoardParts.openDisplay(display))
+            audio: sound, display: BoardParts.openDisplay(display))
         return DaemonBoard(
             hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer, mixerProblem: mixerProblem,
             soundProblemAtStart: problemAtStart)

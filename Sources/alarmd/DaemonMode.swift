@@ -71,7 +71,7 @@ struct DaemonMode {
         // 3. The board's parts. Missing ones are logged and retried by their backends; the
         //    alarm still rings on whatever works.
         let clock = SystemWallClock()
-        let board = await DaemonBoard.open(profile, clock: clock, settings: &configuration.appliance, logger: logger)
+        let board = await DaemonBoard.open(profile, clock: clock, logger: logger)
 
         // 4. Engine and appliance, with the household's settings from the phone page (the
         //    configuration file gives their defaults).

@@ -139,7 +139,7 @@ struct SelfTestRun {
         case .failure(let error)?:
             return PartResult(
                 part: .sound, passed: false, detail: "volume control: \(error)",
-                hint: "`amixer -c CARD scontrols` lists the card's controls; set `sound.mixer` and `sound.card` in the profile, or remove `mixer`")
+                hint: "`amixer -c CARD scontrols` lists the card's controls, CARD being its id in `aplay -l` (`card 1: Headphones [...]`): set `sound.mixer` to one of them and `sound.card = \"hw:CARD=Headphones\"` (with that id) in the profile, or remove `mixer`")
         case .success(let range)?:
             mixerNote = "; volume control \(Int(range.lowerBound.rounded()))...\(Int(range.upperBound.rounded())) dB"
         case nil:
@@ -259,7 +259,7 @@ struct SelfTestRun {
         case (_, .noAcknowledge):
             return "the device does not answer: check its wiring and power"
         case (.sound, .deviceUnavailable):
-            return "no such sound device: `aplay -l` lists the cards; set `sound.device` in the profile (e.g. plughw:CARD=Headphones)"
+            return "no such sound device: `aplay -l` lists the cards; set `sound.device` in the profile (e.g. plughw:CARD=Headphones,DEV=0), and a mixer's `sound.card` as hw:CARD=Headphones"
         case (.sound, .busy):
             return "another program is playing on the device (PipeWire or PulseAudio?): use `default` or stop it"
         case (.sound, .io), (.led, .io), (.buttons, .io):

@@ -36,7 +36,8 @@ import Testing
         // Only the Pi 3B+ and 4B have the 3.5 mm jack.
         for name in ["rpi3bplus", "rpi4b"] {
             let sound = try BoardProfile.load(nameOrPath: name, directory: TestBoards.directory).profile.sound
-            #expect(sound == .init(device: "plughw:CARD=Headphones,DEV=0", mixer: "PCM", card: "Headphones"))
+            // The mixer's card is a control device: snd_mixer_attach refuses the bare id.
+            #expect(sound == .init(device: "plughw:CARD=Headphones,DEV=0", mixer: "PCM", card: "hw:CARD=Headphones"))
         }
         for name in ["rpi5", "zero2w", "simulated"] {
             #expect(try BoardProfile.load(nameOrPath: name, directory: TestBoards.directory).profile.sound == .init())
@@ -117,5 +118,31 @@ import Testing
         }
         let warned = try BoardProfile.parse(edited("button_bias", "buton_bias"), file: "board/rpi4b.toml", defaultName: "rpi4b")
         #expect(warned.warnings.map(\.description) == ["board/rpi4b.toml:15: gpio.buton_bias: unknown key, ignored (did you mean gpio.button_bias?)"])
+    }
+
+    /// `snd_mixer_attach` wants a control device; the id `aplay -l` shows is refused by alsa-lib
+    /// ("Invalid CTL Headphones"), so the profile says how to write it, at its line.
+    @Test func aMixerCardGivenAsABareCardIDWarnsWithTheControlDeviceSpelling() throws {
+        let text = try TestBoards.text("rpi4b").replacing("card = \"hw:CARD=Headphones\"", with: "card = \"Headphones\"", maxReplacements: 1)
+        let loaded = try BoardProfile.parse(text, file: "board/rpi4b.toml", defaultName: "rpi4b")
+        #expect(loaded.warnings.map(\.description) == [
+            "board/rpi4b.toml:29: sound.card: \"Headphones\" is a card id, and alsa-lib opens the PCM control by control device "
+                + "name (\"Invalid CTL Headphones\"): write card = \"hw:CARD=Headphones\" (used meanwhile)",
+        ])
+        #expect(loaded.profile.sound.card == "Headphones")
+    }
+
+    @Test(arguments: ["hw:CARD=Headphones", "hw:1", "default", "sysdefault", "hw", "pipewire"])
+    func aMixerCardWrittenAsAControlDeviceLoadsWithoutWarning(_ card: String) throws {
+        let text = try TestBoards.text("rpi4b").replacing("card = \"hw:CARD=Headphones\"", with: "card = \"\(card)\"", maxReplacements: 1)
+        #expect(try BoardProfile.parse(text, file: "board/rpi4b.toml", defaultName: "rpi4b").warnings.isEmpty)
+    }
+
+    @Test func aBareCardIDWithoutMixerIsNotWarnedAbout() throws {
+        // Nothing opens the card without a mixer control.
+        let text = try TestBoards.text("rpi4b")
+            .replacing("mixer = \"PCM\"", with: "", maxReplacements: 1)
+            .replacing("card = \"hw:CARD=Headphones\"", with: "card = \"Headphones\"", maxReplacements: 1)
+        #expect(try BoardProfile.parse(text, file: "board/rpi4b.toml", defaultName: "rpi4b").warnings.isEmpty)
     }
 }

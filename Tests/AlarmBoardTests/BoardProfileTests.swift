@@ -61,7 +61,7 @@ import Testing
             [sound]
             device = "plughw:CARD=Device,DEV=0"
             mixer = "Speaker"
-            card = "Device"
+            card = "hw:CARD=Device"
             """
         let loaded = try TestBoards.parse(text)
         #expect(loaded.warnings.isEmpty)
@@ -76,7 +76,7 @@ import Testing
             wiring: PCF8574Wiring(registerSelect: 7, readWrite: 6, enable: 5, data: (3, 2, 1, 0), backlight: 4, backlightActiveLow: true)!,
             compatibilityMode: true
         ))
-        #expect(profile.sound == .init(device: "plughw:CARD=Device,DEV=0", mixer: "Speaker", card: "Device"))
+        #expect(profile.sound == .init(device: "plughw:CARD=Device,DEV=0", mixer: "Speaker", card: "hw:CARD=Device"))
     }
 
     @Test func chipsAreTakenAsPathNameOrLabelByTheirShape() throws {

@@ -81,6 +81,8 @@ import Testing
         #expect(missing.exitStatus == 1)
         #expect(missing.standardOutput.contains("FAIL  sound: volume control: hw:CARD=alarmdNoSuchCard mixer PCM: not available"))
         #expect(missing.standardOutput.contains("hint: `amixer -c CARD scontrols`"))
+        // A control device, as snd_mixer_attach takes it: the bare id is what alsa-lib refuses.
+        #expect(missing.standardOutput.contains("`sound.card = \"hw:CARD=Headphones\"` (with that id)"))
     }
 
     @Test func onlyChecksTheNamedParts() async throws {

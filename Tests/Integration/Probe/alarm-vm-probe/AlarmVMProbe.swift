@@ -20,7 +20,7 @@ struct AlarmVMProbe: ParsableCommand {
             """,
         subcommands: [
             RecordAudio.self, Sound.self, Silence.self, Press.self, RecordLED.self, LED.self, LCD.self,
-            WaitFile.self, ClockOffset.self,
+            WaitFile.self, ClockOffset.self, AddVolume.self, Mixer.self,
         ]
     )
 
