@@ -452,10 +452,18 @@ judge_pi4() {
         '.first_high != null and .first_high - $s > -0.05 and .first_high - $s < 1' --argjson s "$s"
     jexpect "the LCD on i2c-1 does not show the alert ($(jv -c .text "$dir/lcd-pi4.json"))" "$dir/lcd-pi4.json" \
         '(.text[0] | contains("Pi VM")) and (.text[1] | contains("Stop"))'
-    # TODO(i29-selftest): judge selftest.txt here once vm-test runs `alarmd selftest --board rpi4b
-    # --non-interactive` beside the service: exit 0, sound PASS naming the volume control, and
-    # the LCD showing the clock again afterwards.
-    verdict pi4 "board $(jv .board "$dir/status.json"), control PCM $(jv .db "$dir/mixer-before.json") -> $(jv .db "$dir/mixer-ringing.json") dB, sound +$(ms "$(jv .first_sound "$dir/sound-pi4.json") - $s") ms at $(jv .peak_dbfs "$dir/sound-pi4.json") dBFS peak, LED +$(ms "$(jv .first_high "$dir/led-pi4.json") - $s") ms, LCD \"$(jv '.text | join(" / ")' "$dir/lcd-pi4.json")\""
+    expect "alarmd selftest beside the service exited $f_selftest_status ($(tr '\n' ' ' <"$dir/selftest.txt" 2>/dev/null | head -c 400))" [ "$f_selftest_status" = 0 ]
+    expect "the service's self-test did not pass sound with the volume control ($(grep -m1 'sound' "$dir/selftest.txt"))" \
+        grep -Eq '^PASS  sound: .*volume control' "$dir/selftest.txt"
+    expect "the self-test was not run by the service ($(head -n 2 "$dir/selftest.txt" | tr '\n' ' '))" grep -q 'The running alarmd' "$dir/selftest.txt"
+    lcd "$dir" lcd-before-selftest afterkill --adapter 1 --at "$(calc "$f_selftest_before - 0.2")"
+    lcd "$dir" lcd-after-selftest afterkill --adapter 1 --at "$(calc "$f_selftest_after + 1.2")"
+    # The clock's screen before and after, digits aside (a minute may turn meanwhile).
+    jexpect "the LCD is not the clock's screen whole after the self-test ($(jv -c .text "$dir/lcd-before-selftest.json") before, $(jv -c .text "$dir/lcd-after-selftest.json") after)" \
+        "$dir/lcd-after-selftest.json" \
+        '(.text | map(gsub("[0-9]"; "#"))) == ($before[0].text | map(gsub("[0-9]"; "#"))) and (.text | join("") | test("self-test") | not) and ($before[0].text[0] | test("[^ ]"))' \
+        --slurpfile before "$dir/lcd-before-selftest.json"
+    verdict pi4 "board $(jv .board "$dir/status.json"), selftest beside the service exit $f_selftest_status, LCD after it \"$(jv '.text | join(" / ")' "$dir/lcd-after-selftest.json")\", control PCM $(jv .db "$dir/mixer-before.json") -> $(jv .db "$dir/mixer-ringing.json") dB, sound +$(ms "$(jv .first_sound "$dir/sound-pi4.json") - $s") ms at $(jv .peak_dbfs "$dir/sound-pi4.json") dBFS peak, LED +$(ms "$(jv .first_high "$dir/led-pi4.json") - $s") ms, LCD \"$(jv '.text | join(" / ")' "$dir/lcd-pi4.json")\""
 }
 
 # --- no-sound --------------------------------------------------------------------------------------
