@@ -7,6 +7,7 @@ import AlarmHardware
 import AlarmKitCore
 import AlarmProtocol
 import AlarmTime
+import BuildVersion
 import FoundationEssentials
 import Logging
 
