@@ -279,7 +279,7 @@ let package = Package(
             ]
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
-        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "CLinuxSupport"]),
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "BuildVersion", "CLinuxSupport"]),
         .testTarget(
             name: "AlarmWebTests",
             dependencies: [

@@ -1,23 +1,37 @@
 import AlarmClient
 import AlarmProtocol
 import AlarmTestKit
+import BuildVersion
 import FoundationEssentials
 import Glibc
 import Testing
 
 /// One version everywhere: what `deploy/version` derives from this checkout (its VERSION file,
-/// else `git describe`) is what each program's `--version`, the control socket's hello and
+/// else `git describe`) is what the build compiles in (``AlarmdVersion/current``, through
+/// Plugins/VersionPlugin), and what each program's `--version`, the control socket's hello and
 /// `status` report (deploy/build-deb.sh puts the same into the package's control file).
 @Suite(.timeLimit(.minutes(5))) struct VersionTests {
-    /// `deploy/version`'s answer, with this test's environment (no `ALARMD_VERSION`), as the
-    /// build that `swift test` just made saw it.
-    static func derivedVersion() async throws -> String {
+    /// The version this build compiled in: the programs were built by the same build, with the
+    /// same prebuild output.
+    static let built = AlarmdVersion.current
+
+    static func git(_ arguments: [String]) async throws -> ChildProcess.Result {
+        try await ChildProcess.run("/usr/bin/git", ["-C", AlarmdCommandTests.repository] + arguments)
+    }
+
+    /// The build's version is deploy/version's for this checkout; or, when a commit was made
+    /// since the build (`swift test --skip-build`), the one it gave for a commit before HEAD.
+    @Test func theBuildCompiledDeployVersionsVersion() async throws {
         let result = try await ChildProcess.run("/bin/sh", [AlarmdCommandTests.repository + "/deploy/version"])
         try #require(result.exitStatus == 0, "deploy/version: \(result.standardError)")
-        let version = result.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
+        let derived = result.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
         // A Debian version, as the package needs: never the "0~unknown" of a checkout without history.
-        #expect(version.first?.isNumber == true && version != "0~unknown", "\(version)")
-        return version
+        #expect(Self.built.first?.isNumber == true && Self.built != "0~unknown", "\(Self.built)")
+        guard derived != Self.built else { return }
+        // 0~gitYYYYMMDD.HASH or 1.2.3+N.gHASH: HASH names a commit HEAD descends from.
+        let hash = String(Self.built.split(separator: ".").last ?? "").replacing(/^g/, with: "")
+        let ancestor = try await Self.git(["merge-base", "--is-ancestor", hash, "HEAD"])
+        #expect(ancestor.exitStatus == 0, "built \(Self.built), deploy/version says \(derived)")
     }
 
     /// deploy/version in a repository of its own: what a tag, a commit after it and a VERSION
@@ -65,15 +79,14 @@ import Testing
     }
 
     @Test(arguments: ["alarmd", "alarmctl", "alarm-web"])
-    func eachProgramPrintsTheDerivedVersion(program: String) async throws {
-        let version = try await Self.derivedVersion()
+    func eachProgramPrintsTheBuiltVersion(program: String) async throws {
         let result = try await ChildProcess.run(ChildProcess.product(program), ["--version"])
         #expect(result.exitStatus == 0, "\(result.standardError)")
-        #expect(result.standardOutput == version + "\n")
+        #expect(result.standardOutput == Self.built + "\n")
     }
 
-    @Test func theControlSocketsHelloAndStatusGiveTheDerivedVersion() async throws {
-        let version = try await Self.derivedVersion()
+    @Test func theControlSocketsHelloAndStatusGiveTheBuiltVersion() async throws {
+        let version = Self.built
         let directory = try TemporaryDirectory()
         let daemon = try DaemonServiceTests.Daemon(directory: directory.path)
         defer { daemon.stop(SIGTERM) }
