@@ -27,6 +27,10 @@ let package = Package(
         // Linux interfaces Swift's Glibc module leaves out (timerfd, eventfd, CLOCK_BOOTTIME,
         // termios, sockets, signals), in C.
         .target(name: "CLinuxSupport"),
+        // The version every program and the package show: `deploy/version`'s, through the plugin
+        // (see Plugins/VersionPlugin for why a prebuild command).
+        .plugin(name: "VersionPlugin", capability: .buildTool()),
+        .target(name: "BuildVersion", plugins: ["VersionPlugin"]),
         // Swift over them: threads of our own, the task executor that replaces libdispatch's pool,
         // inotify, the shared realtime timer, eventfd signals, whole writes and whole-file reads.
         .target(name: "LinuxSupport", dependencies: ["CLinuxSupport"]),
@@ -115,7 +119,7 @@ let package = Package(
         .target(
             name: "AlarmControl",
             dependencies: [
-                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport",
+                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "BuildVersion", "CLinuxSupport", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -143,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "alarmd",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO",
+                "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO", "BuildVersion",
                 "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmProtocol", "AlarmScenario", "JournalLogging",
                 "AlarmSimulator", "AlarmTime", "CLinuxSupport", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -154,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport", "WebPairings",
+                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "BuildVersion", "CLinuxSupport", "LinuxSupport", "WebPairings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -175,7 +179,7 @@ let package = Package(
         .executableTarget(
             name: "alarm-web",
             dependencies: [
-                "AlarmWeb", "JournalLogging", "LinuxSupport",
+                "AlarmWeb", "BuildVersion", "JournalLogging", "LinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -275,7 +279,7 @@ let package = Package(
             ]
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
-        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "CLinuxSupport"]),
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "BuildVersion", "CLinuxSupport"]),
         .testTarget(
             name: "AlarmWebTests",
             dependencies: [

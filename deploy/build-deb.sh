@@ -8,12 +8,17 @@
 # arm64 on an amd64 machine is cross-built (deploy/cross/, Swift 6.0.3 from Debian trixie, run
 # as root) into two packages, one per Debian release, because the binaries link that release's
 # libgpiod and glibc:
-#   OUTPUT_DIR/alarmd_VERSION_arm64.bookworm.deb   Raspberry Pi OS / Debian 12 bookworm
-#   OUTPUT_DIR/alarmd_VERSION_arm64.trixie.deb     Raspberry Pi OS / Debian 13 trixie
-# (default OUTPUT_DIR: .build-deb in the checkout). VERSION is the first line of a VERSION file
-# at the top of the checkout, else derived from `git describe` (a tag v1.2.3 gives 1.2.3; no tag
-# gives 0~gitYYYYMMDD.HASH). The Maintainer field is DEB_MAINTAINER ("Name <address>"; the
-# default is a placeholder). Prints the path of each package written.
+#   OUTPUT_DIR/alarmd_VERSION~deb12_arm64.bookworm.deb   Raspberry Pi OS / Debian 12 bookworm
+#   OUTPUT_DIR/alarmd_VERSION~deb13_arm64.trixie.deb     Raspberry Pi OS / Debian 13 trixie
+# (default OUTPUT_DIR: .build-deb in the checkout). VERSION is deploy/version's (a VERSION file,
+# else `git describe`); each package's version adds its Debian release, ~debN (the native one
+# that of this machine's /etc/os-release), so one apt repository holds both arm64 builds and an
+# upgrade from bookworm to trixie moves to the trixie build: VERSION~deb12 < VERSION~deb13 <
+# VERSION < any later VERSION. The binaries are built with that version (alarmd --version says
+# what dpkg -l says). The man pages are generate-manual's (swift-argument-parser) from each
+# program's own --experimental-dump-help. The Maintainer field is DEB_MAINTAINER ("Name
+# <address>"; the default is a placeholder at the reserved .invalid domain). Prints the path of
+# each package written.
 set -eu
 
 usage() {
@@ -47,36 +52,76 @@ if [ $cross = 0 ]; then
     "$source_dir/deploy/install-build-deps"
 fi
 
-# The version: VERSION, else a tag, else the commit.
-if [ -f "$source_dir/VERSION" ]; then
-    version=$(head -n 1 "$source_dir/VERSION")
-elif described=$(git -C "$source_dir" describe --tags --match 'v[0-9]*' 2>/dev/null); then
-    # v1.2.3-4-gabcdef0 -> 1.2.3+4.gabcdef0 (sorts after 1.2.3)
-    version=$(echo "${described#v}" | sed -E 's/-([0-9]+)-g([0-9a-f]+)$/+\1.g\2/')
-elif commit=$(git -C "$source_dir" log -1 --format='%cd.%h' --date=format:%Y%m%d 2>/dev/null); then
-    version="0~git$commit"
-else
-    echo "build-deb.sh: no VERSION file and no git history: cannot tell the version" >&2
-    exit 65
-fi
-if ! dpkg --validate-version "$version" 2>/dev/null; then
-    echo "build-deb.sh: \"$version\" is not a valid Debian version" >&2
-    exit 65
-fi
+# The upstream version: VERSION, else a tag, else the commit (deploy/version).
+upstream_version=$("$source_dir/deploy/version") || exit
 if [ -n "$(git -C "$source_dir" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-    echo "build-deb.sh: note: the checkout has uncommitted changes; the package is still called $version" >&2
+    echo "build-deb.sh: note: the checkout has uncommitted changes; the package is still called $upstream_version" >&2
 fi
 
-maintainer=${DEB_MAINTAINER:-alarmd maintainers <alarmd@localhost>}
-commit=$(git -C "$source_dir" rev-parse --short HEAD 2>/dev/null || echo unknown)
+# release_suffix [SUITE]: the Debian release's mark on the version, ~debN. A tilde sorts before
+# everything, so VERSION~deb12 < VERSION~deb13 < VERSION, and an upgrade of the release (and of
+# its apt suite) upgrades the package; each sorts before the next upstream version, including
+# a later commit's VERSION+N.gHASH. Without SUITE, this machine's release (/etc/os-release): a
+# release that is not Debian's gets ~IDVERSION_ID (~ubuntu24.04), testing or sid (no VERSION_ID)
+# none.
+release_suffix() {
+    case ${1:-} in
+    bookworm) echo "~deb12" ;;
+    trixie) echo "~deb13" ;;
+    *)
+        (
+            . /etc/os-release
+            [ -n "${VERSION_ID:-}" ] || exit 0
+            case ${ID:-} in
+            debian | raspbian) echo "~deb$VERSION_ID" ;;
+            *) echo "~${ID:-}$VERSION_ID" ;;
+            esac
+        )
+        ;;
+    esac
+}
 
-# build_package BIN_DIR SUITE DEB STRIP SHLIBDEPS_OPTION...: stages the binaries of BIN_DIR and
-# every installed file, strips the binaries with STRIP, derives the libraries' dependencies with
+maintainer=${DEB_MAINTAINER:-alarmd maintainers <alarmd@alarmd.invalid>}
+commit=$(git -C "$source_dir" rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The man pages' date: the commit's, so that a package built again from it is the same.
+manual_date=$(git -C "$source_dir" log -1 --format=%cd --date=format:%Y-%m-%d 2>/dev/null || date -u +%Y-%m-%d)
+
+# generate_manuals BIN_DIR DEST_DIR [RUNNER...]: writes DEST_DIR/PROGRAM.1.gz for alarmd,
+# alarmctl and alarm-web with generate-manual, the tool behind swift-argument-parser's
+# GenerateManual plugin, which renders a program's own `--experimental-dump-help` as mdoc.
+# The plugin itself (`swift package plugin generate-manual`) builds every product of the package
+# again in a configuration of its own; the tool run on BIN_DIR's programs describes exactly
+# the binaries packaged. RUNNER runs a program of another architecture (qemu-aarch64-static -L
+# SYSROOT); the tool itself is built for this machine once, in OUTPUT_DIR/build.
+generate_manuals() {
+    bin_dir=$1 dest=$2
+    shift 2
+    if [ -z "${generate_manual:-}" ]; then
+        swift build --package-path "$source_dir" --scratch-path "$output/build" --product generate-manual >&2
+        generate_manual=$(swift build --package-path "$source_dir" --scratch-path "$output/build" --show-bin-path)/generate-manual
+    fi
+    pages=$work/man-pages
+    rm -rf "$pages"
+    mkdir -p "$pages" "$dest"
+    for program in alarmd alarmctl alarm-web; do
+        # generate-manual runs the tool it names; a wrapper runs it through RUNNER.
+        printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$*" "$bin_dir/$program" >"$pages/$program"
+        chmod 0755 "$pages/$program"
+        "$generate_manual" "$pages/$program" --date "$manual_date" --output-directory "$pages" >&2
+        gzip -9n <"$pages/$program.1" >"$dest/$program.1.gz"
+        chmod 0644 "$dest/$program.1.gz"
+    done
+    rm -rf "$pages"
+}
+
+# build_package BIN_DIR SUITE VERSION DEB STRIP RUNNER SHLIBDEPS_OPTION...: stages the binaries
+# of BIN_DIR and every installed file, strips the binaries with STRIP, generates their man pages
+# (running them through RUNNER, "" for none), derives the libraries' dependencies with
 # dpkg-shlibdeps (run with the options given) and writes DEB. SUITE names the Debian release the
 # package is for ("" for this machine's own).
 build_package() {
-    bin_dir=$1 suite=$2 deb=$3 strip=$4
-    shift 4
+    bin_dir=$1 suite=$2 version=$3 deb=$4 strip=$5 runner=$6
+    shift 6
     # dpkg-shlibdeps wants a debian/ directory with the package's tree inside it.
     work=$output/work${suite:+-$suite}
     package=$work/debian/alarmd
@@ -93,6 +138,8 @@ build_package() {
     for program in alarmd alarmctl alarm-web; do
         "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/$program"
     done
+    # shellcheck disable=SC2086 # RUNNER is words
+    generate_manuals "$package/usr/bin" "$package/usr/share/man/man1" $runner
 
     # A native package's changelog: one entry naming the commit it was built from.
     printf 'alarmd (%s) unstable; urgency=medium\n\n  * Built from commit %s%s.\n\n -- %s  %s\n' \
@@ -130,6 +177,11 @@ Description: bedside alarm clock daemon for Raspberry Pi boards
 EOF
     echo /etc/alarmd/alarmd.toml >"$package/DEBIAN/conffiles"
 
+    # The maintainer scripts handle the units as debhelper's dh_installsystemd would: enabling
+    # through deb-systemd-helper (whose state file remembers an administrator's `systemctl
+    # disable` across upgrades, and which works without systemd running, in a chroot or an
+    # image), starting and stopping through deb-systemd-invoke (which honours policy-rc.d and
+    # leaves a disabled unit stopped). Both come from init-system-helpers (Essential: yes).
     cat >"$package/DEBIAN/postinst" <<'EOF'
 #!/bin/sh
 set -e
@@ -140,31 +192,31 @@ if [ "$1" = configure ]; then
         udevadm control --reload-rules || true
         udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=i2c-dev || true
     fi
-    # Enabled on the first installation only: an upgrade keeps what the administrator chose.
-    if [ -z "$2" ]; then
-        systemctl enable alarmd.service alarm-web.service >/dev/null 2>&1 || true
-    fi
-    if [ -d /run/systemd/system ]; then
-        systemctl daemon-reload
-        if [ -z "$2" ]; then
-            systemctl start alarmd.service || echo "alarmd did not start; see journalctl -u alarmd" >&2
-            systemctl start alarm-web.service || echo "alarm-web did not start; see journalctl -u alarm-web" >&2
+fi
+if [ "$1" = configure ] || [ "$1" = abort-upgrade ] || [ "$1" = abort-deconfigure ] || [ "$1" = abort-remove ]; then
+    for unit in alarmd.service alarm-web.service; do
+        # was-enabled is true on the first installation, false once the administrator disabled it.
+        if deb-systemd-helper --quiet was-enabled "$unit"; then
+            deb-systemd-helper enable "$unit" >/dev/null || true
         else
-            systemctl try-restart alarmd.service || echo "alarmd did not restart; see journalctl -u alarmd" >&2
-            systemctl try-restart alarm-web.service || echo "alarm-web did not restart; see journalctl -u alarm-web" >&2
+            deb-systemd-helper update-state "$unit" >/dev/null || true
         fi
+    done
+    if [ -d /run/systemd/system ]; then
+        systemctl --system daemon-reload >/dev/null || true
+        # After an upgrade the running services take the new binaries.
+        if [ -n "$2" ]; then action=restart; else action=start; fi
+        deb-systemd-invoke "$action" alarmd.service || echo "alarmd did not $action; see journalctl -u alarmd" >&2
+        deb-systemd-invoke "$action" alarm-web.service || echo "alarm-web did not $action; see journalctl -u alarm-web" >&2
     fi
 fi
 EOF
     cat >"$package/DEBIAN/prerm" <<'EOF'
 #!/bin/sh
 set -e
-# On removal (not on upgrade: postinst restarts then) stop and disable while the unit still exists.
-if [ "$1" = remove ]; then
-    if [ -d /run/systemd/system ]; then
-        systemctl stop alarm-web.service alarmd.service || true
-    fi
-    systemctl disable alarm-web.service alarmd.service >/dev/null 2>&1 || true
+# On removal (not on upgrade: postinst restarts then) the services stop while their units exist.
+if [ -z "${DPKG_ROOT:-}" ] && [ "$1" = remove ] && [ -d /run/systemd/system ]; then
+    deb-systemd-invoke stop alarm-web.service alarmd.service >/dev/null || true
 fi
 EOF
     cat >"$package/DEBIAN/postrm" <<'EOF'
@@ -173,10 +225,16 @@ set -e
 case "$1" in
     remove|purge)
         if [ -d /run/systemd/system ]; then
-            systemctl daemon-reload || true
+            systemctl --system daemon-reload >/dev/null || true
         fi
         ;;
 esac
+# Removed, the units keep their enablement for a reinstallation (with no unit file there is
+# nothing to start, and no init script to mask); purged, it is forgotten, unless
+# init-system-helpers went first.
+if [ "$1" = purge ] && command -v deb-systemd-helper >/dev/null; then
+    deb-systemd-helper purge alarmd.service alarm-web.service >/dev/null || true
+fi
 # Purging deletes the alarms, the clients' records and the paired browsers; the users and
 # groups stay (Debian never removes a system user, whose IDs may still own files).
 if [ "$1" = purge ]; then
@@ -185,6 +243,11 @@ fi
 EOF
     chmod 0755 "$package/DEBIAN/postinst" "$package/DEBIAN/prerm" "$package/DEBIAN/postrm"
 
+    # What dh_md5sums writes: `debsums` and `dpkg --verify` check the installed files against it.
+    (cd "$package" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | LC_ALL=C sort | xargs -d '\n' md5sum) \
+        >"$package/DEBIAN/md5sums"
+    chmod 0644 "$package/DEBIAN/md5sums"
+
     dpkg-deb --root-owner-group -Zxz --build "$package" "$deb" >/dev/null
     echo "$deb"
 }
@@ -192,12 +255,15 @@ EOF
 if [ $cross = 0 ]; then
     # Release binaries with the Swift runtime linked in, so the package needs no Swift toolchain.
     # Time zones come from /usr/share/zoneinfo (tzdata), read by alarmd itself, not from ICU.
+    # ALARMD_VERSION: the version the programs report (Plugins/VersionPlugin).
+    version=$upstream_version$(release_suffix)
+    export ALARMD_VERSION="$version"
     set -- --package-path "$source_dir" --scratch-path "$output/build"
     "$source_dir/deploy/swift-build-release" "$@" --product alarmd
     "$source_dir/deploy/swift-build-release" "$@" --product alarmctl
     "$source_dir/deploy/swift-build-release" "$@" --product alarm-web
-    build_package "$("$source_dir/deploy/swift-build-release" "$@" --show-bin-path)" "" \
-        "$output/alarmd_${version}_${arch}.deb" strip
+    build_package "$("$source_dir/deploy/swift-build-release" "$@" --show-bin-path)" "" "$version" \
+        "$output/alarmd_${version}_${arch}.deb" strip ""
     exit 0
 fi
 
@@ -205,16 +271,20 @@ fi
 # package database made from the very .debs unpacked in the sysroot (deploy/cross/common.sh),
 # finds the libraries in the sysroot's directories, and reads them with aarch64-linux-gnu-objdump.
 . "$source_dir/deploy/cross/common.sh"
+cross_host_tools
+qemu=$(command -v qemu-aarch64-static)
 for suite in bookworm trixie; do
     scratch=$output/build-arm64-$suite
+    version=$upstream_version$(release_suffix "$suite")
+    export ALARMD_VERSION="$version"
     set -- "$suite" --package-path "$source_dir" --scratch-path "$scratch"
     "$source_dir/deploy/cross/swift-build" "$@" --product alarmd
     "$source_dir/deploy/cross/swift-build" "$@" --product alarmctl
     "$source_dir/deploy/cross/swift-build" "$@" --product alarm-web
     cross_prepare_package_database "$suite"
     DEB_HOST_ARCH=arm64 DEB_HOST_MULTIARCH=aarch64-linux-gnu DEB_HOST_GNU_TYPE=aarch64-linux-gnu \
-        build_package "$scratch/build/aarch64-unknown-linux-gnu/release" "$suite" \
-        "$output/alarmd_${version}_arm64.$suite.deb" aarch64-linux-gnu-strip \
+        build_package "$scratch/build/aarch64-unknown-linux-gnu/release" "$suite" "$version" \
+        "$output/alarmd_${version}_arm64.$suite.deb" aarch64-linux-gnu-strip "$qemu -L $cross_targets/sysroot-$suite" \
         --admindir="$cross_targets/dpkg-$suite" \
         -l"$cross_targets/sysroot-$suite/lib/aarch64-linux-gnu" -l"$cross_targets/sysroot-$suite/usr/lib/aarch64-linux-gnu"
 done

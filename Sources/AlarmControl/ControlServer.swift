@@ -2,6 +2,7 @@ import AlarmEngine
 import AlarmKitCore
 import AlarmProtocol
 import AlarmTime
+import BuildVersion
 import CLinuxSupport
 import Glibc
 import LinuxSupport
@@ -65,7 +66,8 @@ public final class ControlServer: Sendable {
         public var maximumSubscriptions = 16
         /// Reported by `hello`.
         public var serverName = "alarmd"
-        public var serverVersion = "0"
+        /// Reported by `hello`: this build's version, the one `alarmd --version` and the package show.
+        public var serverVersion = AlarmdVersion.current
 
         public init(socketPath: String, socketGroupID: UInt32? = nil, administrators: ControlAdministrators = .init(groupID: nil)) {
             self.socketPath = socketPath

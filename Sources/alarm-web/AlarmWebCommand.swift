@@ -1,5 +1,6 @@
 import AlarmWeb
 import ArgumentParser
+import BuildVersion
 import FoundationEssentials
 import Glibc
 import JournalLogging
@@ -19,7 +20,8 @@ struct AlarmWebCommand: AsyncParsableCommand {
             alarmd-admin group), so it shows and changes the household's alarms; if it stops, \
             alarms still ring. Plain HTTP: anyone on the network can watch the traffic; put a TLS \
             proxy in front (deploy/README.md) and pass --secure-cookies to keep it private.
-            """
+            """,
+        version: AlarmdVersion.current
     )
 
     @Option(help: ArgumentHelp("Where to listen: HOST:PORT, [IPV6]:PORT, or :PORT for every address.", valueName: "ADDRESS"))

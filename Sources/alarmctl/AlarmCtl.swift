@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildVersion
 import Glibc
 import LinuxSupport
 
@@ -23,6 +24,7 @@ struct AlarmCtl: AsyncParsableCommand {
             Exit status: 0 done; 1 refused by alarmd (its message is printed); 64 bad arguments; \
             69 alarmd not running; 77 no permission on the socket. Errors are one line on stderr.
             """,
+        version: AlarmdVersion.current,
         subcommands: [
             ScheduleCommand.self, TimerCommand.self, ListCommand.self, ShowCommand.self,
             CancelCommand.self, StopCommand.self, SnoozeCommand.self, PauseCommand.self, ResumeCommand.self,

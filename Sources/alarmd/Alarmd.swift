@@ -1,6 +1,7 @@
 import AlarmHardware
 import AlarmTime
 import ArgumentParser
+import BuildVersion
 import FoundationEssentials
 import Glibc
 import LinuxSupport
@@ -14,6 +15,7 @@ struct AlarmdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alarmd",
         abstract: "The alarm clock appliance.",
+        version: AlarmdVersion.current,
         subcommands: [Alarmd.self, SelfTestCommand.self],
         defaultSubcommand: Alarmd.self
     )

@@ -12,6 +12,7 @@ import AlarmProtocol
 import AlarmSimulator
 import AlarmTime
 import ArgumentParser
+import BuildVersion
 import FoundationEssentials
 import Glibc
 import JournalLogging
@@ -111,7 +112,6 @@ struct DaemonMode {
         control.maximumClientsPerUser = configuration.control.maximumClientsPerUser
         control.maximumAdministratorClients = configuration.control.maximumAdministratorClients
         control.idleTimeout = configuration.control.idleTimeout
-        control.serverVersion = AlarmdVersion.current
         let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
         let server = ControlServer(
             configuration: control, runtime: runtime,
@@ -249,9 +249,4 @@ enum UntilCancelled {
         for await _ in stream {}
         withExtendedLifetime(continuation) {}
     }
-}
-
-/// The version alarmd reports (`alarmctl status`, the control socket's `hello`).
-enum AlarmdVersion {
-    static let current = "0.5.0"
 }

@@ -8,6 +8,7 @@ import AlarmHardware
 import AlarmKitCore
 import AlarmProtocol
 import AlarmTime
+import BuildVersion
 import FoundationEssentials
 import Logging
 

@@ -237,7 +237,9 @@ JSON
 }
 
 # Runs COMMAND in the compiler's root, in a mount namespace of its own (the mounts vanish with
-# it): /proc, /dev, and each path of $cross_binds at the same path inside as outside.
+# it): /proc, /dev, and each path of $cross_binds at the same path inside as outside. Of the
+# environment only the pkg-config variables and ALARMD_VERSION (the version the programs report,
+# Plugins/VersionPlugin) go in.
 cross_in_compiler() {  # COMMAND...
     CROSS_BINDS="$cross_targets ${cross_binds:-}" unshare --mount --propagation private --fork sh -c '
         set -e
@@ -250,6 +252,7 @@ cross_in_compiler() {  # COMMAND...
         done
         cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
         exec chroot "$root" env -i PATH=/usr/libexec/swift/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
+            ${ALARMD_VERSION:+ALARMD_VERSION=$ALARMD_VERSION} \
             ${PKG_CONFIG_SYSROOT_DIR:+PKG_CONFIG_SYSROOT_DIR=$PKG_CONFIG_SYSROOT_DIR} \
             ${PKG_CONFIG_LIBDIR:+PKG_CONFIG_LIBDIR=$PKG_CONFIG_LIBDIR PKG_CONFIG_PATH=$PKG_CONFIG_LIBDIR} "$@"' \
         sh "$cross_cache/compiler" "$@"
