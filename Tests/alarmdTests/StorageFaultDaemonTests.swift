@@ -85,7 +85,10 @@ import Testing
         chmod(state + "/alarms.journal", 0o600)
         chown(state, 65534, 65534)
         chmod(directory.path, 0o777)
-        try TestFiles.write([], to: directory.path + "/alarmd.toml")
+        // The socket goes to the daemon's own group: the default, `alarmd`, may exist on this
+        // machine (the package installed), and a daemon outside it cannot give the socket to it.
+        let ownGroup = try #require(getgrgid(65534).map { String(cString: $0.pointee.gr_name) })
+        try TestFiles.write(Array("socket_group = \"\(ownGroup)\"\n".utf8), to: directory.path + "/alarmd.toml")
         chmod(directory.path + "/alarmd.toml", 0o644)
         let daemon = try Daemon(directory: directory.path, asUser: 65534)
         defer { daemon.stop(SIGTERM) }
