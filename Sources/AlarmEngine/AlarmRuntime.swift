@@ -332,13 +332,6 @@ public actor AlarmRuntime {
         durability.markSaved()
     }
 
-    /// Waits for a read of the store under way and the save of time-driven changes, if one is
-    /// due (for tests).
-    func settleStore() async {
-        if let read = unreadStore?.readStarted { await read.value }
-        if case .saveQueued(let job, _) = durability { await job.value }
-    }
-
     static func storedState(
         _ scheduler: AlarmScheduler, authorizations: [ClientID: AlarmManager.AuthorizationState], savedAt: Date
     ) -> StoredState {
