@@ -186,8 +186,15 @@ let package = Package(
         ),
         // Apple's sample "Scheduling an alarm with AlarmKit", a terminal in place of its SwiftUI: only AlarmKit.
         .executableTarget(name: "alarm-sample", dependencies: ["AlarmKit"], path: "Examples/AlarmSample"),
-        // Helpers shared by the test targets: child processes, temporary directories.
-        .target(name: "AlarmTestKit", dependencies: ["AlarmKitCore", "LinuxSupport"], path: "Tests/AlarmTestKit"),
+        // What the tests need from C and the products do not: connecting as another user, pseudo-terminals.
+        .target(name: "CTestSupport", dependencies: ["CLinuxSupport"], path: "Tests/CTestSupport"),
+        // Helpers shared by the test targets: child processes, temporary directories, connections
+        // as another user.
+        .target(
+            name: "AlarmTestKit",
+            dependencies: ["AlarmClient", "AlarmKitCore", "AlarmProtocol", "CTestSupport", "LinuxSupport"],
+            path: "Tests/AlarmTestKit"
+        ),
         // A child process for the crash-safety test: applies changes until it is killed.
         // A program that uses only `import AlarmKit`, as an app on the device does (AlarmKitAppTests).
         .executableTarget(name: "alarmkit-app-probe", dependencies: ["AlarmKit"], path: "Tests/AlarmKitAppProbe"),
@@ -266,7 +273,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "JournalLogging", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmSimulator", "AlarmTime", "LinuxSupport", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport"]),
+        .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport", "CTestSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",
             dependencies: ["AlarmScenario", "AlarmTestKit"]
@@ -279,7 +286,7 @@ let package = Package(
             ]
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
-        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "BuildVersion", "CLinuxSupport"]),
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "BuildVersion", "CLinuxSupport", "CTestSupport"]),
         .testTarget(
             name: "AlarmWebTests",
             dependencies: [

@@ -28,15 +28,15 @@ public final class ControlClient: Sendable {
         public var path: String
         let open: @Sendable () throws(ControlSocketError) -> Int32
 
+        /// A connector whose `open` returns a connected, non-blocking descriptor.
+        package init(path: String, open: @escaping @Sendable () throws(ControlSocketError) -> Int32) {
+            self.path = path
+            self.open = open
+        }
+
         /// Connects to the socket at `path` as this process.
         public static func unixSocket(path: String) -> Connector {
             Connector(path: path) { () throws(ControlSocketError) in try UnixSocket.connect(to: path) }
-        }
-
-        /// Connects to the socket at `path` as another user: the daemon sees `uid` and `gid` as
-        /// the peer. Only root may (for tools acting for a user, and for tests).
-        public static func unixSocket(path: String, actingAsUID uid: UInt32, gid: UInt32) -> Connector {
-            Connector(path: path) { () throws(ControlSocketError) in try UnixSocket.connect(to: path, uid: uid, gid: gid) }
         }
     }
 

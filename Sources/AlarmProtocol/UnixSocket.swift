@@ -31,13 +31,6 @@ package enum UnixSocket {
         return fd
     }
 
-    /// A non-blocking descriptor connected to `path` with another effective uid and gid (root only).
-    package static func connect(to path: String, uid: UInt32, gid: UInt32) throws(ControlSocketError) -> Int32 {
-        let fd = alarmd_unix_connect_as(path, uid, gid)
-        guard fd >= 0 else { throw ControlSocketError("connect as uid \(uid)", path: path, errno: -fd) }
-        return fd
-    }
-
     /// The result of a non-blocking send or receive.
     package enum Transfer: Equatable {
         case done(Int)

@@ -1,4 +1,5 @@
 import CLinuxSupport
+import CTestSupport
 import Glibc
 import SimulatorConsole
 import Testing

@@ -3,6 +3,7 @@ import AlarmKitCore
 import AlarmProtocol
 import AlarmTestKit
 import CLinuxSupport
+import CTestSupport
 import Dispatch
 import FoundationEssentials
 import Glibc

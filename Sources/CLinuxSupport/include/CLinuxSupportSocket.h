@@ -29,13 +29,6 @@ int alarmd_unix_accept(int listen_fd);
 /// -EACCES: the file's mode or group keeps the caller out).
 int alarmd_unix_connect(const char *path);
 
-/// Like alarmd_unix_connect, but connects from a private thread whose effective uid and gid (and
-/// only supplementary group) are uid and gid, so the server's SO_PEERCRED sees that user. Only
-/// that thread's credentials change (raw setresuid/setresgid/setgroups system calls, which act on
-/// the calling thread alone); the thread ends right after. Needs CAP_SETUID and CAP_SETGID
-/// (root): -EPERM otherwise. For tests, and for root tools acting for a user.
-int alarmd_unix_connect_as(const char *path, uint32_t uid, uint32_t gid);
-
 /// The peer's credentials as the kernel recorded them at connect time (SO_PEERCRED): the
 /// effective uid and gid of the connecting thread, and its process id. Returns 0 or -errno.
 int alarmd_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);

@@ -29,13 +29,4 @@ void alarmd_terminal_restore(void);
 /// a terminal).
 int alarmd_terminal_size(int fd, int *rows, int *columns);
 
-/// Sets the size the terminal on fd reports (what a terminal emulator does on a resize; tests use it
-/// on a pseudo-terminal). Returns 0 or -errno.
-int alarmd_terminal_set_size(int fd, int rows, int columns);
-
-/// Opens a new pseudo-terminal pair (for tests; Swift's Glibc module lacks posix_openpt): the
-/// controlling side, which a terminal emulator reads and writes, and the terminal a program sees.
-/// Both close-on-exec, neither becomes the controlling terminal. Returns 0 or -errno.
-int alarmd_pseudo_terminal_open(int *controller, int *terminal);
-
 #endif
