@@ -195,9 +195,9 @@ let package = Package(
             dependencies: ["AlarmClient", "AlarmKitCore", "AlarmProtocol", "CTestSupport", "LinuxSupport"],
             path: "Tests/AlarmTestKit"
         ),
-        // A child process for the crash-safety test: applies changes until it is killed.
         // A program that uses only `import AlarmKit`, as an app on the device does (AlarmKitAppTests).
         .executableTarget(name: "alarmkit-app-probe", dependencies: ["AlarmKit"], path: "Tests/AlarmKitAppProbe"),
+        // A child process for the crash-safety test: applies changes until it is killed.
         .executableTarget(
             name: "alarm-store-crash-child",
             dependencies: [
