@@ -14,24 +14,50 @@ extension TestFiles {
     ///   after `timeout`: a child that never writes it fails the test instead of hanging it. The
     ///   timeout is a safety net, never part of what is tested.
     public static func waitUntil(_ path: String, contains text: String, timeout: Duration = .seconds(30)) async throws -> String {
-        try await DetachedThread.run { Result { try blockUntil(path, contains: text, timeout: timeout) } }.get()
+        try await waitUntil(
+            watching: path, timeout: timeout,
+            failure: { "\(path) did not come to contain \"\(text)\" within \(timeout); it holds: \(String(decoding: read(path) ?? [], as: UTF8.self))" }
+        ) {
+            let content = String(decoding: read(path) ?? [], as: UTF8.self)
+            return content.contains(text) ? content : nil
+        }
     }
 
-    private static func blockUntil(_ path: String, contains text: String, timeout: Duration) throws(ChildProcessError) -> String {
+    /// Suspends until `check` returns a value, calling it first and then on each inotify event
+    /// for a write to the file at `path` (which must exist): for a condition on what a writer
+    /// (a child process, a writer thread) puts in that file. Returns the value.
+    ///
+    /// ```swift
+    /// try await TestFiles.waitUntil(watching: recording, failure: { "nothing recorded" }) { size(recording) > 0 ? () : nil }
+    /// ```
+    ///
+    /// - Throws: ``ChildProcessError`` with `failure()` if `check` still returns `nil` after
+    ///   `timeout`, the safety net against a hang, never part of what is tested.
+    public static func waitUntil<Value: Sendable>(
+        watching path: String, timeout: Duration = .seconds(30), failure: @escaping @Sendable () -> String,
+        _ check: @escaping @Sendable () -> Value?
+    ) async throws -> Value {
+        try await DetachedThread.run {
+            Result { () throws(ChildProcessError) -> Value in
+                try blockUntil(watching: path, timeout: timeout, failure: failure, check)
+            }
+        }.get()
+    }
+
+    private static func blockUntil<Value>(
+        watching path: String, timeout: Duration, failure: () -> String, _ check: () -> Value?
+    ) throws(ChildProcessError) -> Value {
         guard let inotify = Inotify() else { throw ChildProcessError(message: "no inotify instance for \(path)") }
-        // Watching before the first read: a write between the read and the poll is then an event
-        // waiting, never missed.
+        // Watching before the first check: a write between the check and the poll is then an
+        // event waiting, never missed.
         guard inotify.add(path, mask: UInt32(IN_MODIFY)) != nil else {
             throw ChildProcessError(message: "cannot watch \(path): errno \(errno)")
         }
         let deadline = ContinuousClock.now + timeout
         while true {
-            let content = String(decoding: read(path) ?? [], as: UTF8.self)
-            if content.contains(text) { return content }
+            if let value = check() { return value }
             let left = deadline - ContinuousClock.now
-            guard left > .zero else {
-                throw ChildProcessError(message: "\(path) did not come to contain \"\(text)\" within \(timeout); it holds: \(content)")
-            }
+            guard left > .zero else { throw ChildProcessError(message: failure()) }
             var descriptor = pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0)
             if poll(&descriptor, 1, Int32(min(left / .milliseconds(1) + 1, 60_000))) < 0, errno != EINTR {
                 throw ChildProcessError(message: "poll on the inotify descriptor for \(path): errno \(errno)")
