@@ -78,7 +78,10 @@ struct ALSAAudioOutputTests {
         let began = clock.now
         try await rig.output.play(.builtInTone, gain: .constant(-6), looping: true)
         // The file plugin writes a buffer behind; wait until the second loop's first beep is in.
-        try await waitUntil("a loop and a beep recorded") { rig.recordedBytes > 44 + 2 * (loopFrames + 4_800) }
+        let enough = 44 + 2 * (loopFrames + 4_800)
+        try await TestFiles.waitUntil(watching: rig.recordingPath, failure: { "a loop and a beep were not recorded" }) {
+            rig.recordedBytes > enough ? () : nil
+        }
         await rig.output.stop()
         let elapsed = Double((clock.now - began) / .milliseconds(1)) / 1000
 

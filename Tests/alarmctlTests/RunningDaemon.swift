@@ -115,9 +115,12 @@ final class RunningDaemon {
             : Ended(exitStatus: nil, signal: status & 0x7f)
     }
 
+    /// The file the daemon's stderr (its log) goes to.
+    var standardErrorPath: String { directory.path + "/stderr" }
+
     /// What the daemon wrote to stderr (its log).
     var standardError: String {
-        String(decoding: TestFiles.read(directory.path + "/stderr") ?? [], as: UTF8.self)
+        String(decoding: TestFiles.read(standardErrorPath) ?? [], as: UTF8.self)
     }
 
     /// Runs alarmctl against this daemon through `ALARMD_SOCKET`, in UTC unless `environment`

@@ -16,9 +16,7 @@ import Testing
             try await client.request("requestPairing", parameters: ["name": .string("phone"), "code": .string("1234")])
         }
         // The question is on the display once the daemon logs it.
-        while !daemon.standardError.contains("Asking on the device") {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try await TestFiles.waitUntil(daemon.standardErrorPath, contains: "Asking on the device")
         let started = ContinuousClock.now
         let ended = daemon.stop()
         #expect(ended.exitStatus == 0)

@@ -60,14 +60,8 @@ import Testing
         let daemon = try Daemon(directory: directory.path)
         defer { daemon.stop(SIGTERM) }
         try await daemon.waitUntilServing()
-        // READY=1 is sent, and logged, once the socket serves.
-        let deadline = ContinuousClock.now + .seconds(30)
-        var log = ""
-        while !log.contains("<5>alarmd ready"), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            log = String(decoding: TestFiles.read(daemon.log) ?? [], as: UTF8.self)
-        }
-        #expect(log.contains("<5>alarmd ready"), "\(log)")
+        // READY=1 is sent, and then logged, once the socket serves.
+        _ = try await TestFiles.waitUntil(daemon.log, contains: "<5>alarmd ready")
         let storage = try await Self.storagePart(daemon)
         #expect(storage.state == "fault", "\(storage)")
         #expect(storage.detail?.contains("set aside at start") == true, "\(storage)")
@@ -108,12 +102,9 @@ import Testing
         }
 
         chown(state + "/alarms.journal", 65534, 65534)
-        // The daemon reads it again on its own backoff (2 s, then 4 s, ...); each status look
-        // catches up with it.
-        let deadline = ContinuousClock.now + .seconds(40)
-        while try await Self.storagePart(daemon).state != "ok", ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        // The daemon reads it again on its own backoff (2 s, then 4 s, ...), and logs the read
+        // that succeeds before it answers anything else.
+        _ = try await TestFiles.waitUntil(daemon.log, contains: "<5>Alarm store read again", timeout: .seconds(40))
         #expect(try await Self.storagePart(daemon).state == "ok")
         _ = try await client.requestAuthorization()
     }
