@@ -97,12 +97,11 @@ extension DaemonOperations {
             case nil:
                 return .init(part: part, passed: true, detail: detail)
             case .success(let range)?:
-                let note = "volume control \(Int(range.lowerBound.rounded()))...\(Int(range.upperBound.rounded())) dB"
-                return .init(part: part, passed: true, detail: detail + "; " + note)
+                return .init(part: part, passed: true, detail: detail + "; " + SelfTestAdvice.volumeControlNote(range))
             case .failure(let error)?:
                 return .init(
                     part: part, passed: false, detail: detail + "; volume control: \(error)", fault: fault(error),
-                    hint: "`amixer -c CARD scontrols` lists the card's controls; set `sound.mixer` and `sound.card` in the profile, or remove `mixer`")
+                    hint: SelfTestAdvice.volumeControlHint)
             }
         }
     }

@@ -1,4 +1,5 @@
 import AlarmAppliance
+import AlarmDaemon
 import AlarmHardware
 import AlarmTime
 import FoundationEssentials
@@ -91,7 +92,7 @@ struct SelfTestRun {
         }
         return await ask(.led, "Did the LED blink?", seen: "blinked",
                          unseen: "the driver set the line but nobody saw the LED blink",
-                         hint: "check the LED's polarity (long leg to the resistor and the GPIO), the resistor, and `led` and `led_active_low` in the profile")
+                         hint: SelfTestAdvice.ledNotSeenHint)
     }
 
     private func checkDisplay() async -> PartResult {
@@ -122,7 +123,7 @@ struct SelfTestRun {
         let result = await ask(.display, "Does the display show \"alarmd self-test\" and four icons (bell, Zz, pause, play)?",
                                seen: "test pattern and glyphs shown",
                                unseen: "the bytes were accepted but the pattern is not readable",
-                               hint: "turn the contrast potentiometer on the backpack; if the text is garbled, try `wiring = \"alternate\"` or `compatibility_mode = true` in the profile")
+                               hint: SelfTestAdvice.displayNotReadableHint)
         try? await display.show(DisplayFrame(size: display.size))
         try? await display.setBacklight(false)
         return result
@@ -139,9 +140,9 @@ struct SelfTestRun {
         case .failure(let error)?:
             return PartResult(
                 part: .sound, passed: false, detail: "volume control: \(error)",
-                hint: "`amixer -c CARD scontrols` lists the card's controls, CARD being its id in `aplay -l` (`card 1: Headphones [...]`): set `sound.mixer` to one of them and `sound.card = \"hw:CARD=Headphones\"` (with that id) in the profile, or remove `mixer`")
+                hint: SelfTestAdvice.volumeControlHint)
         case .success(let range)?:
-            mixerNote = "; volume control \(Int(range.lowerBound.rounded()))...\(Int(range.upperBound.rounded())) dB"
+            mixerNote = "; " + SelfTestAdvice.volumeControlNote(range)
         case nil:
             break
         }
@@ -155,7 +156,7 @@ struct SelfTestRun {
         }
         return await ask(.sound, "Did you hear the tone?", seen: "tone played" + mixerNote,
                          unseen: "the device took the sound but nobody heard it",
-                         hint: "check the speaker and the card's volume (`alsamixer`), and `sound.device` in the profile (`aplay -l` lists cards)")
+                         hint: SelfTestAdvice.toneNotHeardHint)
     }
 
     private func checkButtons() async -> PartResult {

@@ -1,4 +1,5 @@
 import AlarmClient
+import AlarmDaemon
 import AlarmHardware
 import AlarmProtocol
 import CLinuxSupport
@@ -79,18 +80,18 @@ struct ServiceSelfTest {
         case .led:
             return await SelfTestRun.ask(
                 part, "Did the LED blink?", seen: reported.detail, unseen: "the service drove the LED but nobody saw it blink",
-                hint: "check the LED's polarity (long leg to the resistor and the GPIO), the resistor, and `led` and `led_active_low` in the profile",
+                hint: SelfTestAdvice.ledNotSeenHint,
                 person: person)
         case .display:
             return await SelfTestRun.ask(
                 part, "Did the display show \"alarmd self-test\" and four icons (bell, Zz, pause, play), then the clock again?",
                 seen: reported.detail, unseen: "the service drew the pattern but it was not readable",
-                hint: "turn the contrast potentiometer on the backpack; if the text is garbled, try `wiring = \"alternate\"` or `compatibility_mode = true` in the profile",
+                hint: SelfTestAdvice.displayNotReadableHint,
                 person: person)
         case .sound:
             return await SelfTestRun.ask(
                 part, "Did you hear the tone?", seen: reported.detail, unseen: "the service played the tone but nobody heard it",
-                hint: "check the speaker and the card's volume (`alsamixer`), and `sound.device` in the profile (`aplay -l` lists cards)",
+                hint: SelfTestAdvice.toneNotHeardHint,
                 person: person)
         case .buttons:
             guard person != nil else {
