@@ -39,7 +39,7 @@ struct SelfTestCommand: AsyncParsableCommand {
     var showSeconds: Double = 2
 
     @Option(help: ArgumentHelp(
-        "The running service's control socket (default: socket of /etc/alarmd/alarmd.toml, else \(ControlProtocol.defaultSocketPath)).",
+        "The running service's control socket (default: the socket key of /etc/alarmd/alarmd.toml, else \(ControlProtocol.defaultSocketPath)).",
         valueName: "PATH"))
     var socket: String?
 
