@@ -138,7 +138,7 @@ let package = Package(
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
             name: "SimulatorConsole",
-            dependencies: ["AlarmHardware", "CLinuxSupport", "CTerminal"]
+            dependencies: ["AlarmHardware", "CTerminal", "LinuxSupport"]
         ),
         // Raw mode and its restoration from a signal handler (only async-signal-safe C may run
         // there), for SimulatorConsole.
