@@ -24,8 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
-        // Linux interfaces Swift's Glibc module leaves out (timerfd, eventfd, adjtimex, signals),
-        // in C, for LinuxSupport. The C with a single user sits beside it: CUnixSocket, CI2C, CTerminal.
+        // Linux interfaces Swift's Glibc module leaves out (timerfd, eventfd, CLOCK_BOOTTIME, adjtimex,
+        // signals), in C, for LinuxSupport. C with one user sits beside it: CUnixSocket, CI2C, CTerminal.
         .target(name: "CLinuxSupport"),
         // The version every program and the package show: `deploy/version`'s, through the plugin
         // (see Plugins/VersionPlugin for why a prebuild command).
