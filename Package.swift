@@ -130,10 +130,16 @@ let package = Package(
         ),
         // Log lines for the journal on stderr, with `<N>` priorities: alarmd's and alarm-web's.
         .target(name: "JournalLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        // The daemon's pieces: configuration file, systemd notification, its own socket operations.
+        // The daemon's pieces: configuration file, systemd notification, its own socket operations,
+        // and the assembly (`AlarmDevice`) the service, the simulator and the scenario runner are built by.
         .target(
             name: "AlarmDaemon",
-            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "JournalLogging", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol", "AlarmTime",
+                "JournalLogging", "TOMLConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
@@ -147,7 +153,8 @@ let package = Package(
         .target(
             name: "AlarmScenario",
             dependencies: [
-                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
+                "AlarmAppliance", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator",
+                "AlarmTime",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -280,7 +287,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "JournalLogging", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmSimulator", "AlarmTime", "LinuxSupport", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "AlarmDaemonTests",
+            dependencies: [
+                "AlarmDaemon", "JournalLogging", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmSimulator",
+                "AlarmTime", "LinuxSupport", "AlarmTestKit", "AlarmALSA", "AlarmHardware", "AlarmKitCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CTestSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",

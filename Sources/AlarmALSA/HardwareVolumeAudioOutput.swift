@@ -1,15 +1,6 @@
 import AlarmHardware
 import Synchronization
 
-/// A volume the sound card sets itself (``ALSAMixerVolume``), in dB where 0 is the card's unity
-/// gain.
-public protocol HardwareVolume: Sendable {
-    /// The settable range in dB.
-    func range() throws(HardwareError) -> ClosedRange<Double>
-    /// Sets the volume to the step nearest `decibels`, clamped to ``range()``.
-    func set(decibels: Double) throws(HardwareError)
-}
-
 extension ALSAMixerVolume: HardwareVolume {}
 
 /// Plays through `output` with each sound's target volume set on the card's own control, so the
@@ -55,6 +46,12 @@ public final class HardwareVolumeAudioOutput: AudioOutput {
         let onCard = applyOnCard(gain.target)
         let software = GainRamp(from: gain.start - onCard, to: gain.target - onCard, over: gain.duration)
         try await output.play(source, gain: software, looping: looping)
+    }
+
+    /// Sets the card to `decibels` (within its range) now, before any sound: a person looking at
+    /// the mixer sees the alarm volume. A failure is reported to `changes` as at a sound.
+    public func setCard(to decibels: Double) {
+        _ = applyOnCard(decibels)
     }
 
     public func prepare(_ source: SoundSource, for duration: Duration) async {

@@ -1,4 +1,5 @@
 import AlarmAppliance
+import AlarmDaemon
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
@@ -33,7 +34,7 @@ public final class SimulatedDevice: Sendable {
     /// The person setting alarms in scenarios.
     public let client = ClientID(rawValue: 1000)
     let logger: Logger
-    private let current: Mutex<(runtime: AlarmRuntime, appliance: Appliance, wakeUps: Int)>
+    private let current: Mutex<(device: AlarmDevice<SimulatedBoard>, wakeUps: Int)>
     /// The store's simulated fault, which outlives a restart as a broken card does.
     private let storageFailure = Mutex<Int32?>(nil)
 
@@ -52,27 +53,32 @@ public final class SimulatedDevice: Sendable {
         self.policy = policy
         self.storeDirectory = storeDirectory
         self.logger = logger
-        let (runtime, appliance) = try Self.boot(
+        let device = try await Self.boot(
             clock: clock, zones: zones, policy: policy, storeDirectory: storeDirectory, logger: logger,
             hardware: ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display),
             settings: settings)
-        current = Mutex((runtime, appliance, 0))
-        await appliance.start()
+        current = Mutex((device, 0))
+        await device.appliance.start()
     }
 
+    /// The device as the service assembles it, on the fakes, trusting the clock from the start.
     private static func boot(
         clock: ManualWallClock, zones: ManualTimeZoneProvider, policy: EnginePolicy, storeDirectory: String,
         logger: Logger, hardware: ApplianceHardware, settings: ApplianceSettings
-    ) throws -> (AlarmRuntime, Appliance) {
-        let runtime = try AlarmRuntime(
-            configuration: .init(policy: policy, clockTrust: .always, storeDirectory: storeDirectory),
-            clock: clock, timeZones: zones, authorizer: FixedAuthorization(.authorized), logger: logger)
-        let appliance = Appliance(runtime: runtime, hardware: hardware, clock: clock, settings: settings, logger: logger)
-        return (runtime, appliance)
+    ) async throws -> AlarmDevice<SimulatedBoard> {
+        var configuration = DaemonConfiguration()
+        configuration.engine = policy
+        configuration.clockTrust = .always
+        configuration.appliance = settings
+        configuration.stateDirectory = storeDirectory
+        return try await AlarmDevice(
+            configuration: configuration, clock: clock, timeZones: zones, authorizer: FixedAuthorization(.authorized),
+            logger: logger
+        ) { _ in SimulatedBoard(hardware: hardware) }
     }
 
-    public var runtime: AlarmRuntime { current.withLock { $0.runtime } }
-    public var appliance: Appliance { current.withLock { $0.appliance } }
+    public var runtime: AlarmRuntime { current.withLock { $0.device.runtime } }
+    public var appliance: Appliance { current.withLock { $0.device.appliance } }
     /// How many times the device woke by itself (engine deadlines and appliance timers), as the
     /// real process would.
     public var wakeUps: Int { current.withLock { $0.wakeUps } }
@@ -192,12 +198,20 @@ public final class SimulatedDevice: Sendable {
     /// board. The board's parts keep their state, as real ones do across a process restart.
     public func restart() async throws {
         await appliance.shutdown()
-        let (runtime, appliance) = try Self.boot(
+        let device = try await Self.boot(
             clock: clock, zones: zones, policy: policy, storeDirectory: storeDirectory, logger: logger,
             hardware: ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display),
             settings: settings)
-        runtime.store.simulateWriteFailure(storageFailure.withLock { $0 })
-        current.withLock { $0 = (runtime, appliance, $0.wakeUps) }
-        await appliance.start()
+        device.runtime.store.simulateWriteFailure(storageFailure.withLock { $0 })
+        current.withLock { $0 = (device, $0.wakeUps) }
+        await device.appliance.start()
     }
+}
+
+/// The simulated board's fakes, kept across a restart as real parts are.
+struct SimulatedBoard: DeviceBoard {
+    let hardware: ApplianceHardware
+    var soundProblemAtStart: HardwareError? { nil }
+
+    func close() async {}
 }

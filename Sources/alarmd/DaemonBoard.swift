@@ -12,7 +12,7 @@ import Logging
 /// start (the GPIO backends retry when a chip node appears in `/dev` and after a growing wait,
 /// the display after a growing wait, the sound on each use), so a part plugged in later starts
 /// working without a restart. Fakes stand in for every part only on the simulated board.
-struct DaemonBoard: Sendable {
+struct DaemonBoard: DeviceBoard {
     let hardware: ApplianceHardware
     let buttons: GPIODButtonInput?
     let indicator: GPIODIndicator?
@@ -23,15 +23,22 @@ struct DaemonBoard: Sendable {
     /// simulated); the appliance shows it until a playback works.
     let soundProblemAtStart: HardwareError?
 
+    /// The simulated board: `hardware`'s parts are fakes (the simulator's, or the simulated
+    /// profile's), with no lines to watch or release.
+    static func simulated(_ hardware: ApplianceHardware) -> DaemonBoard {
+        DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil, soundProblemAtStart: nil)
+    }
+
+    /// Opens `profile`'s parts: fakes on a simulated profile, the backends on a real one. A
+    /// volume control is set to `volume` (the household's) as soon as it opens.
     static func open(
-        _ profile: BoardProfile, clock: any WallClock, logger: Logger
+        _ profile: BoardProfile, volume: Double, clock: any WallClock, logger: Logger
     ) async -> DaemonBoard {
         guard !profile.simulated, let gpio = profile.gpio, let display = profile.display else {
             logger.notice("Simulated board: no hardware, fakes for every part", metadata: ["board": "\(profile.name)"])
-            let hardware = ApplianceHardware(
+            return simulated(ApplianceHardware(
                 buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(),
-                audio: FakeAudioOutput(clock: clock), display: FakeCharacterDisplay(size: profile.display?.size ?? .sixteenByTwo))
-            return DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil, soundProblemAtStart: nil)
+                audio: FakeAudioOutput(clock: clock), display: FakeCharacterDisplay(size: profile.display?.size ?? .sixteenByTwo)))
         }
         var buttons: GPIODButtonInput?
         var indicator: GPIODIndicator?
@@ -52,42 +59,13 @@ struct DaemonBoard: Sendable {
                 "error": "\(problemAtStart)",
             ])
         }
-        var mixer: ALSAMixerVolume?
-        var mixerProblem: HardwareError?
-        var sound: any AudioOutput = audio
-        if let control = profile.sound.mixer {
-            let volume = ALSAMixerVolume(card: profile.sound.card, control: control)
-            mixer = volume
-            // Each sound sets the card to its volume and plays the crescendo below it in software,
-            // so the household's volume (read after this, or changed on the page later) is the
-            // card's. Checked now so a wrong name shows at start, not at the first alarm.
-            sound = HardwareVolumeAudioOutput(wrapping: audio, volume: volume) { problem in
-                if let problem {
-                    logger.warning("Sound card volume control cannot be set; the volume is set in software", metadata: [
-                        "error": "\(problem)",
-                    ])
-                } else {
-                    logger.notice("Sound card volume control works again", metadata: ["mixer": "\(control)"])
-                }
-            }
-            do {
-                let range = try volume.range()
-                logger.info("Alarm volume is set on the sound card's control", metadata: [
-                    "mixer": "\(control)", "card": "\(volume.controlDevice)", "range.dB": "\(range)",
-                ])
-            } catch {
-                mixerProblem = error
-                logger.warning("Sound card volume control not available; the volume is set in software until it is", metadata: [
-                    "error": "\(error)",
-                ])
-            }
-        }
+        let sound = CardSound.open(profile.sound, wrapping: audio, volume: volume, logger: logger)
         let hardware = ApplianceHardware(
             buttons: buttons ?? AbsentButtonInput() as any ButtonInput,
             indicator: indicator ?? AbsentIndicator() as any Indicator,
-            audio: sound, display: BoardParts.openDisplay(display))
+            audio: sound.output, display: BoardParts.openDisplay(display))
         return DaemonBoard(
-            hardware: hardware, buttons: buttons, indicator: indicator, mixer: mixer, mixerProblem: mixerProblem,
+            hardware: hardware, buttons: buttons, indicator: indicator, mixer: sound.mixer, mixerProblem: sound.mixerProblem,
             soundProblemAtStart: problemAtStart)
     }
 
@@ -95,6 +73,46 @@ struct DaemonBoard: Sendable {
     func close() async {
         await buttons?.close()
         await indicator?.close()
+    }
+}
+
+/// The board's sound: the ALSA output, behind the card's own volume control when the profile
+/// names one.
+struct CardSound {
+    let output: any AudioOutput
+    let mixer: ALSAMixerVolume?
+    /// Why the volume control did not answer at start.
+    let mixerProblem: HardwareError?
+
+    /// Opens the volume control the profile names, if any, and sets it to `volume`.
+    static func open(_ profile: BoardProfile.Sound, wrapping audio: any AudioOutput, volume: Double, logger: Logger) -> CardSound {
+        guard let control = profile.mixer else { return CardSound(output: audio, mixer: nil, mixerProblem: nil) }
+        let mixer = ALSAMixerVolume(card: profile.card, control: control)
+        // Each sound sets the card to its volume and plays the crescendo below it in software,
+        // so the household's volume (given here, or changed on the page later) is the card's.
+        let output = HardwareVolumeAudioOutput(wrapping: audio, volume: mixer) { problem in
+            if let problem {
+                logger.warning("Sound card volume control cannot be set; the volume is set in software", metadata: [
+                    "error": "\(problem)",
+                ])
+            } else {
+                logger.notice("Sound card volume control works again", metadata: ["mixer": "\(control)"])
+            }
+        }
+        // Checked now so a wrong name shows at start, not at the first alarm.
+        do {
+            let range = try mixer.range()
+            logger.info("Alarm volume is set on the sound card's control", metadata: [
+                "mixer": "\(control)", "card": "\(mixer.controlDevice)", "range.dB": "\(range)",
+            ])
+            output.setCard(to: volume)
+            return CardSound(output: output, mixer: mixer, mixerProblem: nil)
+        } catch {
+            logger.warning("Sound card volume control not available; the volume is set in software until it is", metadata: [
+                "error": "\(error)",
+            ])
+            return CardSound(output: output, mixer: mixer, mixerProblem: error)
+        }
     }
 }
 

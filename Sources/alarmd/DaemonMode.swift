@@ -36,11 +36,52 @@ struct DaemonMode {
 
     func run() async throws {
         let output = JournalOutput.standardError
-        let bootstrapLogger = Self.logger(level: options.level, output: output)
+        let (configuration, profile) = try loadConfiguration(output: output)
+        let logger = Self.logger(level: configuration.logLevel, output: output)
+        let notifier = Self.notifier(logger: logger)
 
-        // 1. Configuration and profile: all checked before any hardware is opened.
-        var configuration: DaemonConfiguration
-        let profile: BoardProfile
+        // The state directory (systemd's StateDirectory= makes it) is the store's to make and
+        // check: one that cannot be used is logged and shown as a storage fault, and the clock
+        // starts anyway, since a daemon that exits is restarted forever and rings nothing.
+        // The board's parts open after the household's settings are read; missing ones are
+        // logged and retried by their backends, and the alarm still rings on whatever works.
+        let clock = SystemWallClock()
+        let prompter = DevicePrompter(userName: Self.userName(of:))
+        let device: AlarmDevice<DaemonBoard>
+        do {
+            device = try await AlarmDevice(
+                configuration: configuration, clock: clock, timeZones: SystemTimeZoneProvider(), authorizer: prompter,
+                logger: logger
+            ) { settings in
+                await DaemonBoard.open(profile, volume: settings.volume, clock: clock, logger: logger)
+            }
+        } catch {
+            logger.critical("Alarm engine cannot start", metadata: ["error": "\(error)"])
+            throw ExitCode(73)
+        }
+        prompter.attach(device.appliance)
+
+        let status = DaemonStatus(device: device, boardName: profile.name)
+        let server = device.controlServer(
+            Self.controlConfiguration(configuration), status: status, selfTest: device.board.selfTestBoard(profile))
+        do {
+            try server.start()
+        } catch {
+            logger.critical("Control socket cannot be opened", metadata: ["error": "\(error)"])
+            await device.board.close()
+            throw ExitCode(71)
+        }
+        let services = device.services(control: server)
+            + daemonOnlyServices(status: status, notifier: notifier, device: device, profile: profile, logger: logger)
+        try await runUntilSignalled(services, device: device, logger: logger)
+        Self.send(notifier, [.stopping], logger: logger)
+        await device.shutdown()
+        logger.notice("alarmd stopped")
+    }
+
+    /// The configuration and the board profile, all checked before any hardware is opened.
+    private func loadConfiguration(output: JournalOutput) throws -> (DaemonConfiguration, BoardProfile) {
+        let bootstrapLogger = Self.logger(level: options.level, output: output)
         do {
             var loaded = try DaemonConfiguration.load(path: options.config)
             try loaded.configuration.apply(DaemonConfiguration.Overrides(
@@ -52,58 +93,18 @@ struct DaemonMode {
             if loaded.file == nil {
                 bootstrapLogger.notice("No configuration file; using the defaults", metadata: ["config.file": "\(DaemonConfiguration.defaultPath)"])
             }
-            configuration = loaded.configuration
-            let board = try configuration.loadBoard()
+            let board = try loaded.configuration.loadBoard()
             for warning in board.warnings {
                 bootstrapLogger.warning("Board profile key not understood; ignored", metadata: ["board.warning": "\(warning)"])
             }
-            profile = board.profile
+            return (loaded.configuration, board.profile)
         } catch {
             bootstrapLogger.critical("Configuration error; not starting: \(error)")
             throw ExitCode(Self.configurationError)
         }
-        let logger = Self.logger(level: configuration.logLevel, output: output)
-        let notifier = Self.notifier(logger: logger)
+    }
 
-        // 2. The state directory (systemd's StateDirectory= makes it) is the store's to make and
-        //    check: one that cannot be used is logged and shown as a storage fault, and the clock
-        //    starts anyway, since a daemon that exits is restarted forever and rings nothing.
-
-        // 3. The board's parts. Missing ones are logged and retried by their backends; the
-        //    alarm still rings on whatever works.
-        let clock = SystemWallClock()
-        let board = await DaemonBoard.open(profile, clock: clock, logger: logger)
-
-        // 4. Engine and appliance, with the household's settings from the phone page (the
-        //    configuration file gives their defaults).
-        let household = HouseholdSettingsFile(
-            directory: configuration.stateDirectory, defaults: HouseholdSettings(configuration), logger: logger)
-        household.settings.apply(to: &configuration.appliance, &configuration.engine)
-        let prompter = DevicePrompter(userName: Self.userName(of:))
-        let runtime: AlarmRuntime
-        do {
-            runtime = try AlarmRuntime(
-                configuration: .init(
-                    policy: configuration.engine, clockTrust: configuration.clockTrust,
-                    storeDirectory: configuration.stateDirectory),
-                clock: clock, timeZones: SystemTimeZoneProvider(), authorizer: prompter, logger: logger)
-        } catch {
-            logger.critical("Alarm engine cannot start", metadata: ["error": "\(error)"])
-            throw ExitCode(73)
-        }
-        let appliance = Appliance(
-            runtime: runtime, hardware: board.hardware, clock: clock, settings: configuration.appliance, logger: logger)
-        prompter.attach(appliance)
-        // A settings file that could not be read (a card not ready at boot) comes into effect once it is.
-        household.whenReadAgain { settings in
-            Task { await DaemonOperations.putIntoEffect(settings, appliance: appliance, runtime: runtime) }
-        }
-        if let error = board.soundProblemAtStart {
-            // Missing at start: the LED and the clock screen say so before any alarm needs it.
-            await appliance.soundUnavailable(error)
-        }
-
-        // 5. The control socket.
+    static func controlConfiguration(_ configuration: DaemonConfiguration) -> ControlServer.Configuration {
         var control = ControlServer.Configuration(
             socketPath: configuration.socketPath,
             socketGroupID: ControlAdministrators.groupID(named: configuration.socketGroup),
@@ -112,47 +113,28 @@ struct DaemonMode {
         control.maximumClientsPerUser = configuration.control.maximumClientsPerUser
         control.maximumAdministratorClients = configuration.control.maximumAdministratorClients
         control.idleTimeout = configuration.control.idleTimeout
-        let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
-        let server = ControlServer(
-            configuration: control, runtime: runtime,
-            handlers: status.handlers(settings: household).merging([
-                SelfTestOperation.name: DaemonOperations.selfTestHandler(appliance: appliance, board: board.selfTestBoard(profile)),
-            ]) { _, daemon in daemon }, logger: logger)
-        do {
-            try server.start()
-        } catch {
-            logger.critical("Control socket cannot be opened", metadata: ["error": "\(error)"])
-            await board.close()
-            throw ExitCode(71)
-        }
+        return control
+    }
 
-        // 6. Run until SIGTERM or SIGINT.
+    /// What only the service runs beside the device: the parts' log, systemd's watchdog, and
+    /// the readiness notice once everything before it runs.
+    private func daemonOnlyServices(
+        status: DaemonStatus, notifier: SystemdNotifier, device: AlarmDevice<DaemonBoard>, profile: BoardProfile,
+        logger: Logger
+    ) -> [any Service] {
         var services: [any Service] = [
-            TaskService { await runtime.run() },
-            TaskService { await appliance.run() },
-            TaskService {
-                await UntilCancelled.wait()
-                // Stopped before the appliance: answer its questions first, or a client waiting
-                // for a press (a phone pairing) would hold the socket's shutdown for a minute.
-                await appliance.dismissPrompts()
-                await server.stop()
-            },
-            TaskService {
-                await household.keepReadingUntilRead(clock: clock)
-                await UntilCancelled.wait()
-            },
             TaskService {
                 await status.followParts(logger: logger)
-                await UntilCancelled.wait()  // a service that returns would stop the whole group
+                await UntilCancelled.wait()
             },
         ]
         if let interval = Self.watchdogInterval(logger: logger) {
             let pinger = WatchdogPinger(
                 notifier: notifier, interval: interval, logger: logger,
-                checks: WatchdogPinger.Check.alarmPath(runtime: runtime, appliance: appliance))
+                checks: WatchdogPinger.Check.alarmPath(runtime: device.runtime, appliance: device.appliance))
             services.append(TaskService { await pinger.run() })
         }
-        let socketPath = configuration.socketPath
+        let socketPath = device.configuration.socketPath
         services.append(TaskService {
             // Ready once everything above runs: tell systemd, and say what the device is doing.
             Self.send(notifier, [.ready, .status(await status.summary())], logger: logger)
@@ -162,6 +144,12 @@ struct DaemonMode {
             ])
             await UntilCancelled.wait()
         })
+        return services
+    }
+
+    /// Runs `services` until SIGTERM or SIGINT. The group shuts them down in reverse order: the
+    /// socket closes while the engine and the appliance still run.
+    private func runUntilSignalled(_ services: [any Service], device: AlarmDevice<DaemonBoard>, logger: Logger) async throws {
         // No signals for the group itself: its signal sources would start libdispatch's worker
         // pool, and with it a timer that wakes the daemon every second (ShutdownSignals).
         let group = ServiceGroup(configuration: .init(
@@ -173,7 +161,7 @@ struct DaemonMode {
             }
         } catch {
             logger.critical("Shutdown signals cannot be caught", metadata: ["error": "\(error)"])
-            await board.close()
+            await device.board.close()
             throw ExitCode(71)
         }
         do {
@@ -181,10 +169,6 @@ struct DaemonMode {
         } catch {
             logger.error("Service ended with an error", metadata: ["error": "\(error)"])
         }
-        Self.send(notifier, [.stopping], logger: logger)
-        await appliance.shutdown()
-        await board.close()
-        logger.notice("alarmd stopped")
     }
 
     // MARK: - Pieces
@@ -224,29 +208,5 @@ struct DaemonMode {
     /// The login name of a client, for the authorization prompt; the uid if it has none.
     @Sendable static func userName(of client: ClientID) -> String {
         UserNames.name(of: client.rawValue) ?? "uid \(client.rawValue)"
-    }
-}
-
-/// A service that runs `body` until it returns or graceful shutdown cancels it.
-struct TaskService: Service {
-    let body: @Sendable () async -> Void
-
-    init(_ body: @escaping @Sendable () async -> Void) {
-        self.body = body
-    }
-
-    func run() async {
-        await cancelWhenGracefulShutdown {
-            await body()
-        }
-    }
-}
-
-/// A service's wait for nothing: it returns only when the group cancels it.
-enum UntilCancelled {
-    static func wait() async {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        for await _ in stream {}
-        withExtendedLifetime(continuation) {}
     }
 }

@@ -29,10 +29,6 @@ struct DaemonStatus: Sendable {
         self.boardName = boardName
     }
 
-    init(runtime: AlarmRuntime, appliance: Appliance, board: DaemonBoard, profile: BoardProfile) {
-        self.init(runtime: runtime, appliance: appliance, board: board, boardName: profile.name)
-    }
-
     /// The status as `viewer` may see it: the device's parts and clock, and `viewer`'s own alarms;
     /// every client's alarms for `nil` (an administrator, systemd's status line).
     func report(alarmsOf viewer: ClientID?) async -> StatusReport {

@@ -12,6 +12,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import Logging
+import ServiceLifecycle
 import SimulatorConsole
 
 /// `alarmd --simulate`: the engine and the appliance on the simulated board, drawn in the
@@ -23,33 +24,31 @@ struct SimulatorMode {
     func run() async throws {
         let recent = RecentLogLines(capacity: SimulatorScreen.logLineCount)
         let level = options.level
-        var logger = Logger(label: "alarmd", factory: { recent.handler(label: $0, level: level) })
-        logger.logLevel = level
+        let logger = {
+            var logger = Logger(label: "alarmd", factory: { recent.handler(label: $0, level: level) })
+            logger.logLevel = level
+            return logger
+        }()
 
         let zones = SystemTimeZoneProvider()
         let zone = (try? zones.currentZone()) ?? .utc
         let clock = try makeClock(zone: zone)
-        let size = options.displaySize ?? .sixteenByTwo
 
         let scratch: ScratchDirectory? = options.stateDir == nil ? try ScratchDirectory(prefix: "alarmd-simulator") : nil
         defer { scratch?.remove() }
-        let stateDirectory = options.stateDir ?? scratch!.path
+        var configuration = DaemonConfiguration()
+        configuration.stateDirectory = options.stateDir ?? scratch!.path
 
         let audio = ObservedAudioOutput(output: soundDevice(logger: logger), clock: clock)
         let buttons = FakeButtonInput(clock: clock)
         let indicator = FakeIndicator(hasColor: true)
-        let display = FakeCharacterDisplay(size: size)
-        let hardware = ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display)
-
-        // The household settings the phone page changes, kept with the alarms.
-        let household = HouseholdSettingsFile(
-            directory: stateDirectory, defaults: HouseholdSettings(DaemonConfiguration()), logger: logger)
-        var settings = ApplianceSettings(), policy = EnginePolicy()
-        household.settings.apply(to: &settings, &policy)
-        let runtime = try AlarmRuntime(
-            configuration: .init(policy: policy, storeDirectory: stateDirectory), clock: clock, timeZones: zones,
-            authorizer: FixedAuthorization(.authorized), logger: logger)
-        let appliance = Appliance(runtime: runtime, hardware: hardware, clock: clock, settings: settings, logger: logger)
+        let display = FakeCharacterDisplay(size: options.displaySize ?? .sixteenByTwo)
+        let device = try await AlarmDevice(
+            configuration: configuration, clock: clock, timeZones: zones, authorizer: FixedAuthorization(.authorized),
+            logger: logger
+        ) { _ in
+            DaemonBoard.simulated(ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display))
+        }
 
         guard case .raw(let terminal) = try RawTerminal.enter() else {
             throw ValidationError("--simulate needs a terminal to draw on and read keys from; use --script FILE to run a scenario without one")
@@ -59,39 +58,38 @@ struct SimulatorMode {
         let console = Console(
             terminal: terminal, clock: clock, zones: zones, speed: options.start == nil && options.speed == 1 ? 1 : options.speed,
             display: display, indicator: indicator, audio: audio, recent: recent)
-        let person = runtime.manager(for: .currentUser)
         // The simulated board's parts are fakes: their health is the appliance's faults.
-        let board = DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil, soundProblemAtStart: nil)
-        let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, boardName: "simulated")
-        let server = openControlSocket(runtime: runtime, status: status, household: household, logger: logger)
+        let server = openControlSocket(device: device, logger: logger)
         let page = server == nil || options.web == "off" ? nil : SimulatorPage.start(
-            listen: options.web, socket: options.socket ?? Self.defaultSocketPath, stateDirectory: stateDirectory + "/web", logger: logger)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await runtime.run() }
-            group.addTask { await appliance.run() }
-            group.addTask { await console.redrawWhileRunning() }
+            listen: options.web, socket: options.socket ?? Self.defaultSocketPath,
+            stateDirectory: configuration.stateDirectory + "/web", logger: logger)
+        let keys = TaskService {
+            let person = device.runtime.manager(for: .currentUser)
             for await key in KeyReader.keys(from: terminal.input) {
                 if key == .quit { break }
-                await handle(key, buttons: buttons, clock: clock, manager: person, settings: settings, logger: logger)
+                await handle(key, buttons: buttons, clock: clock, manager: person, settings: device.configuration.appliance, logger: logger)
                 console.requestRedraw()
             }
-            group.cancelAll()
         }
+        // Quitting ends the keys' service, and with it the group: the socket closes first.
+        let services = device.services(control: server) + [TaskService { await console.redrawWhileRunning() }, keys]
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+            logger: logger))
+        try await group.run()
         page?.stop()
-        await server?.stop()
+        await device.shutdown()
     }
 
     /// The control socket, so that apps and alarmctl can use the simulated clock as the real one;
     /// the simulator runs without it if it cannot be opened (another simulator listens there).
-    private func openControlSocket(
-        runtime: AlarmRuntime, status: DaemonStatus, household: HouseholdSettingsFile, logger: Logger
-    ) -> ControlServer? {
+    private func openControlSocket(device: AlarmDevice<DaemonBoard>, logger: Logger) -> ControlServer? {
         let path = options.socket ?? Self.defaultSocketPath
         // The person running the simulator owns its board: their group administers it, so the
         // phone page (alarm-web, run as them) may show every alarm and ask to pair.
-        let server = ControlServer(
-            configuration: .init(socketPath: path, administrators: .init(groupID: getgid())), runtime: runtime,
-            handlers: status.handlers(settings: household), logger: logger)
+        let server = device.controlServer(
+            .init(socketPath: path, administrators: .init(groupID: getgid())),
+            status: DaemonStatus(device: device, boardName: "simulated"), selfTest: nil)
         do {
             try server.start()
         } catch {

@@ -4,40 +4,6 @@ import AlarmSimulator
 import Synchronization
 import Testing
 
-/// A sound card's volume control in memory: its range, what was set, and a failure knob.
-final class FakeHardwareVolume: HardwareVolume {
-    private struct State {
-        var settings: [Double] = []
-        var failure: HardwareError?
-    }
-
-    private let state = Mutex(State())
-    let settableRange: ClosedRange<Double>
-
-    init(range: ClosedRange<Double> = -102...4) {
-        settableRange = range
-    }
-
-    /// Every value set, oldest first.
-    var settings: [Double] { state.withLock { $0.settings } }
-
-    func fail(with error: HardwareError?) {
-        state.withLock { $0.failure = error }
-    }
-
-    func range() throws(HardwareError) -> ClosedRange<Double> {
-        if let failure = state.withLock({ $0.failure }) { throw failure }
-        return settableRange
-    }
-
-    func set(decibels: Double) throws(HardwareError) {
-        try state.withLock { state throws(HardwareError) in
-            if let failure = state.failure { throw failure }
-            state.settings.append(decibels)
-        }
-    }
-}
-
 /// What the output reported about its control, oldest first (`nil`: it works again).
 final class ControlChanges: Sendable {
     private let entries = Mutex<[HardwareError?]>([])

@@ -1,0 +1,121 @@
+import AlarmAppliance
+import AlarmControl
+import AlarmEngine
+import AlarmHardware
+import AlarmTime
+import Logging
+import ServiceLifecycle
+
+/// The parts a device is built on, opened by the service's board opener (backends, or fakes on
+/// the simulated board) or by a test.
+public protocol DeviceBoard: Sendable {
+    /// The parts the appliance drives.
+    var hardware: ApplianceHardware { get }
+    /// Why the sound device did not open when the board was opened (`nil`: it did); the
+    /// appliance shows it until a playback works.
+    var soundProblemAtStart: HardwareError? { get }
+    /// Releases what the board holds (the GPIO lines, the LED left off). Called once, last.
+    func close() async
+}
+
+/// The device assembled from a board, a clock and a state directory: the household's settings
+/// (the settings file, its defaults from the configuration), the engine and the appliance on the
+/// board's parts. The service, the simulator and the scenario runner are built by it alike.
+///
+/// The household's settings are read before the board is opened, so a board with a volume
+/// control sets the card to the household's volume, not the configuration file's.
+///
+/// ```swift
+/// let device = try await AlarmDevice(
+///     configuration: configuration, clock: SystemWallClock(), timeZones: SystemTimeZoneProvider(),
+///     authorizer: prompter, logger: logger) { settings in await MyBoard.open(volume: settings.volume) }
+/// let group = ServiceGroup(configuration: .init(services: device.services(control: server), logger: logger))
+/// try await group.run()
+/// await device.shutdown()
+/// ```
+///
+/// A test or the scenario runner may drive ``appliance`` and ``runtime`` step by step instead
+/// of running ``services(control:)``.
+public final class AlarmDevice<Board: DeviceBoard>: Sendable {
+    public let board: Board
+    public let household: HouseholdSettingsFile
+    public let runtime: AlarmRuntime
+    public let appliance: Appliance
+    public let clock: any WallClock
+    /// The configuration with the household's settings in effect at start.
+    public let configuration: DaemonConfiguration
+    public let logger: Logger
+
+    /// Reads the household's settings, opens the board with them in effect and builds the
+    /// engine and the appliance on it.
+    ///
+    /// - Throws: the engine's ``StoreError`` when its store directory cannot be used at all.
+    ///   The board is closed again before it is thrown.
+    public init(
+        configuration: DaemonConfiguration, clock: any WallClock, timeZones: any TimeZoneProvider,
+        authorizer: any AuthorizationPrompter, logger: Logger,
+        openBoard: (ApplianceSettings) async -> Board
+    ) async throws {
+        var configuration = configuration
+        let household = HouseholdSettingsFile(
+            directory: configuration.stateDirectory, defaults: HouseholdSettings(configuration), logger: logger)
+        household.settings.apply(to: &configuration.appliance, &configuration.engine)
+        let board = await openBoard(configuration.appliance)
+        let runtime: AlarmRuntime
+        do {
+            runtime = try AlarmRuntime(
+                configuration: .init(
+                    policy: configuration.engine, clockTrust: configuration.clockTrust,
+                    storeDirectory: configuration.stateDirectory),
+                clock: clock, timeZones: timeZones, authorizer: authorizer, logger: logger)
+        } catch {
+            await board.close()
+            throw error
+        }
+        let appliance = Appliance(
+            runtime: runtime, hardware: board.hardware, clock: clock, settings: configuration.appliance, logger: logger)
+        // A settings file that could not be read (a card not ready at boot) comes into effect once it is.
+        household.whenReadAgain { settings in
+            Task { await DaemonOperations.putIntoEffect(settings, appliance: appliance, runtime: runtime) }
+        }
+        (self.board, self.household, self.runtime, self.appliance) = (board, household, runtime, appliance)
+        (self.clock, self.configuration, self.logger) = (clock, configuration, logger)
+        if let problem = board.soundProblemAtStart {
+            // Missing at start: the LED and the clock screen say so before any alarm needs it.
+            await appliance.soundUnavailable(problem)
+        }
+    }
+
+    /// The device's parts as services, for one `ServiceGroup`: the engine, the appliance, the
+    /// control socket (when there is one) and the settings file's re-reading. On graceful
+    /// shutdown the socket's prompts are answered and the socket closed first, while the engine
+    /// and the appliance still run; ``shutdown()`` finishes the rest.
+    public func services(control: ControlServer?) -> [any Service] {
+        let (runtime, appliance, household, clock) = (runtime, appliance, household, clock)
+        var services: [any Service] = [
+            TaskService { await runtime.run() },
+            TaskService { await appliance.run() },
+            TaskService {
+                await household.keepReadingUntilRead(clock: clock)
+                await UntilCancelled.wait()
+            },
+        ]
+        if let control {
+            services.append(TaskService {
+                await UntilCancelled.wait()
+                // Stopped before the appliance: answer its questions first, or a client waiting
+                // for a press (a phone pairing) would hold the socket's shutdown for a minute.
+                await appliance.dismissPrompts()
+                await control.stop()
+            })
+        }
+        return services
+    }
+
+    /// Leaves the device dark and silent (sound stopped, LED off, display blank), then releases
+    /// the board. Called after the services have stopped.
+    public func shutdown() async {
+        await appliance.shutdown()
+        await board.close()
+    }
+}

@@ -1,0 +1,102 @@
+import AlarmALSA
+import AlarmAppliance
+import AlarmDaemon
+import AlarmEngine
+import AlarmHardware
+import AlarmKitCore
+import AlarmProtocol
+import AlarmSimulator
+import AlarmTestKit
+import AlarmTime
+import FoundationEssentials
+import Logging
+import Testing
+
+/// The assembly on a board with a volume control: the household's volume (the phone page's)
+/// is the card's, not the configuration file's with the page's applied in software on top.
+@Suite struct AlarmDeviceTests {
+    static let silent = Logger(label: "device-test", factory: { _ in SwiftLogNoOpLogHandler() })
+    static let start = Date(timeIntervalSince1970: 1_767_250_800)  // 2026-01-01 07:00 UTC
+    static let owner = ClientID(rawValue: 1000)
+
+    /// A board whose sound plays through `card`'s volume control, as a mixer board's does.
+    struct MixerBoard: DeviceBoard {
+        let hardware: ApplianceHardware
+        var soundProblemAtStart: HardwareError? { nil }
+        func close() async {}
+
+        init(card: FakeHardwareVolume, audio: FakeAudioOutput, clock: ManualWallClock) {
+            let sound = HardwareVolumeAudioOutput(wrapping: audio, volume: card) { _ in }
+            hardware = ApplianceHardware(
+                buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(), audio: sound,
+                display: FakeCharacterDisplay(size: .sixteenByTwo))
+        }
+    }
+
+    /// The configuration file says -20 dB.
+    static func configuration(in directory: TemporaryDirectory) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        configuration.stateDirectory = directory.path
+        configuration.appliance.volume = -20
+        configuration.appliance.crescendo = .zero
+        configuration.clockTrust = .always
+        return configuration
+    }
+
+    /// The device, and the settings its board was opened with.
+    static func device(
+        _ configuration: DaemonConfiguration, card: FakeHardwareVolume, clock: ManualWallClock
+    ) async throws -> (AlarmDevice<MixerBoard>, openedWith: ApplianceSettings?) {
+        var openedWith: ApplianceSettings?
+        let device = try await AlarmDevice(
+            configuration: configuration, clock: clock, timeZones: ManualTimeZoneProvider(.utc),
+            authorizer: FixedAuthorization(.authorized), logger: silent
+        ) { settings in
+            openedWith = settings
+            return MixerBoard(card: card, audio: FakeAudioOutput(clock: clock), clock: clock)
+        }
+        return (device, openedWith)
+    }
+
+    /// An alarm a minute from now rings: the card is set for its sound.
+    static func ring(_ device: AlarmDevice<MixerBoard>, clock: ManualWallClock) async throws {
+        let due = clock.now.addingTimeInterval(60)
+        let definition = AlarmDefinition(
+            schedule: .fixed(due), countdownDuration: nil,
+            presentation: AlarmPresentation(alert: .init(title: "Wake up", stopButton: .stop)))
+        _ = try await device.runtime.schedule(id: UUID(), definition: definition, client: owner)
+        clock.advance(to: due)
+        await device.appliance.refresh()
+    }
+
+    @Test func theHouseholdsVolumeFromBeforeARestartIsTheCardsVolume() async throws {
+        let directory = try TemporaryDirectory()
+        let configuration = Self.configuration(in: directory)
+        // The page chose -12 dB before the daemon restarted.
+        try HouseholdSettingsFile(directory: directory.path, defaults: HouseholdSettings(configuration), logger: Self.silent)
+            .change(to: HouseholdSettings(volumeDB: -12, crescendoSeconds: 0, snoozeSeconds: 540, autoSilenceSeconds: 900))
+        let card = FakeHardwareVolume(range: -40...4)
+        let clock = ManualWallClock(now: Self.start)
+        let (device, openedWith) = try await Self.device(configuration, card: card, clock: clock)
+
+        #expect(openedWith?.volume == -12)
+        try await Self.ring(device, clock: clock)
+        #expect(card.settings.last == -12)
+        await device.shutdown()
+    }
+
+    @Test func aVolumeChangedOnThePageIsTheCardsVolumeAtTheNextAlarm() async throws {
+        let directory = try TemporaryDirectory()
+        let card = FakeHardwareVolume(range: -40...4)
+        let clock = ManualWallClock(now: Self.start)
+        let (device, _) = try await Self.device(Self.configuration(in: directory), card: card, clock: clock)
+
+        // What the page's setSettings does: keep the settings, then put them into effect.
+        let chosen = HouseholdSettings(volumeDB: -6, crescendoSeconds: 0, snoozeSeconds: 540, autoSilenceSeconds: 900)
+        try device.household.change(to: chosen)
+        await DaemonOperations.putIntoEffect(chosen, appliance: device.appliance, runtime: device.runtime)
+        try await Self.ring(device, clock: clock)
+        #expect(card.settings.last == -6)
+        await device.shutdown()
+    }
+}
