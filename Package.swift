@@ -249,7 +249,9 @@ let package = Package(
                 "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
-            ]
+            ],
+            // Store directories written by earlier builds, read by the tests through #filePath.
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "AlarmSimulatorTests", dependencies: ["AlarmSimulator", "AlarmTime", "AlarmHardware"]),
         .testTarget(name: "AlarmHardwareTests", dependencies: ["AlarmHardware", "AlarmTestKit"]),

@@ -44,17 +44,21 @@ public final class IntentMailbox: Sendable {
     }
 
     /// The file's content: every waiting delivery with its owner and app, oldest first.
-    private struct Stored: Codable {
+    struct Stored: Codable {
         var version = 1
         var deliveries: [Owned]
     }
 
-    private struct Owned: Codable {
+    struct Owned: Codable {
         var owner: ClientID
         /// Absent in files written before deliveries went to one app.
         var app: String?
         var delivery: AlarmIntentDelivery
     }
+
+    /// `intents.json`'s coders: dates as seconds since 1970, as the control socket sends them.
+    static func fileEncoder() -> JSONEncoder { ControlProtocol.makeEncoder() }
+    static func fileDecoder() -> JSONDecoder { ControlProtocol.makeDecoder() }
 
     let path: String
     private let directory: String
@@ -92,7 +96,7 @@ public final class IntentMailbox: Sendable {
     private func readFile() throws(StoreError) -> [ClientID: [Waiting]]? {
         do {
             guard let bytes = try files.read(path) else { return nil }
-            let stored = try ControlProtocol.makeDecoder().decode(Stored.self, from: Data(bytes))
+            let stored = try Self.fileDecoder().decode(Stored.self, from: Data(bytes))
             var waiting: [ClientID: [Waiting]] = [:]
             for owned in stored.deliveries {
                 waiting[owned.owner, default: []].append(Waiting(app: owned.app, delivery: owned.delivery))
@@ -264,7 +268,7 @@ public final class IntentMailbox: Sendable {
             if owned.isEmpty {
                 if files.calls.unlink(path) != 0, errno != ENOENT { throw StoreError(operation: "unlink", path: path, errno: errno) }
             } else {
-                let bytes = try ControlProtocol.makeEncoder().encode(Stored(deliveries: owned))
+                let bytes = try Self.fileEncoder().encode(Stored(deliveries: owned))
                 try files.replace(path, with: Array(bytes), directory: directory)
             }
             if state.failingToSave {
