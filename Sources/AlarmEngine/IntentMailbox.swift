@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 import Glibc
@@ -56,9 +56,20 @@ public final class IntentMailbox: Sendable {
         var delivery: AlarmIntentDelivery
     }
 
-    /// `intents.json`'s coders: dates as seconds since 1970, as the control socket sends them.
-    static func fileEncoder() -> JSONEncoder { ControlProtocol.makeEncoder() }
-    static func fileDecoder() -> JSONDecoder { ControlProtocol.makeDecoder() }
+    /// `intents.json`'s coders: dates as seconds since 1970 and slashes unescaped, as the control
+    /// socket sends a delivery, so the file holds each one as its subscribers receive it.
+    static func fileEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }
+
+    static func fileDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
 
     let path: String
     private let directory: String

@@ -1,3 +1,4 @@
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 

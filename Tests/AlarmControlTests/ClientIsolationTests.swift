@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import CLinuxSupport
 import FoundationEssentials
 import Glibc

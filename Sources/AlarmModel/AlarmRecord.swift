@@ -1,5 +1,4 @@
 import AlarmKitCore
-import AlarmTime
 import FoundationEssentials
 
 /// One alarm as the engine keeps it: the client's definition and where it is in its life.
