@@ -131,7 +131,7 @@ public struct ControlErrorBody: Codable, Hashable, Sendable {
 }
 
 /// A refusal of the protocol itself (``ControlErrorCode/malformed``, `forbidden`, `busy`, ...),
-/// of a ``ScheduleAction`` (`invalidTransition`: AlarmKit's errors have no case for them), or an
+/// of an ``AlarmCommand`` beyond AlarmKit (`invalidTransition`: AlarmKit's errors have no case for them), or an
 /// error code this build does not know.
 public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: ControlErrorCode

@@ -34,7 +34,7 @@ import Testing
         var scheduler = Fixture.scheduler()
         let id = try scheduler.add(Fixture.alarm(7, 0, weekly: Fixture.everyDay), now: sunday)
         let outcome = try scheduler.perform(.disable, id: id, owner: Fixture.owner, now: sunday)
-        #expect(outcome.events == [.scheduleChanged(Fixture.key(id), .disable)])
+        #expect(outcome.events == [.disabled(Fixture.key(id))])
         #expect(outcome.changedOwners == [Fixture.owner])
         let record = try #require(scheduler.record(for: Fixture.key(id)))
         #expect(!record.enabled && record.phase == .scheduled(nil))
@@ -57,7 +57,7 @@ import Testing
         let nine = Fixture.at("2026-11-23T09:00:00+01:00")
         #expect(scheduler.evaluate(now: nine).events.isEmpty)
         let outcome = try scheduler.perform(.enable, id: id, owner: Fixture.owner, now: nine)
-        #expect(outcome.events == [.scheduleChanged(Fixture.key(id), .enable)])
+        #expect(outcome.events == [.enabled(Fixture.key(id))])
         #expect(scheduler.record(for: Fixture.key(id))?.phase == .scheduled(.day(Self.day("2026-11-24"))))
         #expect(scheduler.nextDeadline == Fixture.at("2026-11-24T07:30:00+01:00"))
     }
@@ -97,7 +97,7 @@ import Testing
     @Test func anotherClientsIDIsNotFound() throws {
         var scheduler = Fixture.scheduler()
         let id = try scheduler.add(Fixture.alarm(7, 0, weekly: [.monday]), now: sunday)
-        for action in ScheduleAction.allCases {
+        for action in AlarmCommand.allCases {
             #expect(throws: AlarmOperationError.notFound(id)) {
                 try scheduler.perform(action, id: id, owner: Fixture.stranger, now: sunday)
             }
@@ -134,7 +134,7 @@ import Testing
         var scheduler = Fixture.scheduler()
         let id = try scheduler.add(Fixture.alarm(7, 0, weekly: [.monday, .wednesday]), now: sunday)
         let outcome = try scheduler.perform(.skip, id: id, owner: Fixture.owner, now: sunday)
-        #expect(outcome.events == [.scheduleChanged(Fixture.key(id), .skip)])
+        #expect(outcome.events == [.skipped(Fixture.key(id))])
         var record = try #require(scheduler.record(for: Fixture.key(id)))
         #expect(record.skippedDate == Self.day("2026-11-23"))
         #expect(record.phase == .scheduled(.day(Self.day("2026-11-25"))))
