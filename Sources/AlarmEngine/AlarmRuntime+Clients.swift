@@ -1,6 +1,5 @@
 import AlarmKitCore
 import AlarmModel
-import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 

@@ -1,6 +1,5 @@
 import AlarmKitCore
 import AlarmModel
-import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 
@@ -19,14 +18,14 @@ extension AlarmScheduler {
     /// - `skip`: a weekly alarm, enabled and not alerting. The occurrence that is scheduled or
     ///   counting down is skipped; while snoozed, the one after the occurrence that rang (the
     ///   snooze runs on: `stop` ends it).
-    /// - Throws: ``AlarmOperationError/notFound(_:)`` as AlarmKit's actions do, or a ``ControlError``
-    ///   with code `invalidTransition` naming the reason.
+    /// - Throws: ``AlarmOperationError/notFound(_:)`` as AlarmKit's actions do, or an
+    ///   ``AlarmChangeRefusal`` naming the reason.
     mutating func changeScheduleCaughtUp(_ command: AlarmCommand, key: AlarmKey, now: Date) throws -> SchedulerOutcome {
         var outcome = SchedulerOutcome()
         settle(key, now: now, into: &outcome)
         guard var record = records[key] else { throw AlarmOperationError.notFound(key.id) }
-        func refused(_ reason: String) -> ControlError {
-            ControlError(.invalidTransition, "cannot \(command.rawValue) alarm \(key.id): \(reason)")
+        func refused(_ reason: String) -> AlarmChangeRefusal {
+            AlarmChangeRefusal(command.rawValue, alarmID: key.id, reason: reason)
         }
         let clockNotSet = "the clock is not set yet, so its next day is not known"
 

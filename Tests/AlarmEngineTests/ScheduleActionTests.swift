@@ -72,11 +72,10 @@ import Testing
 
         _ = try scheduler.perform(.disable, id: id, owner: Fixture.owner, now: sunday)
         let before = scheduler.snapshot
-        let error = #expect(throws: ControlError.self) {
+        let error = #expect(throws: AlarmChangeRefusal.self) {
             try scheduler.perform(.enable, id: id, owner: Fixture.owner, now: seven.addingTimeInterval(3600))
         }
-        #expect(error?.code == .invalidTransition)
-        #expect(error?.message.contains("2026-11-23T07:00:00+01:00 has passed") == true)
+        #expect(error?.reason.contains("2026-11-23T07:00:00+01:00 has passed") == true)
         #expect(scheduler.snapshot == before)
     }
 
@@ -87,9 +86,8 @@ import Testing
         #expect(scheduler.state(of: ringing) == .alerting)
         let before = scheduler.snapshot
         for (id, reason) in [(timer, "timer"), (ringing, "stop it first")] {
-            let error = #expect(throws: ControlError.self) { try scheduler.perform(.disable, id: id, owner: Fixture.owner, now: sunday) }
-            #expect(error?.code == .invalidTransition)
-            #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+            let error = #expect(throws: AlarmChangeRefusal.self) { try scheduler.perform(.disable, id: id, owner: Fixture.owner, now: sunday) }
+            #expect(error?.reason.contains(reason) == true, "\(error?.reason ?? "")")
         }
         #expect(scheduler.snapshot == before)
     }
@@ -226,9 +224,8 @@ import Testing
         #expect(scheduler.state(of: ringing) == .alerting)
         let before = scheduler.snapshot
         for (id, reason) in [(once, "weekly"), (fixed, "weekly"), (timer, "weekly"), (disabled, "disabled"), (ringing, "alerting")] {
-            let error = #expect(throws: ControlError.self) { try scheduler.perform(.skip, id: id, owner: Fixture.owner, now: sunday) }
-            #expect(error?.code == .invalidTransition)
-            #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+            let error = #expect(throws: AlarmChangeRefusal.self) { try scheduler.perform(.skip, id: id, owner: Fixture.owner, now: sunday) }
+            #expect(error?.reason.contains(reason) == true, "\(error?.reason ?? "")")
         }
         #expect(scheduler.snapshot == before)
     }
