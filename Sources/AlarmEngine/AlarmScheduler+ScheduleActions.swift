@@ -27,7 +27,6 @@ extension AlarmScheduler {
         func refused(_ reason: String) -> AlarmChangeRefusal {
             AlarmChangeRefusal(command.rawValue, alarmID: key.id, reason: reason)
         }
-        let clockNotSet = "the clock is not set yet, so its next day is not known"
 
         let event: SchedulerEvent
         switch command {
@@ -66,18 +65,8 @@ extension AlarmScheduler {
             guard record.enabled else { throw refused("it is disabled (enable it first)") }
             guard record.skippedDate == nil else { return outcome }
             guard !record.phase.isAlerting else { throw refused("it is alerting (stop or snooze it first)") }
-            if record.phase.isSnooze {
-                // A snooze belongs to the occurrence that rang: the next one is the one after it.
-                guard case .day(let rang)? = record.phase.occurrence,
-                      case .day(let next)? = firstOccurrence(
-                          of: record.definition, now: now, after: max(record.lastOccurrenceDay ?? rang, rang))
-                else { throw refused(clockNotSet) }
-                record.skippedDate = next
-            } else {
-                guard case .day(let next)? = record.phase.occurrence else { throw refused(clockNotSet) }
-                record.skippedDate = next
-                record.phase = .scheduled(firstOccurrence(
-                    of: record.definition, now: now, after: record.lastOccurrenceDay, skipping: next))
+            guard skipNextOccurrence(of: &record, now: now) else {
+                throw refused("the clock is not set yet, so its next day is not known")
             }
             event = .skipped(key)
         }
@@ -86,6 +75,25 @@ extension AlarmScheduler {
         store(record)
         settle(key, now: now, into: &outcome)
         return outcome
+    }
+
+    /// Skips the next occurrence of an enabled weekly alarm that is not alerting; `false`, with
+    /// nothing changed, while the clock is untrusted (its next day is not known).
+    private func skipNextOccurrence(of record: inout AlarmRecord, now: Date) -> Bool {
+        if record.phase.isSnooze {
+            // A snooze belongs to the occurrence that rang: the next one is the one after it.
+            guard case .day(let rang)? = record.phase.occurrence,
+                  case .day(let next)? = firstOccurrence(
+                      of: record.definition, now: now, after: max(record.lastOccurrenceDay ?? rang, rang))
+            else { return false }
+            record.skippedDate = next
+        } else {
+            guard case .day(let next)? = record.phase.occurrence else { return false }
+            record.skippedDate = next
+            record.phase = .scheduled(firstOccurrence(
+                of: record.definition, now: now, after: record.lastOccurrenceDay, skipping: next))
+        }
+        return true
     }
 }
 
