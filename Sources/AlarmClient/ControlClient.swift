@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 import LinuxSupport
@@ -184,16 +185,12 @@ public final class ControlClient: Sendable {
         try await request(ControlOperationName.replace, ScheduleParameters(id: id, definition: definition), as: Alarm.self)
     }
 
-    /// Stops, snoozes, pauses, resumes or cancels one of the caller's alarms.
-    public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
-        _ = try await request(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
-    }
-
-    /// Disables, enables or skips one of the caller's alarms: the device's extensions to AlarmKit
-    /// (``ScheduleAction`` says what each does and refuses). `alarmRecords` shows the result
-    /// (`enabled`, `skippedDate`), and `alarmUpdates` subscribers hear of it.
-    public func perform(_ action: ScheduleAction, id: Alarm.ID) async throws {
-        _ = try await request(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
+    /// Stops, snoozes, pauses, resumes or cancels one of the caller's alarms, or disables, enables
+    /// or skips it (the device's extensions to AlarmKit: ``AlarmCommand`` says what each does and
+    /// refuses). `alarmRecords` shows the result (`enabled`, `skippedDate`), and `alarmUpdates`
+    /// subscribers hear of it.
+    public func perform(_ command: AlarmCommand, id: Alarm.ID) async throws {
+        _ = try await request(command.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
     }
 
     public func authorizationState() async throws -> AlarmManager.AuthorizationState {

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 
@@ -51,7 +52,7 @@ public struct SocketAlarmBackend: AlarmBackend {
     }
 
     public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
-        try await client.perform(action, id: id)
+        try await client.perform(AlarmCommand(action), id: id)
     }
 
     public func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws {

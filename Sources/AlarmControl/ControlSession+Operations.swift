@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import LinuxSupport
 
@@ -9,14 +10,9 @@ extension ControlSession {
     /// - Parameter decided: a `schedule` back from its authorization prompt.
     func perform(_ request: ControlRequest, decided: Bool) async throws -> Outcome {
         let client = peer.client
-        if let action = AlarmAction(rawValue: request.operation) {
+        if let command = AlarmCommand(rawValue: request.operation) {
             let parameters = try request.parameters(AlarmIDParameters.self)
-            try await runtime.perform(action, id: parameters.id, client: client)
-            return .result(JSONValue.null)
-        }
-        if let action = ScheduleAction(rawValue: request.operation) {
-            let parameters = try request.parameters(AlarmIDParameters.self)
-            try await runtime.perform(action, id: parameters.id, client: client)
+            try await runtime.perform(command, id: parameters.id, client: client)
             return .result(JSONValue.null)
         }
         switch request.operation {

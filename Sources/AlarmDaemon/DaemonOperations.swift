@@ -3,6 +3,7 @@ import AlarmControl
 import AlarmHardware
 import AlarmEngine
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 

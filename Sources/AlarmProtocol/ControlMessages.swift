@@ -69,17 +69,6 @@ public struct ControlSubscription: Codable, Hashable, Sendable {
     }
 }
 
-/// An alarm and the client it belongs to, in an administrator's `allAlarms`.
-public struct OwnedAlarm: Codable, Hashable, Sendable {
-    public var owner: ClientID
-    public var alarm: Alarm
-
-    public init(owner: ClientID, alarm: Alarm) {
-        self.owner = owner
-        self.alarm = alarm
-    }
-}
-
 /// One client's recorded authorization, in an administrator's `authorizations`.
 public struct ClientAuthorization: Codable, Hashable, Sendable {
     public var uid: UInt32

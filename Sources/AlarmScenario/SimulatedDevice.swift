@@ -3,7 +3,7 @@ import AlarmDaemon
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmSimulator
 import AlarmTime
 import FoundationEssentials
@@ -184,7 +184,7 @@ public final class SimulatedDevice: Sendable {
 
     /// Performs an action as the person's client would (through the API, not the buttons).
     public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
-        try await runtime.perform(action, id: id, client: client)
+        try await runtime.perform(AlarmCommand(action), id: id, client: client)
         await appliance.refresh()
     }
 

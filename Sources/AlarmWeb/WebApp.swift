@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
@@ -145,7 +146,7 @@ public final class WebApp: Sendable {
     /// The page's action names and the protocol's operations, on the page's own alarms.
     static let actions: [String: String] = [
         "pause": AlarmAction.pause.rawValue, "resume": AlarmAction.resume.rawValue,
-        "enable": ScheduleAction.enable.rawValue, "disable": ScheduleAction.disable.rawValue, "skip": ScheduleAction.skip.rawValue,
+        "enable": AlarmCommand.enable.rawValue, "disable": AlarmCommand.disable.rawValue, "skip": AlarmCommand.skip.rawValue,
     ]
 
     /// Gives the page's own alarm `id` the edited `definition` in place, under the same id (an app

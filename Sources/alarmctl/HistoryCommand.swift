@@ -1,4 +1,5 @@
 import AlarmClient
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import ArgumentParser

@@ -8,6 +8,7 @@ import AlarmGPIO
 import AlarmHardware
 import AlarmKitCore
 import AlarmLCD
+import AlarmModel
 import AlarmProtocol
 import AlarmSimulator
 import AlarmTime

@@ -6,6 +6,7 @@ import AlarmEngine
 import AlarmGPIO
 import AlarmHardware
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import BuildVersion

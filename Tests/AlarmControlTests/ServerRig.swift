@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmSimulator
 import AlarmTestKit
 import AlarmTime

@@ -4,7 +4,7 @@ import AlarmDaemon
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmSimulator
 import AlarmTestKit
 import AlarmTime
