@@ -23,12 +23,7 @@ struct SimulatorMode {
 
     func run() async throws {
         let recent = RecentLogLines(capacity: SimulatorScreen.logLineCount)
-        let level = options.level
-        let logger = {
-            var logger = Logger(label: "alarmd", factory: { recent.handler(label: $0, level: level) })
-            logger.logLevel = level
-            return logger
-        }()
+        let logger = Self.logger(to: recent, level: options.level)
 
         let zones = SystemTimeZoneProvider()
         let zone = (try? zones.currentZone()) ?? .utc
@@ -71,14 +66,25 @@ struct SimulatorMode {
                 console.requestRedraw()
             }
         }
-        // Quitting ends the keys' service, and with it the group: the socket closes first.
-        let services = device.services(control: server) + [TaskService { await console.redrawWhileRunning() }, keys]
+        // Quitting ends the keys' service, and with it the group, in reverse order: the page
+        // stops before the socket it uses closes.
+        let pageService = TaskService {
+            await UntilCancelled.wait()
+            page?.stop()
+        }
+        let services = device.services(control: server) + [pageService, TaskService { await console.redrawWhileRunning() }, keys]
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             logger: logger))
         try await group.run()
-        page?.stop()
         await device.shutdown()
+    }
+
+    /// A logger whose lines the screen shows (the latest few).
+    private static func logger(to recent: RecentLogLines, level: Logger.Level) -> Logger {
+        var logger = Logger(label: "alarmd", factory: { recent.handler(label: $0, level: level) })
+        logger.logLevel = level
+        return logger
     }
 
     /// The control socket, so that apps and alarmctl can use the simulated clock as the real one;
