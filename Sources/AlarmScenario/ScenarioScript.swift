@@ -6,8 +6,8 @@ import AlarmTime
 import FoundationEssentials
 import Glibc
 
-/// A plain-text scenario: one step per line, `#` starts a comment. See the README's "Scenario
-/// scripts" for the format; in short:
+/// A plain-text scenario: one step per line, `#` starts a comment. See docs/simulator.md, "Scenario
+/// scripts", for the format; in short:
 ///
 /// ```
 /// start 2026-11-23 06:58 Europe/Berlin

@@ -1,7 +1,7 @@
 import AlarmKitCore
 import AlarmModel
 import AlarmTestKit
-import CLinuxSupport
+import CUnixSocket
 import FoundationEssentials
 import Glibc
 import Testing

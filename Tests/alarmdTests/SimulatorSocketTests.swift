@@ -3,7 +3,6 @@ import AlarmKitCore
 import AlarmModel
 import AlarmProtocol
 import AlarmTestKit
-import CLinuxSupport
 import CTestSupport
 import Dispatch
 import FoundationEssentials

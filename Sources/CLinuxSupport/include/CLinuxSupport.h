@@ -43,10 +43,6 @@ int64_t alarmd_boottime_nanoseconds(void);
 /// STA_UNSYNC clear), as NTP daemons such as systemd-timesyncd and chrony leave it.
 int alarmd_clock_is_synchronized(void);
 
-#include "CLinuxSupportTerminal.h"
-#include "CLinuxSupportI2C.h"
-#include "CLinuxSupportSocket.h"
-#include "CLinuxSupportNotify.h"
 #include "CLinuxSupportSignals.h"
 #include "CLinuxSupportExecutor.h"
 // epoll, which Glibc's module leaves out (alarm-web's socket pool).
