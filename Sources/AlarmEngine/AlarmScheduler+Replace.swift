@@ -5,7 +5,7 @@ import FoundationEssentials
 
 extension AlarmScheduler {
     /// Gives one of `owner`'s alarms a new definition in place, under the same id: the device's
-    /// extension to AlarmKit for editing an alarm (``ControlOperationName/replace``).
+    /// extension to AlarmKit for editing an alarm (`replace`).
     ///
     /// The alarm starts afresh as ``schedule(id:owner:definition:now:)`` would start it: the phase
     /// is the new definition's first (a timer counts down from `now`; an alarm waits for its first

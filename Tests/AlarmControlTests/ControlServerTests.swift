@@ -97,25 +97,25 @@ struct ControlServerTests {
         let rig = try ServerRig()
         try await rig.serving { () async throws in
             let client = rig.client()
-            #expect(try await client.request("echo", parameters: ["x": .integer(7)]) == .object(["x": .integer(7)]))
-            let unknown = await #expect(throws: ControlError.self) { try await client.request("history") }
+            #expect(try await client.alarmRecords() == [])
+            let unknown = await #expect(throws: ControlError.self) { try await client.history() }
             #expect(unknown?.code == .unknownOperation)
         }
         let adminOnly = try ServerRig()
-        let server = ControlServer(
-            configuration: adminOnly.configuration, runtime: adminOnly.runtime,
-            handlers: [
-                "status": .init(requiresAdministrator: true) { call in ["uid": call.peer.uid] },
-                "alarms": .init(requiresAdministrator: false) { _ in "replaced" },
-            ],
-            logger: ServerRig.logger)
+        var handlers = ControlHandlers()
+        handlers.register(.selfTest) { call, parameters in
+            SelfTestReport(parts: parameters.parts.map { .init(part: $0, passed: true, detail: "uid \(call.peer.uid)") })
+        }
+        handlers.register(.alarms) { _, _ in throw ControlError(.busy, "replaced") }
+        let server = ControlServer(configuration: adminOnly.configuration, runtime: adminOnly.runtime, handlers: handlers, logger: ServerRig.logger)
         try server.start()
         let root = adminOnly.client()
-        #expect(try await root.request("status") == .object(["uid": .integer(Int64(geteuid()))]) || geteuid() != 0)
+        let asked = SelfTestParameters(parts: ["led"], showSeconds: 0)
+        #expect(try await root.selfTest(asked).parts.map(\.detail) == ["uid \(geteuid())"] || geteuid() != 0)
         #expect(try await root.alarms() == [], "a handler cannot replace the protocol's own operations")
         if geteuid() == 0 {
             let other = adminOnly.client(as: ServerRig.otherUser)
-            let error = await #expect(throws: ControlError.self) { try await other.request("status") }
+            let error = await #expect(throws: ControlError.self) { try await other.selfTest(asked) }
             #expect(error?.code == .forbidden)
         }
         await server.stop()
