@@ -61,18 +61,20 @@ let package = Package(
         // What an app imports: AlarmKitCore, Foundation's value types, and `AlarmManager.shared`
         // over this device's alarmd.
         .target(name: "AlarmKit", dependencies: ["AlarmKitCore", "AlarmClient", "AlarmProtocol"]),
+        // The engine: the pure scheduler, the runtime actor, the durable store and the intents'
+        // mailbox, on the model; neither the wire nor any hardware (Tests/check-import-graph).
         .target(
             name: "AlarmEngine",
             dependencies: [
                 "AlarmKitCore",
                 "AlarmModel",
-                "AlarmProtocol",
                 "AlarmTime",
                 "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The appliance: engine states to LED, sound and display; buttons to engine actions.
+        // The appliance: engine states to LED, sound and display; buttons to engine actions. Of the
+        // hardware it knows only the HAL, and not the wire (Tests/check-import-graph).
         .target(
             name: "AlarmAppliance",
             dependencies: [

@@ -37,16 +37,12 @@ extension ControlClient {
         try await call(.replace, ScheduleParameters(id: id, definition: definition))
     }
 
-    /// Stops, snoozes, pauses, resumes or cancels one of the caller's alarms.
-    public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
-        _ = try await call(.action(action), AlarmIDParameters(id: id))
-    }
-
-    /// Disables, enables or skips one of the caller's alarms: the device's extensions to AlarmKit
-    /// (``ScheduleAction`` says what each does and refuses). `alarmRecords` shows the result
-    /// (`enabled`, `skippedDate`), and `alarmUpdates` subscribers hear of it.
-    public func perform(_ action: ScheduleAction, id: Alarm.ID) async throws {
-        _ = try await call(.action(action), AlarmIDParameters(id: id))
+    /// Stops, snoozes, pauses, resumes or cancels one of the caller's alarms, or disables, enables
+    /// or skips it (the device's extensions to AlarmKit: ``AlarmCommand`` says what each does and
+    /// refuses). `alarmRecords` shows the result (`enabled`, `skippedDate`), and `alarmUpdates`
+    /// subscribers hear of it.
+    public func perform(_ command: AlarmCommand, id: Alarm.ID) async throws {
+        _ = try await call(.command(command), AlarmIDParameters(id: id))
     }
 
     public func authorizationState() async throws -> AlarmManager.AuthorizationState {

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 
@@ -51,11 +52,11 @@ public struct SocketAlarmBackend: AlarmBackend {
     }
 
     public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
-        try await client.perform(action, id: id)
+        try await client.perform(AlarmCommand(action), id: id)
     }
 
     public func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws {
-        _ = try client.callBlocking(.action(action), AlarmIDParameters(id: id))
+        _ = try client.callBlocking(.command(AlarmCommand(action)), AlarmIDParameters(id: id))
     }
 
     public func alarms() throws -> [Alarm] {

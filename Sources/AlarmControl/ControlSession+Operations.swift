@@ -19,24 +19,19 @@ extension ControlSession {
     /// The protocol's own operations, which every server answers.
     static let builtIns: ControlHandlers = {
         var handlers = ControlHandlers()
-        serveActions(&handlers)
+        serveCommands(&handlers)
         serveAlarmKit(&handlers)
         serveSubscriptions(&handlers)
         serveAdministration(&handlers)
         return handlers
     }()
 
-    /// AlarmKit's actions and the device's schedule actions, on one of the caller's alarms.
-    private static func serveActions(_ handlers: inout ControlHandlers) {
-        for action in AlarmAction.allCases {
-            handlers.serve(.action(action)) { session, _, parameters, _ in
-                try await session.runtime.perform(action, id: parameters.id, client: session.peer.client)
-                return .result(NullAnswer())
-            }
-        }
-        for action in ScheduleAction.allCases {
-            handlers.serve(.action(action)) { session, _, parameters, _ in
-                try await session.runtime.perform(action, id: parameters.id, client: session.peer.client)
+    /// The commands on one of the caller's alarms: AlarmKit's actions and the device's
+    /// disable, enable and skip.
+    private static func serveCommands(_ handlers: inout ControlHandlers) {
+        for command in AlarmCommand.allCases {
+            handlers.serve(.command(command)) { session, _, parameters, _ in
+                try await session.runtime.perform(command, id: parameters.id, client: session.peer.client)
                 return .result(NullAnswer())
             }
         }

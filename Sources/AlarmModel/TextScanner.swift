@@ -1,5 +1,5 @@
-/// A forward-only cursor over the ASCII bytes of a string, for the small fixed grammars in this module
-/// (ISO 8601, POSIX TZ, civil dates and times); never traps, whatever the input.
+/// A forward-only cursor over the ASCII bytes of a string, for small fixed grammars (civil dates
+/// and times here; ISO 8601 and POSIX TZ strings in AlarmTime); never traps, whatever the input.
 package struct TextScanner {
     private let bytes: [UInt8]
     package private(set) var position = 0

@@ -19,10 +19,9 @@ extension ControlEndpoint where Parameters == ScheduleParameters, Answer == Alar
 }
 
 extension ControlEndpoint where Parameters == AlarmIDParameters, Answer == NullAnswer {
-    /// `stop`, `countdown`, `pause`, `resume` or `cancel`.
-    public static func action(_ action: AlarmAction) -> Self { .init(ControlOperation(action)) }
+    /// One of the commands on an alarm: `stop`, `countdown`, `pause`, `resume`, `cancel`,
     /// `disable`, `enable` or `skip`.
-    public static func action(_ action: ScheduleAction) -> Self { .init(ControlOperation(action)) }
+    public static func command(_ command: AlarmCommand) -> Self { .init(ControlOperation(command)) }
     public static var acknowledgeIntent: Self { .init(.acknowledgeIntent) }
 }
 
@@ -99,20 +98,14 @@ extension ControlEndpoint where Parameters == SelfTestParameters, Answer == Self
 }
 
 extension ControlOperation {
-    /// The operation of an AlarmKit action (each is named by its raw value).
-    public init(_ action: AlarmAction) {
-        switch action {
+    /// The operation of a command on an alarm (each is named by its raw value).
+    public init(_ command: AlarmCommand) {
+        switch command {
         case .stop: self = .stop
         case .countdown: self = .countdown
         case .pause: self = .pause
         case .resume: self = .resume
         case .cancel: self = .cancel
-        }
-    }
-
-    /// The operation of one of the device's schedule actions.
-    public init(_ action: ScheduleAction) {
-        switch action {
         case .disable: self = .disable
         case .enable: self = .enable
         case .skip: self = .skip

@@ -14,8 +14,8 @@ import FoundationEssentials
 /// | `hello` | ``ControlHelloParameters`` | ``ControlHello`` |
 /// | `alarms` | none | the caller's `[Alarm]` |
 /// | `schedule`, `replace` (beyond AlarmKit: same id) | ``ScheduleParameters`` | the `Alarm` |
-/// | `stop`, `countdown`, `pause`, `resume`, `cancel` (``AlarmAction``) | `id` | `null` |
-/// | `disable`, `enable`, `skip` (beyond AlarmKit: ``ScheduleAction``) | `id` | `null` |
+/// | `stop`, `countdown`, `pause`, `resume`, `cancel` (``AlarmCommand``, as AlarmKit's) | `id` | `null` |
+/// | `disable`, `enable`, `skip` (beyond AlarmKit: ``AlarmCommand``) | `id` | `null` |
 /// | `subscribeAlarms`, `subscribeAuthorization`, `subscribeIntents` | none | ``ControlSubscription``; then events |
 /// | `subscribeDevice` (administrators) | none | ``ControlSubscription``; then `device` events |
 /// | `unsubscribe` | `subscription` | `null` (also for an unknown number) |

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 
 /// The control socket's wire protocol, version 1: newline-delimited JSON, one UTF-8 object per
@@ -64,27 +65,6 @@ public enum ControlProtocol {
         bytes.append(UInt8(ascii: "\n"))
         return bytes
     }
-}
-
-/// The device's extensions to AlarmKit, which has no way to keep an alarm without it ringing:
-/// operations on when one of the caller's alarms rings, each named by its raw value and taking
-/// `{"id": ...}` as the ``AlarmAction``s do. Kept out of `AlarmKitCore`, so an app's AlarmKit
-/// API stays Apple's.
-///
-/// A refusal is `invalidTransition` (a ``ControlError`` naming the reason, e.g. "stop it first"),
-/// and changes nothing; asking for what already holds (disabling a disabled alarm, skipping twice)
-/// is a harmless no-op.
-public enum ScheduleAction: String, Codable, Hashable, Sendable, CaseIterable {
-    /// Keeps the alarm in the list without it ringing: no next date, never missed. Any countdown
-    /// (a snooze, a pre-alert) ends. Refused for a timer (no schedule) and while alerting.
-    case disable
-    /// Undoes `disable` (the next occurrence from now; a `.fixed` date must not have passed by
-    /// more than the grace period) and `skip`.
-    case enable
-    /// A weekly alarm's next occurrence does not ring; the one after does. While snoozed, the
-    /// next occurrence after the one that rang. Refused for other alarms, while alerting, while
-    /// disabled and while the clock is untrusted (its next day is not known).
-    case skip
 }
 
 /// The events a subscription delivers.

@@ -13,8 +13,7 @@ struct ControlOperationTests {
             #expect(ControlOperation(rawValue: operation.name) == operation)
         }
         #expect(ControlOperation.names.count == ControlOperation.allCases.count)
-        for action in AlarmAction.allCases { #expect(ControlOperation(action).name == action.rawValue) }
-        for action in ScheduleAction.allCases { #expect(ControlOperation(action).name == action.rawValue) }
+        for command in AlarmCommand.allCases { #expect(ControlOperation(command).name == command.rawValue) }
     }
 
     @Test func onlyTheAdministratorsOperationsAreForAdministrators() {
