@@ -163,7 +163,7 @@ let package = Package(
             name: "alarmd",
             dependencies: [
                 "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO", "BuildVersion",
-                "AlarmHardware", "AlarmKitCore", "AlarmModel", "AlarmLCD", "AlarmProtocol", "AlarmScenario", "JournalLogging",
+                "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmModel", "AlarmProtocol", "AlarmScenario", "JournalLogging",
                 "AlarmSimulator", "AlarmTime", "CUnixSocket", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
