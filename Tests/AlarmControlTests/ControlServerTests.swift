@@ -121,6 +121,35 @@ struct ControlServerTests {
         await server.stop()
     }
 
+    @Test func aDaemonsOperationIsRefusedWithTheProtocolsOwnCodesAndMessages() async throws {
+        let rig = try ServerRig()
+        var handlers = ControlHandlers()
+        handlers.register(.history) { _, _ in [] }
+        handlers.register(.setSettings) { _, settings in settings }
+        let server = ControlServer(configuration: rig.configuration, runtime: rig.runtime, handlers: handlers, logger: ServerRig.logger)
+        try server.start()
+        let connection = try await rig.rawConnection()
+        await connection.send(Sample.request(1, "history", ["all": .string("yes")]))
+        let malformed = await connection.nextMessage()?["error"]
+        #expect(malformed?["code"] == .string("malformed"))
+        #expect(malformed?["message"] == .string("bad parameters: params.all has the wrong type (expected a boolean)"))
+        await connection.send(Sample.request(2, "trySound", ["volumeDB": .integer(-6)]))
+        let unknown = await connection.nextMessage()?["error"]
+        #expect(unknown?["code"] == .string("unknownOperation"))
+        #expect(unknown?["message"] == .string("unknown operation \"trySound\""))
+        if geteuid() == 0 {
+            await connection.send(Sample.request(3, "setSettings", ["volumeDB": .integer(-6)]))
+            #expect(await connection.nextMessage()?["error"]?["message"] == .string("bad parameters: params.crescendoSeconds is missing"))
+            // Not an administrator: refused before its parameters are read.
+            let other = try await rig.rawConnection(as: ServerRig.otherUser)
+            await other.send(Sample.request(4, "setSettings"))
+            let forbidden = await other.nextMessage()?["error"]
+            #expect(forbidden?["code"] == .string("forbidden"))
+            #expect(forbidden?["message"] == .string("setSettings is for administrators (root or the administrators' group)"))
+        }
+        await server.stop()
+    }
+
     @Test func aStaleSocketIsReplacedButAnythingElseIsLeftAlone() async throws {
         let rig = try ServerRig()
         try rig.server.start()
