@@ -320,7 +320,7 @@ let package = Package(
         .testTarget(
             name: "AlarmWebTests",
             dependencies: [
-                "AlarmAppliance", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmModel", "AlarmSimulator",
+                "AlarmAppliance", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmSimulator",
                 "AlarmTestKit", "AlarmTime", "AlarmWeb", "LinuxSupport", "WebPairings", .product(name: "Logging", package: "swift-log"),
             ]
         ),

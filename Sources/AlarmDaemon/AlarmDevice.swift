@@ -2,6 +2,8 @@ import AlarmAppliance
 import AlarmControl
 import AlarmEngine
 import AlarmHardware
+import AlarmModel
+import AlarmProtocol
 import AlarmTime
 import Logging
 import ServiceLifecycle
@@ -44,7 +46,7 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     public let clock: any WallClock
     /// The configuration with the household's settings in effect at start.
     public let configuration: DaemonConfiguration
-    public let logger: Logger
+    let logger: Logger
 
     /// Reads the household's settings, opens the board with them in effect and builds the
     /// engine and the appliance on it.
@@ -110,6 +112,18 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
             })
         }
         return services
+    }
+
+    /// The control socket on this device, answering the engine's operations and the daemon's
+    /// own (``DaemonOperations/handlers(runtime:appliance:settings:status:board:)``): `status`
+    /// from `status`, and `selfTest` where the board's parts can be checked (`selfTest`).
+    public func controlServer(
+        _ configuration: ControlServer.Configuration, status: (@Sendable (ClientID?) async -> StatusReport)?,
+        selfTest: DaemonOperations.SelfTestBoard?
+    ) -> ControlServer {
+        let handlers = DaemonOperations.handlers(
+            runtime: runtime, appliance: appliance, settings: household, status: status, board: selfTest)
+        return ControlServer(configuration: configuration, runtime: runtime, handlers: handlers, logger: logger)
     }
 
     /// Leaves the device dark and silent (sound stopped, LED off, display blank), then releases

@@ -30,7 +30,7 @@ import FoundationEssentials
 ///   unread output, so a client that does not read its events is disconnected, and one that
 ///   asks for every record gets them.
 ///
-/// See ``ControlOperationName`` for the operations and their parameters.
+/// See ``ControlOperation`` for the operations and their parameters.
 public enum ControlProtocol {
     /// The version this build speaks.
     public static let version = 1
@@ -65,58 +65,6 @@ public enum ControlProtocol {
         bytes.append(UInt8(ascii: "\n"))
         return bytes
     }
-}
-
-/// The operations of protocol version 1, by their `op` name.
-///
-/// | op | params | result |
-/// |---|---|---|
-/// | `hello` | optional `app` (``ControlHelloParameters``) | ``ControlHello`` |
-/// | `alarms` | none | the caller's `[Alarm]` |
-/// | `schedule` | `id` (UUID), `definition` (``AlarmDefinition``) | the `Alarm` |
-/// | `stop`, `countdown`, `pause`, `resume`, `cancel` | `id` | `null` |
-/// | `disable`, `enable`, `skip` (beyond AlarmKit: ``AlarmCommand``) | `id` | `null` |
-/// | `replace` (beyond AlarmKit) | `id`, `definition`, as `schedule` | the `Alarm`, same id |
-/// | `subscribeAlarms`, `subscribeAuthorization` | none | ``ControlSubscription``; then events |
-/// | `subscribeIntents` | none | ``ControlSubscription``; then an `intent` event per delivery |
-/// | `takeIntent` | `id` (the delivery's) | ``ControlIntentTaken``: `true` for one connection of the app |
-/// | `acknowledgeIntent` | `id` (the delivery's) | `null` (also for an unknown id) |
-/// | `unsubscribe` | `subscription` | `null` (also for an unknown number) |
-/// | `authorizationState`, `requestAuthorization` | none | `"notDetermined"`, `"denied"` or `"authorized"` |
-/// | `allAlarms` (administrators) | none | `[OwnedAlarm]` (`{"owner": uid, "alarm": …}`) |
-/// | `authorizations` (administrators) | none | `[`` ClientAuthorization ``]` |
-/// | `setAuthorization` (administrators) | `uid`, `state` | `null` |
-/// | `subscribeDevice` (administrators) | none | a subscription: `device` events |
-///
-/// The daemon may register more (``ControlServer/Handler``), e.g. `status` and `history`.
-public enum ControlOperationName {
-    public static let hello = "hello"
-    public static let alarms = "alarms"
-    public static let schedule = "schedule"
-    public static let subscribeAlarms = "subscribeAlarms"
-    public static let subscribeAuthorization = "subscribeAuthorization"
-    public static let unsubscribe = "unsubscribe"
-    public static let authorizationState = "authorizationState"
-    public static let requestAuthorization = "requestAuthorization"
-    public static let allAlarms = "allAlarms"
-    public static let authorizations = "authorizations"
-    public static let setAuthorization = "setAuthorization"
-    public static let subscribeIntents = "subscribeIntents"
-    public static let acknowledgeIntent = "acknowledgeIntent"
-    public static let takeIntent = "takeIntent"
-    public static let subscribeDevice = "subscribeDevice"
-    /// Beyond AlarmKit: gives one of the caller's alarms a new definition under the same id, in
-    /// one durable step (an edit that keeps the id apps and scripts hold). Refused while the alarm
-    /// is alerting (`invalidTransition`), for an id the caller does not use (`notFound`), and for
-    /// a definition `schedule` would refuse; the alarm then stays as it was.
-    public static let replace = "replace"
-
-    /// The operations every version-1 server answers (the commands by their ``AlarmCommand`` names).
-    public static let builtIn: Set<String> = Set([
-        hello, alarms, schedule, subscribeAlarms, subscribeAuthorization, unsubscribe, authorizationState,
-        requestAuthorization, allAlarms, authorizations, setAuthorization, subscribeIntents, acknowledgeIntent,
-        takeIntent, subscribeDevice, replace,
-    ] + AlarmCommand.allCases.map(\.rawValue))
 }
 
 /// The events a subscription delivers.

@@ -64,7 +64,7 @@ struct DaemonMode {
 
         let status = DaemonStatus(device: device, boardName: profile.name)
         let server = device.controlServer(
-            Self.controlConfiguration(configuration), status: status, selfTest: device.board.selfTestBoard(profile))
+            Self.controlConfiguration(configuration), status: status.report(alarmsOf:), selfTest: device.board.selfTestBoard(profile))
         do {
             try server.start()
         } catch {

@@ -125,21 +125,3 @@ struct DaemonStatus: Sendable {
         }
     }
 }
-
-extension DaemonStatus {
-    /// Every operation alarmd's socket answers beyond the built-in ones: ``DaemonOperations``'
-    /// and `status`; the service and the simulator serve the same.
-    func handlers(settings: HouseholdSettingsFile) -> [String: ControlServer.Handler] {
-        DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: settings)
-            .merging(["status": handler]) { _, status in status }
-    }
-
-    /// `status`, for every client: the device's parts and clock, and the caller's own alarm
-    /// figures (an administrator's are the device's).
-    var handler: ControlServer.Handler {
-        // A client learns nothing of the others' alarms: their count and times are theirs.
-        .init(requiresAdministrator: false) { call in
-            await report(alarmsOf: call.peer.isAdministrator ? nil : call.peer.client)
-        }
-    }
-}

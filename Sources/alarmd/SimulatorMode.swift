@@ -95,7 +95,7 @@ struct SimulatorMode {
         // phone page (alarm-web, run as them) may show every alarm and ask to pair.
         let server = device.controlServer(
             .init(socketPath: path, administrators: .init(groupID: getgid())),
-            status: DaemonStatus(device: device, boardName: "simulated"), selfTest: nil)
+            status: DaemonStatus(device: device, boardName: "simulated").report(alarmsOf:), selfTest: nil)
         do {
             try server.start()
         } catch {

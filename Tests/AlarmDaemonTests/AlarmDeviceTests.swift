@@ -5,6 +5,7 @@ import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
 import AlarmModel
+import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
 import AlarmTime
