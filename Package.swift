@@ -301,6 +301,7 @@ let package = Package(
                 "AlarmDaemon", "JournalLogging", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmSimulator",
                 "AlarmTime", "LinuxSupport", "AlarmTestKit", "AlarmALSA", "AlarmHardware", "AlarmKitCore", "AlarmModel",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CTestSupport"]),

@@ -10,7 +10,10 @@ import AlarmSimulator
 import AlarmTestKit
 import AlarmTime
 import FoundationEssentials
+import Glibc
 import Logging
+import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// The assembly on a board with a volume control: the household's volume (the phone page's)
@@ -99,5 +102,81 @@ import Testing
         try await Self.ring(device, clock: clock)
         #expect(card.settings.last == -6)
         await device.shutdown()
+    }
+
+    /// A display that notes, each time it is blanked, whether the control socket's file is there.
+    final class SocketWatchingDisplay: CharacterDisplay {
+        let display = FakeCharacterDisplay(size: .sixteenByTwo)
+        let socketPath: String
+        /// One entry per blank frame shown: did the socket's file exist then.
+        let socketAtBlankFrames = Mutex<[Bool]>([])
+        var size: DisplaySize { display.size }
+
+        init(socketPath: String) {
+            self.socketPath = socketPath
+        }
+
+        func show(_ frame: DisplayFrame) async throws {
+            if frame == DisplayFrame(size: frame.size) {
+                let exists = access(socketPath, F_OK) == 0
+                socketAtBlankFrames.withLock { $0.append(exists) }
+            }
+            try await display.show(frame)
+        }
+
+        func setBacklight(_ on: Bool) async throws { try await display.setBacklight(on) }
+        func define(_ glyph: Glyph, slot: Int) async throws { try await display.define(glyph, slot: slot) }
+    }
+
+    /// A board that notes, when it is released, whether the display is dark.
+    final class RecordingBoard: DeviceBoard {
+        let hardware: ApplianceHardware
+        let watched: SocketWatchingDisplay
+        let darkAtClose = Mutex<Bool?>(nil)
+        var soundProblemAtStart: HardwareError? { nil }
+
+        init(socketPath: String, clock: ManualWallClock) {
+            watched = SocketWatchingDisplay(socketPath: socketPath)
+            hardware = ApplianceHardware(
+                buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(), audio: FakeAudioOutput(clock: clock),
+                display: watched)
+        }
+
+        func close() async {
+            let display = watched.display
+            let dark = !display.isBacklightOn && display.frame == DisplayFrame(size: display.size)
+            darkAtClose.withLock { $0 = dark }
+        }
+    }
+
+    /// The order `systemctl stop` relies on: the socket closes while the engine and the
+    /// appliance still run, then the parts go dark, then the board is released.
+    @Test func gracefulShutdownClosesTheSocketThenDarkensThePartsThenReleasesTheBoard() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualWallClock(now: Self.start)
+        let socketPath = directory.path + "/control.sock"
+        let device = try await AlarmDevice(
+            configuration: Self.configuration(in: directory), clock: clock, timeZones: ManualTimeZoneProvider(.utc),
+            authorizer: FixedAuthorization(.authorized), logger: Self.silent
+        ) { _ in RecordingBoard(socketPath: socketPath, clock: clock) }
+        let server = device.controlServer(.init(socketPath: socketPath), status: nil, selfTest: nil)
+        try server.start()
+        let displayEvents = device.board.watched.display.events()
+        let group = ServiceGroup(configuration: .init(
+            services: device.services(control: server).map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+            logger: Self.silent))
+        async let running: Void = group.run()
+        // The appliance runs once it has drawn the clock.
+        for await event in displayEvents {
+            if case .frame = event { break }
+        }
+        #expect(access(socketPath, F_OK) == 0)
+
+        await group.triggerGracefulShutdown()
+        try await running
+        await device.shutdown()
+        let blanked = device.board.watched.socketAtBlankFrames.withLock { $0 }
+        #expect(!blanked.isEmpty && !blanked.contains(true), "the socket was closed before the display went blank")
+        #expect(device.board.darkAtClose.withLock { $0 } == true, "the display was dark before the board was released")
     }
 }
