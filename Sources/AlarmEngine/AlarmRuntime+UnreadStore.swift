@@ -35,6 +35,12 @@ extension AlarmRuntime {
         /// The read under way, on a thread of its own, while there is one.
         var readStarted: Task<Void, Never>?
 
+        func logAtStart(to logger: Logger) {
+            logger.error(AlarmRuntime.unreadStoreMessage, metadata: [
+                "store.error": "\(fault)", "store.retryIn": "\(Int(interval))",
+            ])
+        }
+
         init(failures: [StoreError], known: StoredState?, now: Date) {
             refusal = StoreUnreadable(failures: failures)
             fault = StorageFault(refusal, since: now)
