@@ -31,8 +31,8 @@ let package = Package(
         // (see Plugins/VersionPlugin for why a prebuild command).
         .plugin(name: "VersionPlugin", capability: .buildTool()),
         .target(name: "BuildVersion", plugins: ["VersionPlugin"]),
-        // Swift over them: threads of our own, the task executor that replaces libdispatch's pool,
-        // inotify, the shared realtime timer, eventfd signals, whole writes and whole-file reads.
+        // Swift over them: threads of our own for blocking work, inotify, the shared realtime timer,
+        // eventfd signals, whole writes and whole-file reads.
         .target(name: "LinuxSupport", dependencies: ["CLinuxSupport"]),
         // Civil time, time zones from the tz database, and the wall clock; no C.
         .target(
@@ -170,7 +170,7 @@ let package = Package(
         .target(
             name: "AlarmWeb",
             dependencies: [
-                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport", "WebPairings",
+                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "LinuxSupport", "WebPairings",
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -182,6 +182,7 @@ let package = Package(
                 "AlarmWeb", "BuildVersion", "JournalLogging", "LinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Apple's sample "Scheduling an alarm with AlarmKit", a terminal in place of its SwiftUI: only AlarmKit.
@@ -241,7 +242,6 @@ let package = Package(
             path: "Tests/Integration/Probe/alarm-vm-probe"
         ),
         .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime", "AlarmTestKit", "LinuxSupport"]),
-        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKitCore"]),
         .testTarget(
             name: "AlarmEngineTests",

@@ -47,9 +47,5 @@ int alarmd_clock_is_synchronized(void);
 #include "CLinuxSupportI2C.h"
 #include "CLinuxSupportSocket.h"
 #include "CLinuxSupportNotify.h"
-#include "CLinuxSupportSignals.h"
-#include "CLinuxSupportExecutor.h"
-// epoll, which Glibc's module leaves out (alarm-web's socket pool).
-#include <sys/epoll.h>
 
 #endif
