@@ -84,7 +84,12 @@ public final class WebServer: Sendable {
         self.respond = respond
         self.logger = logger
         self.clock = clock
-        pool = .ePoll(maxEvents: 64)
+        // Level-triggered: FlyingSocks (0.27.1) matches an event with no read or write in it (a
+        // listening socket shut down reports only EPOLLHUP) to its waiters through a copy of its
+        // registrations taken when `epoll_wait` began, which may predate the waiter's. Edge-
+        // triggered, an event dropped that way never came again and the server hung; level-
+        // triggered, the next `epoll_wait` reports it again.
+        pool = .ePoll(triggering: .level, maxEvents: 64)
         table = ConnectionTable(
             capacity: Self.connectionCapacity(requested: configuration.maximumConnections),
             timeouts: configuration.timeouts, clock: clock)
