@@ -24,8 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
-        // Linux interfaces Swift's Glibc module leaves out (timerfd, eventfd, CLOCK_BOOTTIME,
-        // termios, sockets, signals), in C.
+        // Linux interfaces Swift's Glibc module leaves out (timerfd, eventfd, CLOCK_BOOTTIME, adjtimex),
+        // in C, for LinuxSupport. C with one user sits beside it: CUnixSocket, CI2C, CTerminal.
         .target(name: "CLinuxSupport"),
         // The version every program and the package show: `deploy/version`'s, through the plugin
         // (see Plugins/VersionPlugin for why a prebuild command).
@@ -47,7 +47,10 @@ let package = Package(
         // The control socket's protocol, shared by the daemon and its clients: the messages, strict
         // JSON validation with Foundation's coders, the error codes, the alarm records and history
         // entries the daemon sends, and the Unix socket plumbing both ends use.
-        .target(name: "AlarmProtocol", dependencies: ["AlarmKitCore", "AlarmTime", "CLinuxSupport", "LinuxSupport"]),
+        .target(name: "AlarmProtocol", dependencies: ["AlarmKitCore", "AlarmTime", "CUnixSocket", "LinuxSupport"]),
+        // The socket calls Swift's Glibc module lacks (accept4, SO_PEERCRED's ucred), in C: the
+        // control socket's server and its clients, and nothing else.
+        .target(name: "CUnixSocket"),
         // The client of the control socket: `ControlClient` and `SocketAlarmBackend` (the AlarmKit
         // API over the socket). No engine in a client's link.
         .target(name: "AlarmClient", dependencies: ["AlarmKitCore", "AlarmProtocol", "LinuxSupport"]),
@@ -87,7 +90,7 @@ let package = Package(
         // The ALSA backend of `AudioOutput`: a writer thread per playback, gain ramp in software.
         .target(
             name: "AlarmALSA",
-            dependencies: ["AlarmHardware", "AlarmTime", "CALSA", "CALSAShim", "CLinuxSupport", "LinuxSupport"]
+            dependencies: ["AlarmHardware", "AlarmTime", "CALSA", "CALSAShim", "LinuxSupport"]
         ),
         // libgpiod, v1 (Debian/Raspberry Pi OS bookworm) or v2 (trixie): whichever pkg-config finds.
         .systemLibrary(
@@ -100,13 +103,15 @@ let package = Package(
         // The libgpiod backends of `ButtonInput` and `Indicator`.
         .target(
             name: "AlarmGPIO",
-            dependencies: ["AlarmHardware", "AlarmTime", "CGPIOShim", "CLinuxSupport", "LinuxSupport"]
+            dependencies: ["AlarmHardware", "AlarmTime", "CGPIOShim", "LinuxSupport"]
         ),
         // The HD44780 character LCD behind a PCF8574 I2C backpack: the `CharacterDisplay` backend.
         .target(
             name: "AlarmLCD",
-            dependencies: ["AlarmHardware", "CLinuxSupport", "LinuxSupport"]
+            dependencies: ["AlarmHardware", "CI2C", "LinuxSupport"]
         ),
+        // The kernel's i2c-dev calls (ioctl is variadic, so not callable from Swift), for AlarmLCD.
+        .target(name: "CI2C"),
         // The configuration file format of `alarmd.toml` and the board profiles: a TOML subset,
         // read into typed values with `FILE:LINE: KEY: message` errors.
         .target(name: "TOMLConfig", dependencies: ["LinuxSupport"]),
@@ -119,7 +124,7 @@ let package = Package(
         .target(
             name: "AlarmControl",
             dependencies: [
-                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "BuildVersion", "CLinuxSupport", "LinuxSupport",
+                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "BuildVersion", "CUnixSocket", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -128,13 +133,16 @@ let package = Package(
         // The daemon's pieces: configuration file, systemd notification, its own socket operations.
         .target(
             name: "AlarmDaemon",
-            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "JournalLogging", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "JournalLogging", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
         ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
             name: "SimulatorConsole",
-            dependencies: ["AlarmHardware", "CLinuxSupport"]
+            dependencies: ["AlarmHardware", "CTerminal", "LinuxSupport"]
         ),
+        // Raw mode and its restoration from a signal handler (only async-signal-safe C may run
+        // there), for SimulatorConsole.
+        .target(name: "CTerminal"),
         // Plain-text scenarios run in virtual time against the whole appliance on fakes.
         .target(
             name: "AlarmScenario",
@@ -149,7 +157,7 @@ let package = Package(
             dependencies: [
                 "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO", "BuildVersion",
                 "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmProtocol", "AlarmScenario", "JournalLogging",
-                "AlarmSimulator", "AlarmTime", "CLinuxSupport", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
+                "AlarmSimulator", "AlarmTime", "CUnixSocket", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -158,7 +166,7 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "BuildVersion", "CLinuxSupport", "LinuxSupport", "WebPairings",
+                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "BuildVersion", "CUnixSocket", "LinuxSupport", "WebPairings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -188,7 +196,7 @@ let package = Package(
         // Apple's sample "Scheduling an alarm with AlarmKit", a terminal in place of its SwiftUI: only AlarmKit.
         .executableTarget(name: "alarm-sample", dependencies: ["AlarmKit"], path: "Examples/AlarmSample"),
         // What the tests need from C and the products do not: connecting as another user, pseudo-terminals.
-        .target(name: "CTestSupport", dependencies: ["CLinuxSupport"], path: "Tests/CTestSupport"),
+        .target(name: "CTestSupport", dependencies: ["CUnixSocket"], path: "Tests/CTestSupport"),
         // Helpers shared by the test targets: child processes, temporary directories, connections
         // as another user.
         .target(
@@ -242,6 +250,7 @@ let package = Package(
             path: "Tests/Integration/Probe/alarm-vm-probe"
         ),
         .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime", "AlarmTestKit", "LinuxSupport"]),
+        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKitCore"]),
         .testTarget(
             name: "AlarmEngineTests",
@@ -273,7 +282,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AlarmDaemonTests", dependencies: ["AlarmDaemon", "JournalLogging", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmSimulator", "AlarmTime", "LinuxSupport", "AlarmTestKit", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CLinuxSupport", "CTestSupport"]),
+        .testTarget(name: "SimulatorConsoleTests", dependencies: ["SimulatorConsole", "AlarmHardware", "CTestSupport"]),
         .testTarget(
             name: "AlarmScenarioTests",
             dependencies: ["AlarmScenario", "AlarmTestKit"]
@@ -286,7 +295,7 @@ let package = Package(
             ]
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
-        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "BuildVersion", "CLinuxSupport", "CTestSupport"]),
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "BuildVersion", "CTestSupport"]),
         .testTarget(
             name: "AlarmWebTests",
             dependencies: [

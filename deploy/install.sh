@@ -90,6 +90,10 @@ for profile in "$source_dir"/board/*.toml; do
 done
 install -D -m 0644 "$deploy/sounds-README" "$root$share/sounds/README"
 install -D -m 0644 "$source_dir/README.md" "$root$doc/README.md"
+# The manual beside the README, as in the source, so the README's links to docs/ hold.
+for file in "$source_dir"/docs/*.md; do
+    install -D -m 0644 "$file" "$root$doc/docs/$(basename "$file")"
+done
 install -D -m 0644 "$source_dir/board/README.md" "$root$doc/boards.md"
 install -D -m 0644 "$deploy/README.md" "$root$doc/deploy.md"
 install -D -m 0644 "$deploy/copyright" "$root$doc/copyright"

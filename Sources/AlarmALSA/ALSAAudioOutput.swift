@@ -28,7 +28,7 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
     private let diagnostics: @Sendable (String) -> Void
     private let current = Mutex<PlaybackSession?>(nil)
     private let feed = EventFeed<HardwareError>()
-    private let fault: WriteFault?
+    private let pcm: any PCMOpener
     private let counters = WriterCounters()
 
     /// What the writer threads have done since this output was made, for tests and measurements:
@@ -53,18 +53,18 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
     public convenience init(
         device: String = "default", configuration: String? = nil, diagnostics: @escaping @Sendable (String) -> Void = { _ in }
     ) {
-        self.init(device: device, configuration: configuration, diagnostics: diagnostics, fault: nil)
+        self.init(device: device, configuration: configuration, diagnostics: diagnostics, pcm: ALSAPCMOpener())
     }
 
-    /// For tests: `fault` makes every playback's writer see an error from the device.
+    /// An output whose devices `pcm` opens.
     init(
-        device: String, configuration: String?, diagnostics: @escaping @Sendable (String) -> Void, fault: WriteFault?
+        device: String, configuration: String?, diagnostics: @escaping @Sendable (String) -> Void, pcm: any PCMOpener
     ) {
         _ = ALSAMessages.routed
         self.device = device
         self.configuration = configuration
         self.diagnostics = diagnostics
-        self.fault = fault
+        self.pcm = pcm
     }
 
     deinit {
@@ -117,7 +117,7 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
         await previous?.stop()
         let request = PlaybackRequest(
             device: device, configuration: configuration, source: source, hold: hold,
-            fault: fault, counters: counters)
+            pcm: pcm, counters: counters)
         let feed = self.feed, diagnostics = self.diagnostics
         // Writing PCM blocks in poll: a thread of its own, never the cooperative pool.
         let created = DetachedThread.start {
@@ -133,10 +133,10 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
     /// closes it at once, non-blocking, so a busy device answers `.busy` at once.
     public func probe() -> HardwareError? {
         do {
-            let pcm = try PCMDevice.open(
+            let stream = try pcm.open(
                 name: device, configuration: configuration, rate: 48_000, channels: 1,
                 periodMicroseconds: Self.periodMicroseconds, bufferMicroseconds: Self.bufferMicroseconds)
-            pcm.close()
+            stream.close()
             return nil
         } catch {
             return error

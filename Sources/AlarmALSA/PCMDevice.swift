@@ -8,7 +8,7 @@ internal import CALSA
 /// thread only, because an alsa-lib handle must not be used from two threads at once (whether the
 /// library locks depends on the plugin and on `LIBASOUND_THREAD_SAFE`). The handle is released in
 /// ``close()`` or, failing that, in `deinit`.
-final class PCMDevice {
+final class PCMDevice: PCMStream {
     /// The PCM name, as errors report it.
     let name: String
     /// What the device accepted; the plug layer converts to the hardware behind it.
@@ -147,19 +147,9 @@ final class PCMDevice {
 
     // MARK: - Waiting
 
-    /// What ``wait(wakeDescriptor:timeoutMilliseconds:)`` saw.
-    enum Readiness {
-        /// The device can take data, or the time ran out: look again.
-        case ready
-        /// The wake descriptor fired: a stop was requested.
-        case woken
-        /// The device reported an error; the payload is the errno to recover from, as a negative.
-        case error(Int)
-    }
-
     /// Blocks until the device can take a period, `wakeDescriptor` is readable, or the timeout.
     /// The corresponding C functions are `snd_pcm_poll_descriptors` and `snd_pcm_poll_descriptors_revents`.
-    func wait(wakeDescriptor: Int32, timeoutMilliseconds: Int32) -> Readiness {
+    func wait(wakeDescriptor: Int32, timeoutMilliseconds: Int32) -> PCMReadiness {
         guard let pcm else { return .error(-Int(EBADFD)) }
         let count = Int(max(snd_pcm_poll_descriptors_count(pcm), 0))
         var descriptors = [pollfd](repeating: pollfd(fd: -1, events: 0, revents: 0), count: count + 1)

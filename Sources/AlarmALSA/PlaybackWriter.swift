@@ -9,8 +9,8 @@ struct PlaybackRequest: Sendable {
     var source: SoundSource
     /// How long a prepared playback keeps the device open waiting for its claim.
     var hold: Duration = .zero
-    /// Test only: a write result to pretend at a given point (see ``WriteFault``).
-    var fault: WriteFault?
+    /// Where the device is opened: alsa-lib, on a board.
+    var pcm: any PCMOpener
     var counters: WriterCounters
 }
 
@@ -20,14 +20,6 @@ final class WriterCounters: Sendable {
     let writes = Atomic<Int>(0)
     let frames = Atomic<Int>(0)
     let waits = Atomic<Int>(0)
-}
-
-/// Test only: after `afterFrames` frames, `snd_pcm_writei` is taken to have returned `-errno`,
-/// as alsa-lib reports a card that disappeared (`ENODEV`). The error still goes through the
-/// writer's real recovery, which must give up and report it.
-struct WriteFault: Sendable {
-    var afterFrames: Int
-    var errno: Int32
 }
 
 /// A playback's whole life on its own thread: load the sound, open and configure the device,
@@ -53,7 +45,7 @@ struct PlaybackWriter {
         }
         guard !session.isStopRequested else { return }
         let holdDeadline = monotonicSeconds() + request.hold / .seconds(1)
-        let opened: (device: PCMDevice, sound: PCMSound)
+        let opened: (device: any PCMStream, sound: PCMSound)
         do throws(HardwareError) {
             opened = try writer.open()
             request.counters.opens.add(1, ordering: .relaxed)
@@ -71,8 +63,8 @@ struct PlaybackWriter {
         let renderer = FrameRenderer(
             sound: opened.sound, deviceChannels: opened.device.channels, gain: go.gain, looping: go.looping)
         var loop = WriteLoop(
-            device: opened.device, renderer: renderer, session: session, fault: request.fault,
-            counters: request.counters, diagnostics: diagnostics)
+            device: opened.device, renderer: renderer, session: session, counters: request.counters,
+            diagnostics: diagnostics)
         let outcome = loop.run()
         loop.device.close()
         if case .failed(let failure) = outcome {
@@ -84,13 +76,13 @@ struct PlaybackWriter {
     }
 
     /// Loads the sound and opens the device for it.
-    private func open() throws(HardwareError) -> (device: PCMDevice, sound: PCMSound) {
+    private func open() throws(HardwareError) -> (device: any PCMStream, sound: PCMSound) {
         var sound: PCMSound
         switch request.source {
         case .builtInTone: sound = .builtInTone(sampleRate: 48_000)
         case .file(let path): sound = try .file(path, why: diagnostics)
         }
-        let device = try PCMDevice.open(
+        let device = try request.pcm.open(
             name: request.device, configuration: request.configuration,
             rate: sound.sampleRate, channels: sound.channels,
             periodMicroseconds: ALSAAudioOutput.periodMicroseconds,
@@ -120,10 +112,9 @@ struct WriteLoop {
         case failed(HardwareError)
     }
 
-    let device: PCMDevice
+    let device: any PCMStream
     private var renderer: FrameRenderer
     private let session: PlaybackSession
-    private let fault: WriteFault?
     private let counters: WriterCounters
     private let diagnostics: @Sendable (String) -> Void
     private var buffer: [Int16] = []
@@ -137,13 +128,12 @@ struct WriteLoop {
     private static let pacingSlack = 1.01
 
     init(
-        device: PCMDevice, renderer: FrameRenderer, session: PlaybackSession, fault: WriteFault?,
-        counters: WriterCounters, diagnostics: @escaping @Sendable (String) -> Void
+        device: any PCMStream, renderer: FrameRenderer, session: PlaybackSession, counters: WriterCounters,
+        diagnostics: @escaping @Sendable (String) -> Void
     ) {
         self.device = device
         self.renderer = renderer
         self.session = session
-        self.fault = fault
         self.counters = counters
         self.diagnostics = diagnostics
     }
@@ -169,8 +159,7 @@ struct WriteLoop {
                 continue
             }
             renderer.render(into: &buffer, frames: chunk)
-            var written = device.write(buffer, frames: chunk)
-            if let fault, framesWritten >= fault.afterFrames { written = -Int(fault.errno) }
+            let written = device.write(buffer, frames: chunk)
             if written < 0 {
                 if let failure = recover(from: written) { return .failed(failure) }
                 continue

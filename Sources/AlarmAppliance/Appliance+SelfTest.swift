@@ -41,15 +41,6 @@ public enum SelfTestRefusal: Error, Hashable, Sendable, CustomStringConvertible 
     }
 }
 
-/// What a running self-test holds.
-struct SelfTestHold {
-    /// The part it drives now; `nil` between parts, and once an alert took the parts back.
-    var part: ApplianceCheck?
-    var interrupted = false
-    /// The wait while a part shows, cancelled by an alert.
-    var wait: Task<Void, any Error>?
-}
-
 extension Appliance {
     /// Checks `checks` on the appliance's own parts, in order, each shown for `showFor`: the LED
     /// blinks, the display shows ``selfTestPattern(size:)``, the built-in tone plays (through
@@ -65,31 +56,26 @@ extension Appliance {
     /// - Throws: ``SelfTestRefusal`` when an alarm rings, a question is on the display, or another
     ///   self-test runs.
     public func selfTest(_ checks: [ApplianceCheck], showFor: Duration) async throws(SelfTestRefusal) -> [ApplianceCheckResult] {
-        guard selfTestHold == nil else { throw .alreadyRunning }
+        guard !core.isSelfTesting else { throw .alreadyRunning }
         let snapshot = await runtime.deviceSnapshot()
-        guard snapshot.alerting.isEmpty else { throw .alarmRinging }
-        guard prompts.isEmpty else { throw .questionShown }
-        // Checked again: another caller may have started one during the look at the engine.
-        guard selfTestHold == nil else { throw .alreadyRunning }
-        selfTestHold = SelfTestHold()
+        // Decided after the look at the engine: another caller may have started one meanwhile.
+        try core.beginSelfTest(seeing: snapshot)
         logger.notice("Self-test started", metadata: ["parts": "\(checks.map(\.rawValue).joined(separator: ","))"])
         var results: [ApplianceCheckResult] = []
         for check in checks {
-            guard selfTestHold?.interrupted == false else {
+            guard core.selfTestHoldsParts else {
                 results.append(.init(check: check, outcome: .interrupted))
                 continue
             }
-            selfTestHold?.part = check
+            core.selfTestTakes(check)
             let outcome = await run(check, showFor: showFor)
             results.append(.init(check: check, outcome: outcome))
-            if selfTestHold?.interrupted == false {
-                selfTestHold?.part = nil
-                await handBack(check)
+            if core.selfTestHoldsParts {
+                await perform(core.selfTestReleases(check))
                 await refresh()
             }
         }
-        let interrupted = selfTestHold?.interrupted ?? true
-        selfTestHold = nil
+        let interrupted = core.endSelfTest()
         logger.notice(interrupted ? "Self-test ended by an alarm" : "Self-test done")
         await refresh()
         return results
@@ -109,7 +95,7 @@ extension Appliance {
     }
 
     /// Whether a self-test runs now.
-    public var isSelfTesting: Bool { selfTestHold != nil }
+    public var isSelfTesting: Bool { core.isSelfTesting }
 
     private func run(_ check: ApplianceCheck, showFor: Duration) async -> ApplianceCheckResult.Outcome {
         let seconds = showFor.timeInterval
@@ -119,7 +105,7 @@ extension Appliance {
             do {
                 try await hardware.indicator.show(.blink(.white, on: .milliseconds(250), off: .milliseconds(250)))
             } catch {
-                return .failed(error as? HardwareError ?? HardwareError(.io, device: "led", errno: nil))
+                return .failed(Self.hardwareError(error, device: "led"))
             }
             guard await holdParts(for: showFor) else { return .interrupted }
             return .shown("blinked for \(shownFor)")
@@ -129,24 +115,22 @@ extension Appliance {
                 for icon in DisplayIcon.allCases {
                     try await display.define(icon.glyph, slot: Int(icon.code))
                 }
-                guard selfTestHold?.interrupted == false else { return .interrupted }
+                guard core.selfTestHoldsParts else { return .interrupted }
                 try await display.show(Self.selfTestPattern(size: display.size))
                 try await display.setBacklight(true)
             } catch {
-                return .failed(error as? HardwareError ?? HardwareError(.io, device: "display", errno: nil))
+                return .failed(Self.hardwareError(error, device: "display"))
             }
             guard await holdParts(for: showFor) else { return .interrupted }
             return .shown("test pattern and glyphs shown for \(shownFor), then the screen redrawn whole")
         case .sound:
-            guard case .quiet = soundState else { return .interrupted }
+            guard core.isSoundQuiet else { return .interrupted }
             do {
-                try await hardware.audio.play(.builtInTone, gain: .constant(min(settings.volume, -12)), looping: true)
+                try await hardware.audio.play(.builtInTone, gain: .constant(min(core.settings.volume, -12)), looping: true)
             } catch {
-                return .failed(error as? HardwareError ?? HardwareError(.io, device: "audio", errno: nil))
+                return .failed(Self.hardwareError(error, device: "audio"))
             }
-            // The device no longer holds what was prepared for the next alert: prepared again after.
-            soundState = .silent
-            sound.recordSuccess()
+            core.toneStarted(provesSound: true)
             guard await holdParts(for: showFor) else { return .interrupted }
             await hardware.audio.stop()
             return .shown("tone played for \(shownFor)")
@@ -156,45 +140,13 @@ extension Appliance {
     /// Waits `length` while the self-test holds its part; `false` if an alert took the parts back
     /// meanwhile (the caller then touches nothing: they are the alert's).
     private func holdParts(for length: Duration) async -> Bool {
-        guard selfTestHold?.interrupted == false else { return false }
+        guard core.selfTestHoldsParts else { return false }
         let clock = clock
         let deadline = clock.now.addingTimeInterval(length / .seconds(1))
         let wait = Task { _ = try await clock.sleep(until: deadline) }
-        selfTestHold?.wait = wait
+        selfTestWait = wait
         let slept = (try? await wait.value) != nil
-        selfTestHold?.wait = nil
-        return slept && selfTestHold?.interrupted == false
-    }
-
-    /// Ends the self-test's hold: it touches nothing more. Returns the part it held, which the
-    /// caller hands back to the appliance.
-    @discardableResult
-    func interruptSelfTest() -> ApplianceCheck? {
-        guard var hold = selfTestHold, !hold.interrupted else { return nil }
-        hold.wait?.cancel()
-        let held = hold.part
-        hold.interrupted = true
-        hold.part = nil
-        hold.wait = nil
-        selfTestHold = hold
-        logger.notice("Self-test interrupted: an alarm takes the parts", metadata: ["part": "\(held?.rawValue ?? "none")"])
-        return held
-    }
-
-    /// Makes the appliance show its own state on `part` at the next refresh, whatever the
-    /// self-test left there: the display is forgotten and written whole.
-    func handBack(_ part: ApplianceCheck) async {
-        switch part {
-        case .led:
-            shownPattern = nil
-        case .display:
-            glyphsLoaded = false
-            shownFrame = nil
-            backlightOn = nil
-            await hardware.display.forgetContents()
-        case .sound:
-            // Stopped by the check, or replaced by the alert's sound that follows.
-            break
-        }
+        selfTestWait = nil
+        return slept && core.selfTestHoldsParts
     }
 }

@@ -19,9 +19,6 @@ public struct ApplianceSettings: Hashable, Sendable {
     /// How long after a display or LED stopped answering it is first tried again; the wait
     /// doubles after each further failure, up to five minutes (``RetryBackoff/defaultLimit``).
     public var displayRetryInterval: Duration = .seconds(10)
-    /// Edges of a button sooner than this after its last accepted edge are contact chatter that
-    /// got past the backend's debouncing, not a person: the appliance debounces once more.
-    public var debounceInterval: Duration = .milliseconds(50)
     /// How long a button must be held for a long press (STOP held cancels a timer).
     public var longPressDuration: Duration = .seconds(2)
     public var backlightDuration: Duration = .seconds(10)

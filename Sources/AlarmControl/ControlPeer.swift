@@ -1,7 +1,6 @@
 import AlarmEngine
 import AlarmProtocol
-import CLinuxSupport
-import Glibc
+import LinuxSupport
 
 /// Who is at the other end of a control connection, as the kernel vouches (`SO_PEERCRED`).
 public struct ControlPeer: Hashable, Sendable, CustomStringConvertible {
@@ -43,12 +42,11 @@ public struct ControlAdministrators: Hashable, Sendable {
         if uid == 0 { return true }
         guard let groupID else { return false }
         if gid == groupID { return true }
-        return alarmd_user_in_group(uid, groupID) == 1
+        return UserNames.user(uid, isMemberOf: groupID) == true
     }
 
     /// The id of the group called `name`, or `nil` if there is none.
     public static func groupID(named name: String) -> UInt32? {
-        var gid: UInt32 = 0
-        return alarmd_group_id(name, &gid) == 0 ? gid : nil
+        UserNames.groupID(named: name)
     }
 }

@@ -3,7 +3,7 @@ import AlarmKitCore
 import AlarmProtocol
 import AlarmTime
 import BuildVersion
-import CLinuxSupport
+import CUnixSocket
 import Glibc
 import LinuxSupport
 import Logging
@@ -156,9 +156,7 @@ public final class ControlServer: Sendable {
                 throw ControlSocketError("chown to group \(group)", path: path, errno: errno)
             }
             guard listen(listener, 64) == 0 else { throw ControlSocketError("listen", path: path, errno: errno) }
-            var device: UInt64 = 0
-            var inode: UInt64 = 0
-            guard alarmd_path_kind(path, &device, &inode) == Int32(ALARMD_PATH_SOCKET.rawValue) else {
+            guard case .socket(let device, let inode) = try SocketFile(at: path) else {
                 throw ControlSocketError("stat", path: path, errno: ENOENT)
             }
             let waker = try EventSignal.wakingPoll()
@@ -195,9 +193,7 @@ public final class ControlServer: Sendable {
             session.close()
             await task.value
         }
-        var device: UInt64 = 0
-        var inode: UInt64 = 0
-        if alarmd_path_kind(configuration.socketPath, &device, &inode) == Int32(ALARMD_PATH_SOCKET.rawValue),
+        if case .socket(let device, let inode)? = try? SocketFile(at: configuration.socketPath),
             device == listening.device, inode == listening.inode
         {
             unlink(configuration.socketPath)
@@ -231,21 +227,17 @@ public final class ControlServer: Sendable {
 
     /// Removes a socket nobody listens on; refuses to touch anything else at `path`.
     private static func removeStaleSocket(at path: String) throws(ControlSocketError) {
-        var device: UInt64 = 0
-        var inode: UInt64 = 0
-        let kind = alarmd_path_kind(path, &device, &inode)
-        if kind < 0 { throw ControlSocketError("stat", path: path, errno: -kind) }
-        switch UInt32(kind) {
-        case ALARMD_PATH_MISSING.rawValue:
+        switch try SocketFile(at: path) {
+        case .missing:
             return
-        case ALARMD_PATH_SOCKET.rawValue:
+        case .socket:
             let probe = alarmd_unix_connect(path)
             if probe >= 0 {
                 UnixSocket.close(probe)
                 throw ControlSocketError("bind (another daemon listens there)", path: path, errno: EADDRINUSE)
             }
             guard unlink(path) == 0 || errno == ENOENT else { throw ControlSocketError("unlink stale socket", path: path, errno: errno) }
-        default:
+        case .other:
             throw ControlSocketError("bind (not a socket; left alone)", path: path, errno: EEXIST)
         }
     }

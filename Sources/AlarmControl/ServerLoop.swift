@@ -1,5 +1,5 @@
 import AlarmProtocol
-import CLinuxSupport
+import CUnixSocket
 import Glibc
 import LinuxSupport
 import Logging

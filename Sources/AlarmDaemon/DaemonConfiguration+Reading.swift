@@ -22,8 +22,18 @@ extension DaemonConfiguration {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> Loaded {
         var reader = ConfigReader(try TOMLDocument.parse(text, file: file))
         let configuration = try DaemonConfiguration(reading: &reader)
-        return Loaded(configuration: configuration, file: file, warnings: reader.unknownKeys)
+        let warnings = reader.unknownKeys.map { warning in
+            var warning = warning
+            if let replacement = retiredKeys[warning.key] { warning.message = "no longer read, ignored: " + replacement }
+            return warning
+        }
+        return Loaded(configuration: configuration, file: file, warnings: warnings)
     }
+
+    /// Keys earlier releases read, and what a person sets instead.
+    static let retiredKeys = [
+        "buttons.debounce": "buttons are debounced once, by the board profile's gpio.debounce_ms",
+    ]
 
     /// Reads every key of the format from `reader`, so that its ``ConfigReader/unknownKeys`` are
     /// what the format does not know.
@@ -61,7 +71,6 @@ extension DaemonConfiguration {
         appliance.displayRetryInterval = try reader.value("display.retry", as: .duration(in: .seconds(1) ... .seconds(600)), default: defaults.appliance.displayRetryInterval)
 
         appliance.longPressDuration = try reader.value("buttons.long_press", as: .duration(in: .milliseconds(500) ... .seconds(10)), default: defaults.appliance.longPressDuration)
-        appliance.debounceInterval = try reader.value("buttons.debounce", as: .duration(in: .zero ... .milliseconds(500)), default: defaults.appliance.debounceInterval)
 
         if let trust = try reader.optional("clock.trust", as: .word(ClockTrust.self)) {
             clockTrust = trust.policy

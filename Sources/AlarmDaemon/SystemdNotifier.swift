@@ -1,4 +1,3 @@
-import CLinuxSupport
 import Glibc
 
 /// Tells systemd how the service is doing (`Type=notify`): the sd_notify protocol, written here
@@ -46,12 +45,10 @@ public struct SystemdNotifier: Hashable, Sendable {
 
     public func send(_ states: [State]) throws(SystemdNotifyError) {
         guard let address, !states.isEmpty else { return }
-        var message = states.map(\.assignment).joined(separator: "\n")
-        let result = message.withUTF8 { bytes in
-            alarmd_notify_send(address.description, bytes.baseAddress, bytes.count)
-        }
-        if result < 0 {
-            throw SystemdNotifyError("cannot notify systemd at \(address): \(String(cString: strerror(-result)))")
+        let message = states.map(\.assignment).joined(separator: "\n")
+        let failure = address.sendDatagram(Array(message.utf8))
+        if failure != 0 {
+            throw SystemdNotifyError("cannot notify systemd at \(address): \(String(cString: strerror(failure)))")
         }
     }
 }
@@ -83,6 +80,39 @@ extension SystemdNotifier {
             case .path(let path): path
             case .abstract(let name): "@" + name
             }
+        }
+
+        /// Sends `message` as one datagram on a socket opened for the call and closed again, as
+        /// sd_notify does, so a manager that re-created its socket (`systemctl daemon-reexec`) is
+        /// still reached. Never blocks (a full queue is `EAGAIN`), never raises SIGPIPE, retries
+        /// EINTR. Returns 0 or the errno (`EINVAL` for a name that does not fit a `sockaddr_un`).
+        func sendDatagram(_ message: [UInt8]) -> Int32 {
+            // An abstract name starts with NUL and its length counts no terminator: "@x" and
+            // "@x\0" are two different sockets.
+            let name: [UInt8] = switch self {
+            case .path(let path): Array(path.utf8) + [0]
+            case .abstract(let name): [0] + Array(name.utf8)
+            }
+            var address = sockaddr_un()
+            guard name.count > 1, name.count <= MemoryLayout.size(ofValue: address.sun_path) else { return EINVAL }
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: name) }
+            let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + name.count)
+            let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { return errno }
+            defer { close(fd) }
+            var sent: Int
+            repeat {
+                sent = message.withUnsafeBytes { bytes in
+                    withUnsafePointer(to: &address) { pointer in
+                        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), $0, length)
+                        }
+                    }
+                }
+            } while sent < 0 && errno == EINTR
+            if sent < 0 { return errno }
+            return sent == message.count ? 0 : EMSGSIZE
         }
     }
 

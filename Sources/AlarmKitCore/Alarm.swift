@@ -25,7 +25,7 @@ public struct Alarm: Identifiable, Codable, Hashable, Sendable {
 }
 
 extension Alarm {
-    /// The states of an alarm's life. See README.md, "Life of an alarm".
+    /// The states of an alarm's life. See docs/how-it-works.md, "Life of an alarm".
     public enum State: String, Codable, Hashable, Sendable, CaseIterable {
         /// Waiting for its fire time (or for the start of its pre-alert countdown).
         case scheduled

@@ -1,5 +1,5 @@
 import AlarmHardware
-import CLinuxSupport
+import CI2C
 import Glibc
 import Synchronization
 

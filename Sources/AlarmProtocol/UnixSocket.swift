@@ -1,4 +1,4 @@
-import CLinuxSupport
+import CUnixSocket
 import Glibc
 import LinuxSupport
 import Synchronization
@@ -21,7 +21,7 @@ public struct ControlSocketError: Error, Hashable, Sendable, CustomStringConvert
     }
 }
 
-/// The socket calls of the control socket, over the C shim (`CLinuxSupportSocket.h`). Descriptors
+/// The socket calls of the control socket, over the C shim (`CUnixSocket`). Descriptors
 /// are plain `Int32`s owned by whoever opened them; every wrapper retries EINTR in C.
 package enum UnixSocket {
     /// A non-blocking descriptor connected to `path`.

@@ -92,14 +92,7 @@ private struct Run {
         case .wait(let seconds):
             await device.advance(by: seconds)
         case .waitUntil(let time):
-            let now = device.clock.now
-            var day = zone.localDateTime(at: now).date
-            var target = zone.instant(for: LocalDateTime(date: day, time: time))
-            if target <= now {
-                day = day.adding(days: 1)
-                target = zone.instant(for: LocalDateTime(date: day, time: time))
-            }
-            await device.advance(to: target)
+            await device.advance(to: nextInstant(at: time, in: zone))
         case .setClock(let local):
             await device.setWallClock(to: zone.instant(for: local))
         case .setZone(let name):
@@ -119,12 +112,7 @@ private struct Run {
                 return "restart failed: \(error)"
             }
         case .sound(let knob):
-            switch knob {
-            case .failNext(let kind): device.audio.failNextPlay(with: HardwareError(kind, device: Self.speaker))
-            case .failNow(let kind): await device.failSoundNow(HardwareError(kind, device: Self.speaker))
-            case .unavailable(let kind): await device.setSoundUnavailable(HardwareError(kind, device: Self.speaker))
-            case .available: await device.setSoundUnavailable(nil)
-            }
+            await turn(knob)
         case .display(let available):
             await device.setDisplayUnavailable(available ? nil : HardwareError(.io, device: "simulated-lcd"))
         case .storage(let errno):
@@ -135,6 +123,23 @@ private struct Run {
             break
         }
         return nil
+    }
+
+    /// The next time the clock reads `time`: today's, or tomorrow's once today's has passed.
+    private func nextInstant(at time: CivilTime, in zone: TimeZoneRules) -> Date {
+        let now = device.clock.now
+        let today = zone.localDateTime(at: now).date
+        let target = zone.instant(for: LocalDateTime(date: today, time: time))
+        return target > now ? target : zone.instant(for: LocalDateTime(date: today.adding(days: 1), time: time))
+    }
+
+    private func turn(_ knob: ScenarioScript.SoundKnob) async {
+        switch knob {
+        case .failNext(let kind): device.audio.failNextPlay(with: HardwareError(kind, device: Self.speaker))
+        case .failNow(let kind): await device.failSoundNow(HardwareError(kind, device: Self.speaker))
+        case .unavailable(let kind): await device.setSoundUnavailable(HardwareError(kind, device: Self.speaker))
+        case .available: await device.setSoundUnavailable(nil)
+        }
     }
 
     static let speaker = "simulated-speaker"

@@ -1,5 +1,5 @@
-import CLinuxSupport
 import Glibc
+import LinuxSupport
 
 /// Reads keys from a terminal (or any descriptor) on a thread of its own, so the blocking `read`
 /// never holds a thread of Swift's cooperative pool.
@@ -26,8 +26,7 @@ public enum KeyReader {
     /// ``keys(from:)``, telling tests what the thread did.
     static func keys(from descriptor: Int32, observer: @escaping @Sendable (ReaderEvent) -> Void) -> AsyncStream<SimulatorKey> {
         let (stream, continuation) = AsyncStream.makeStream(of: SimulatorKey.self)
-        let wake = alarmd_eventfd_create()
-        guard wake >= 0 else {
+        guard let wake = EventSignal() else {
             // No descriptor to stop the thread with: no keys rather than a thread that never ends.
             continuation.finish()
             observer(.threadExited)
@@ -40,15 +39,16 @@ public enum KeyReader {
     }
 
     /// The reading thread's state. The wake eventfd is closed when the last of the thread and the
-    /// stream's termination handler lets go, so a late ``stop()`` never writes to a reused number.
+    /// stream's termination handler lets go (``EventSignal``'s `deinit`), so a late ``stop()``
+    /// never writes to a reused number.
     private final class Reader: Sendable {
         let descriptor: Int32
-        let wake: Int32
+        let wake: EventSignal
         let continuation: AsyncStream<SimulatorKey>.Continuation
         let observer: @Sendable (ReaderEvent) -> Void
 
         init(
-            descriptor: Int32, wake: Int32, continuation: AsyncStream<SimulatorKey>.Continuation,
+            descriptor: Int32, wake: EventSignal, continuation: AsyncStream<SimulatorKey>.Continuation,
             observer: @escaping @Sendable (ReaderEvent) -> Void
         ) {
             self.descriptor = descriptor
@@ -57,10 +57,8 @@ public enum KeyReader {
             self.observer = observer
         }
 
-        deinit { close(wake) }
-
         func stop() {
-            _ = alarmd_eventfd_signal(wake)
+            wake.signal()
         }
 
         func start() {
@@ -93,7 +91,7 @@ public enum KeyReader {
             var buffer = [UInt8](repeating: 0, count: 64)
             var descriptors = [
                 pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             let (seconds, attoseconds) = KeyReader.escapeTimeout.components
             let escapeMilliseconds = Int32(seconds * 1000 + attoseconds / 1_000_000_000_000_000)

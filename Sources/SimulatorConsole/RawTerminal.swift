@@ -1,4 +1,4 @@
-import CLinuxSupport
+import CTerminal
 import Glibc
 
 /// The terminal the simulator runs in, switched to raw-ish mode with its screen taken over, and

@@ -1,7 +1,7 @@
 import AlarmClient
 import AlarmKitCore
 import AlarmProtocol
-import CLinuxSupport
+import CUnixSocket
 import Glibc
 
 /// Why a command failed: one line for stderr and the exit status (see ``AlarmCtl``).

@@ -39,7 +39,7 @@ struct SelfTestCommand: AsyncParsableCommand {
     var showSeconds: Double = 2
 
     @Option(help: ArgumentHelp(
-        "The running service's control socket (default: socket_path of /etc/alarmd/alarmd.toml, else \(ControlProtocol.defaultSocketPath)).",
+        "The running service's control socket (default: the socket key of /etc/alarmd/alarmd.toml, else \(ControlProtocol.defaultSocketPath)).",
         valueName: "PATH"))
     var socket: String?
 
@@ -115,7 +115,7 @@ struct SelfTestCommand: AsyncParsableCommand {
         (["sudo", "alarmd"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
     }
 
-    /// Where the service listens: the configuration file's `socket_path`, else the default. A
+    /// Where the service listens: the configuration file's `socket`, else the default. A
     /// file that cannot be read leaves the default (the service would not have started with it).
     static func configuredSocketPath() -> String {
         (try? DaemonConfiguration.load(path: nil))?.configuration.socketPath ?? ControlProtocol.defaultSocketPath

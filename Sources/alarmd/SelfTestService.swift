@@ -2,7 +2,7 @@ import AlarmClient
 import AlarmDaemon
 import AlarmHardware
 import AlarmProtocol
-import CLinuxSupport
+import CUnixSocket
 import FoundationEssentials
 import Glibc
 

@@ -134,11 +134,8 @@ struct SimulatorMode {
     ) async {
         switch key {
         case .shortPress(let button):
-            // Released once the appliance's debouncing would take the release as a finger's, not
-            // as contact chatter, and before the next key: `z` then `s` are two presses one after
-            // the other, never one button still down (in the debouncer's eyes) when the other goes.
+            // Released before the next key: `z` then `s` are two presses one after the other.
             buttons.press(button)
-            _ = try? await clock.sleep(until: clock.now.addingTimeInterval(settings.debounceInterval / .seconds(1) + 0.01))
             buttons.release(button)
         case .longPress(let button):
             hold([button], buttons: buttons, clock: clock, settings: settings)

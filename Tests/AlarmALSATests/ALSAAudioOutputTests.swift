@@ -131,7 +131,7 @@ struct ALSAAudioOutputTests {
     @Test func aPreparedSoundPlaysFromTheDeviceAlreadyOpen() async throws {
         let rig = try FilePluginRig()
         await rig.output.prepare(.builtInTone, for: .seconds(30))
-        try await waitUntil("the device opened") { rig.output.statistics.opens == 1 }
+        await rig.pcm.nextOpen()
         #expect(rig.output.statistics.writes == 0, "a preparation never sounds")
         try await rig.output.play(.builtInTone, gain: .constant(0), looping: false)
         await rig.output.waitUntilIdle()
@@ -158,7 +158,7 @@ struct ALSAAudioOutputTests {
         let path = try rig.writeSineWAV(
             named: "sine.wav", sampleRate: 48_000, bits: 16, seconds: 0.25, channels: [(1_000, 0.5)])
         await rig.output.prepare(.builtInTone, for: .seconds(30))
-        try await waitUntil("the device opened") { rig.output.statistics.opens == 1 }
+        await rig.pcm.nextOpen()
         try await rig.output.play(.file(path), gain: .constant(0), looping: false)
         await rig.output.waitUntilIdle()
         #expect(rig.output.statistics.opens == 2)
@@ -170,7 +170,7 @@ struct ALSAAudioOutputTests {
     @Test func stopReleasesAPreparedDeviceAtOnce() async throws {
         let rig = try FilePluginRig()
         await rig.output.prepare(.builtInTone, for: .seconds(60))
-        try await waitUntil("the device opened") { rig.output.statistics.opens == 1 }
+        await rig.pcm.nextOpen()
         await rig.output.stop()  // returns after the close: a minute's hold must not delay it
         await rig.output.waitUntilIdle()
         #expect(rig.output.statistics.writes == 0)
@@ -281,7 +281,7 @@ struct ALSAAudioOutputTests {
     }
 
     @Test func deviceLostMidPlaybackEndsItAndIsReportedOnEveryStream() async throws {
-        let rig = try FilePluginRig(fault: WriteFault(afterFrames: 9_600, errno: ENODEV))
+        let rig = try FilePluginRig(failure: .init(afterFrames: 9_600, errno: ENODEV))
         var first = rig.output.failures().makeAsyncIterator()
         var second = rig.output.failures().makeAsyncIterator()
         try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
@@ -294,7 +294,7 @@ struct ALSAAudioOutputTests {
     }
 
     @Test func deviceErrorBeforeTheFirstFrameIsThrownByPlay() async throws {
-        let rig = try FilePluginRig(fault: WriteFault(afterFrames: 0, errno: EIO))
+        let rig = try FilePluginRig(failure: .init(afterFrames: 0, errno: EIO))
         let error = await #expect(throws: HardwareError.self) {
             try await rig.output.play(.builtInTone, gain: .constant(0), looping: true)
         }

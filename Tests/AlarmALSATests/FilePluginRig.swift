@@ -14,12 +14,18 @@ final class FilePluginRig: Sendable {
     let directory: TemporaryDirectory
     let recordingPath: String
     let output: ALSAAudioOutput
+    /// Where ``output`` opens its devices: alsa-lib, watched.
+    let pcm: WatchedPCMOpener
     private let lines = DiagnosticLines()
 
     /// - Parameters:
     ///   - rate, channels: What the plug layer must convert to before the file; `nil` passes the
     ///     output's own through.
-    init(rate: Int? = nil, channels: Int? = nil, device: String = deviceName, fault: WriteFault? = nil) throws {
+    ///   - failure: Makes the device fail its writes, as a card that goes away does.
+    init(
+        rate: Int? = nil, channels: Int? = nil, device: String = deviceName,
+        failure: WatchedPCMOpener.WriteFailure? = nil
+    ) throws {
         directory = try TemporaryDirectory()
         recordingPath = directory.path + "/recorded.wav"
         var slave = """
@@ -35,9 +41,9 @@ final class FilePluginRig: Sendable {
         if let channels { slave += "\nchannels \(channels)" }
         let configuration = "pcm.\(Self.deviceName) {\n type plug\n slave {\n\(slave)\n }\n}\n"
         let lines = self.lines
+        pcm = WatchedPCMOpener(failure: failure)
         output = ALSAAudioOutput(
-            device: device, configuration: configuration,
-            diagnostics: { line in lines.append(line) }, fault: fault)
+            device: device, configuration: configuration, diagnostics: { line in lines.append(line) }, pcm: pcm)
     }
 
     /// What the diagnostics sink received so far.
@@ -104,19 +110,3 @@ enum Signal {
     static func frames(_ seconds: Double, rate: Int) -> Int { Int((seconds * Double(rate)).rounded()) }
 }
 
-/// Suspends until `condition` holds, checking every few milliseconds; fails the test after `limit`.
-/// The limit is a safety net, never part of what is tested.
-func waitUntil(
-    _ what: Comment, limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
-) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now + limit
-    while !condition() {
-        guard clock.now < deadline else {
-            Issue.record("timed out waiting: \(what)", sourceLocation: sourceLocation)
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}

@@ -214,8 +214,7 @@ final class ApplianceRig: Sendable {
         await appliance.handle(ButtonEvent(button, .released, at: clock.monotonicNow))
     }
 
-    /// A short press: down, up 150 ms later, and the finger away for 100 ms (a press sooner than
-    /// the debounce interval after the release would be taken as chatter).
+    /// A short press as a finger makes it: down, up 150 ms later, and the finger away for 100 ms.
     func tap(_ button: Button) async {
         await press(button)
         await advance(by: 0.15)

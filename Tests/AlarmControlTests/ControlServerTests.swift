@@ -1,6 +1,6 @@
 import AlarmKitCore
 import AlarmTestKit
-import CLinuxSupport
+import CUnixSocket
 import FoundationEssentials
 import Glibc
 import Testing

@@ -114,6 +114,11 @@ final class RawConnection: Sendable {
         }
     }
 
+    /// Reads until `count` more bytes have arrived than had so far, complete lines or not.
+    func receive(more count: Int, timeout: Duration = .seconds(60)) async -> Bool {
+        await receive(atLeast: state.withLock { $0.received } + count, timeout: timeout)
+    }
+
     private func feed(_ bytes: ArraySlice<UInt8>) {
         state.withLock { state in
             state.received += bytes.count

@@ -38,7 +38,6 @@ import Testing
         retry = "1m"
         [buttons]
         long_press = "1500ms"
-        debounce = "20ms"
         [clock]
         trust = "synchronized"
         [control]
@@ -74,7 +73,6 @@ import Testing
         expected.appliance.nextAlarmDisplayDuration = .seconds(3)
         expected.appliance.displayRetryInterval = .seconds(60)
         expected.appliance.longPressDuration = .milliseconds(1500)
-        expected.appliance.debounceInterval = .milliseconds(20)
         expected.clockTrust = .synchronized
         expected.control.maximumClients = 8
         expected.control.maximumClientsPerUser = 2
@@ -148,10 +146,10 @@ import Testing
         (16, "volume_db = 3", "a.toml:16: sound.volume_db: must be from -60.0 to 0.0, found 3"),
         (18, "crescendo = \"11m\"", "a.toml:18: sound.crescendo: must be from 0 to 10m, found \"11m\""),
         (22, "clock = \"24\"", "a.toml:22: display.clock: must be one of \"24h\", \"12h\"; found \"24\""),
-        (30, "trust = \"ntp\"", "a.toml:30: clock.trust: must be one of \"release-date\", \"synchronized\", \"always\"; found \"ntp\""),
-        (32, "max_clients = \"8\"", "a.toml:32: control.max_clients: expected an integer from 1 to 1024, found string \"8\""),
-        (33, "max_clients_per_user = 0", "a.toml:33: control.max_clients_per_user: must be from 1 to 1024, found 0"),
-        (35, "idle_timeout = 5m", "a.toml:35: control.idle_timeout: invalid value 5m (strings need quotes: \"5m\")"),
+        (29, "trust = \"ntp\"", "a.toml:29: clock.trust: must be one of \"release-date\", \"synchronized\", \"always\"; found \"ntp\""),
+        (31, "max_clients = \"8\"", "a.toml:31: control.max_clients: expected an integer from 1 to 1024, found string \"8\""),
+        (32, "max_clients_per_user = 0", "a.toml:32: control.max_clients_per_user: must be from 1 to 1024, found 0"),
+        (34, "idle_timeout = 5m", "a.toml:34: control.idle_timeout: invalid value 5m (strings need quotes: \"5m\")"),
     ])
     func aBadValueIsOneLineNamingFileLineAndKey(line: Int, replacement: String, message: String) {
         var lines = Self.everyKey.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -180,6 +178,13 @@ import Testing
             "w.toml:6: sounds.volume_db: unknown key, ignored (did you mean sound.volume_db?)",
         ])
         #expect(loaded.configuration.defaultSnooze == .seconds(540))
+    }
+
+    @Test func theRetiredButtonDebounceNamesTheBoardsInstead() throws {
+        let loaded = try DaemonConfiguration.parse("[buttons]\ndebounce = \"50ms\"", file: "r.toml")
+        #expect(loaded.warnings.map(\.description) == [
+            "r.toml:2: buttons.debounce: no longer read, ignored: buttons are debounced once, by the board profile's gpio.debounce_ms",
+        ])
     }
 
     @Test func aMissingDefaultFileMeansDefaultsButAMissingExplicitFileIsAnError() throws {

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "CTestSupport.h"
 
-#include "CLinuxSupportSocket.h"
+#include "CUnixSocket.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,4 +1,3 @@
-import CLinuxSupport
 import CTestSupport
 import Glibc
 import SimulatorConsole

@@ -2,7 +2,6 @@ import AlarmClient
 import AlarmKitCore
 import AlarmProtocol
 import AlarmTestKit
-import CLinuxSupport
 import CTestSupport
 import Dispatch
 import FoundationEssentials

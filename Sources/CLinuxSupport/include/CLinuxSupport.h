@@ -43,9 +43,4 @@ int64_t alarmd_boottime_nanoseconds(void);
 /// STA_UNSYNC clear), as NTP daemons such as systemd-timesyncd and chrony leave it.
 int alarmd_clock_is_synchronized(void);
 
-#include "CLinuxSupportTerminal.h"
-#include "CLinuxSupportI2C.h"
-#include "CLinuxSupportSocket.h"
-#include "CLinuxSupportNotify.h"
-
 #endif

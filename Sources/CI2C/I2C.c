@@ -1,4 +1,4 @@
-#include "CLinuxSupportI2C.h"
+#include "CI2C.h"
 
 #include <errno.h>
 #include <fcntl.h>

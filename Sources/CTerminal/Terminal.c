@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CLinuxSupportTerminal.h"
+#include "CTerminal.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 // I2C through the kernel's i2c-dev interface: ioctl is variadic, so Swift cannot call it, and the
 // SMBus structures live in linux/i2c-dev.h and linux/i2c.h, which Swift's Glibc module lacks.
-#ifndef ALARMD_CLINUXSUPPORT_I2C_H
-#define ALARMD_CLINUXSUPPORT_I2C_H
+#ifndef ALARMD_CI2C_H
+#define ALARMD_CI2C_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 // The simulator's terminal: raw mode, and its restoration from a signal handler, which must be
 // written in C (only async-signal-safe calls there: tcsetattr, write, sigaction, raise).
-#ifndef ALARMD_CLINUXSUPPORT_TERMINAL_H
-#define ALARMD_CLINUXSUPPORT_TERMINAL_H
+#ifndef ALARMD_CTERMINAL_H
+#define ALARMD_CTERMINAL_H
 
 /// Saves the settings of the terminal on input_fd and switches it to raw-ish mode: no echo, no
 /// canonical line editing, no signals from keys (Ctrl-C arrives as byte 3), no flow control, no

@@ -1,0 +1,155 @@
+import AlarmHardware
+import AlarmKitCore
+import AlarmProtocol
+import FoundationEssentials
+import Testing
+
+@testable import AlarmAppliance
+@testable import AlarmEngine
+
+/// ``ApplianceCore`` on its own: snapshots, events and instants in, commands out. No actor, no
+/// clock, no parts.
+@Suite struct ApplianceCoreTests {
+    static let seven = Scene.monday(7, 0)
+
+    static func at(_ wall: Date, monotonic seconds: Double = 100) -> ApplianceMoment {
+        ApplianceMoment(wall: wall, monotonic: .seconds(seconds))
+    }
+
+    static func ringing(sound: AlertSound = .default) -> (AlarmRecord, DeviceSnapshot) {
+        var alarm = Scene.record(Scene.alerting(at: 7, 0, since: seven))
+        alarm.definition.sound = sound
+        return (alarm, Scene.snapshot(now: seven, alerting: [alarm]))
+    }
+
+    static func core(settings: ApplianceSettings = ApplianceSettings()) -> ApplianceCore {
+        ApplianceCore(settings: settings, displaySize: .sixteenByTwo)
+    }
+
+    /// Carries out `commands` as a device whose parts all work, as the actor would.
+    static func perform(_ commands: [PartCommand], on core: inout ApplianceCore, at moment: ApplianceMoment) {
+        var pending = Array(commands.reversed())
+        while let command = pending.popLast() {
+            pending += core.record(.done, of: command, at: moment).reversed()
+        }
+    }
+
+    @Test func aDueAlarmsSoundIsTheFirstCommand() throws {
+        var core = Self.core()
+        let (alarm, snapshot) = Self.ringing()
+        let commands = core.refreshSound(with: snapshot, at: Self.at(Self.seven))
+        let first = try #require(commands.first)
+        guard case .playAlert(let play) = first else {
+            Issue.record("first command: \(first)")
+            return
+        }
+        #expect(play.alarm == alarm && play.source == .builtInTone && play.fallbacks.isEmpty)
+        #expect(play.gain == ApplianceSettings().gainRamp)
+    }
+
+    @Test func aNamedSoundThatFailsFallsBackToTheToneAtOnce() throws {
+        var settings = ApplianceSettings()
+        settings.soundsDirectory = "/sounds"
+        var core = Self.core(settings: settings)
+        let (_, snapshot) = Self.ringing(sound: .named("birds.wav"))
+        let now = Self.at(Self.seven)
+        let play = try #require(core.refreshSound(with: snapshot, at: now).first)
+        let error = HardwareError(.busy, device: "hw:0")
+        let next = core.record(.failed(error), of: play, at: now)
+        guard case .playAlert(let tone) = next.last else {
+            Issue.record("after a failed named sound: \(next)")
+            return
+        }
+        #expect(tone.source == .builtInTone && tone.namedSoundFailed && tone.previousError == error)
+        #expect(core.record(.done, of: .playAlert(tone), at: now).count == 1, "the recovery is logged")
+        #expect(core.soundState.playingAlarm == snapshot.alerting[0].key)
+        #expect(core.refreshSound(with: snapshot, at: now).isEmpty, "playing already")
+    }
+
+    @Test func nothingPlayingRetriesAfterTheIntervalAndShowsTheFault() throws {
+        var core = Self.core()
+        let (_, snapshot) = Self.ringing()
+        let now = Self.at(Self.seven)
+        let play = try #require(core.refreshSound(with: snapshot, at: now).first)
+        let error = HardwareError(.deviceUnavailable, device: "hw:0")
+        _ = core.record(.failed(error), of: play, at: now)
+        #expect(core.soundFault == error)
+        #expect(core.nextWake(at: now) == Self.seven.addingTimeInterval(10))
+        #expect(core.refreshSound(with: snapshot, at: now).isEmpty, "not before the retry")
+        let later = Scene.snapshot(now: Self.seven.addingTimeInterval(10), alerting: snapshot.alerting)
+        #expect(core.refreshSound(with: later, at: Self.at(later.now)).count == 1)
+    }
+
+    @Test func stopOnAnAlertSilencesBeforeTheEngineHearsOfIt() throws {
+        var core = Self.core()
+        let (alarm, snapshot) = Self.ringing()
+        let now = Self.at(Self.seven)
+        Self.perform(core.refreshSound(with: snapshot, at: now), on: &core, at: now)
+        let commands = core.buttonEvent(ButtonEvent(.stop, .pressed, at: now.monotonic), at: now)
+        #expect(commands == [.stopSound, .pressAlarm(.stop, on: alarm, because: "STOP pressed")])
+        let release = core.buttonEvent(ButtonEvent(.stop, .released, at: now.monotonic + .milliseconds(150)), at: now)
+        #expect(release.isEmpty, "the rest of that press does nothing more")
+    }
+
+    @Test func anAlertWithdrawsAQuestionAndItsEndKeepsPressesFromAnswering() throws {
+        var core = Self.core()
+        let idle = Scene.snapshot(now: Self.seven.addingTimeInterval(-60))
+        let before = Self.at(idle.now, monotonic: 40)
+        core.observe(idle)
+        let first = core.ask(DevicePrompt(question: "Pair phone?", tallLines: []), at: before)
+        let (_, ringing) = Self.ringing()
+        #expect(core.refreshSound(with: ringing, at: Self.at(Self.seven)).contains(.answerPrompt(number: first, .withdrawn)))
+
+        let after = Self.at(Self.seven.addingTimeInterval(30), monotonic: 130)
+        _ = core.refreshSound(with: Scene.snapshot(now: after.wall), at: after)
+        let second = core.ask(DevicePrompt(question: "Pair phone?", tallLines: []), at: after)
+        _ = core.buttonEvent(ButtonEvent(.stop, .pressed, at: .seconds(131)), at: after)
+        let quiet = core.buttonEvent(ButtonEvent(.stop, .released, at: .seconds(131.2)), at: after)
+        #expect(!quiet.contains(.answerPrompt(number: second, .no)), "5 s after the alert: not an answer")
+        let later = Self.at(after.wall.addingTimeInterval(15), monotonic: 145)
+        _ = core.buttonEvent(ButtonEvent(.stop, .pressed, at: .seconds(145)), at: later)
+        let answered = core.buttonEvent(ButtonEvent(.stop, .released, at: .seconds(145.2)), at: later)
+        #expect(answered.contains(.answerPrompt(number: second, .no)))
+    }
+
+    @Test func aHeldButtonWakesTheCoreAtItsLongPress() {
+        var core = Self.core()
+        let countdown = Scene.record(Scene.countingDown(remaining: 300, now: Self.seven))
+        let snapshot = Scene.snapshot(now: Self.seven, countdowns: [countdown])
+        let now = Self.at(Self.seven)
+        core.observe(snapshot)
+        _ = core.buttonEvent(ButtonEvent(.stop, .pressed, at: now.monotonic), at: now)
+        let held = Self.at(Self.seven.addingTimeInterval(1.5), monotonic: 101.5)
+        #expect(core.nextWake(at: held) == Self.seven.addingTimeInterval(2))
+        let due = Self.at(Self.seven.addingTimeInterval(2), monotonic: 102)
+        #expect(core.beginRefresh(at: due) == [.pressAlarm(.stop, on: countdown, because: "STOP held")])
+    }
+
+    @Test func aDisplayThatFailsIsRetriedWithBackoffAndTheLEDShowsIt() throws {
+        var core = Self.core()
+        let idle = Scene.snapshot(now: Self.seven)
+        let now = Self.at(Self.seven)
+        _ = core.refreshSound(with: idle, at: now)
+        let draw = try #require(core.refreshDisplay().first)
+        guard case .drawDisplay(let update) = draw else {
+            Issue.record("not a draw: \(draw)")
+            return
+        }
+        #expect(update.defineGlyphs && update.frame != nil && update.backlight == false)
+        let error = HardwareError(.noAcknowledge, device: "/dev/i2c-1@0x27")
+        #expect(core.record(.failed(error), of: draw, at: now).count == 1, "a new fault is logged")
+        #expect(core.nextWake(at: now) == Self.seven.addingTimeInterval(10))
+        #expect(core.refreshIndicator() == [.showPattern(IndicatorPolicy.pattern(for: .hardwareFault))])
+        #expect(core.record(.failed(error), of: draw, at: now).isEmpty, "logged once")
+        #expect(core.nextWake(at: now) == Self.seven.addingTimeInterval(20), "the wait doubles")
+    }
+
+    @Test func shutdownLeavesEveryPartDarkAndQuestionsUndecided() {
+        var core = Self.core()
+        let number = core.ask(DevicePrompt(question: "Allow bob?", tallLines: []), at: Self.at(Self.seven))
+        let commands = core.shutdown()
+        #expect(commands.first == .answerPrompt(number: number, .unanswered))
+        #expect(commands.contains(.stopSound) && commands.contains(.showPattern(.off)))
+        #expect(commands.last == .drawDisplay(.init(defineGlyphs: false, frame: DisplayFrame(size: .sixteenByTwo), backlight: false)))
+    }
+}
