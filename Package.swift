@@ -34,44 +34,51 @@ let package = Package(
         // Swift over them: threads of our own for blocking work, inotify, the shared realtime timer,
         // eventfd signals, whole writes and whole-file reads.
         .target(name: "LinuxSupport", dependencies: ["CLinuxSupport"]),
-        // Civil time, time zones from the tz database, and the wall clock; no C.
+        // Time zones from the tz database, ISO 8601 with offsets, and the wall clock; no C.
         .target(
             name: "AlarmTime",
-            dependencies: ["LinuxSupport"]
+            dependencies: ["AlarmModel", "LinuxSupport"]
         ),
         // AlarmKit's types and `AlarmManager` over any backend, without a backend: what the engine
         // implements and the wire format carries.
         .target(name: "AlarmKitCore"),
+        // The device's domain model, Foundation only: alarm records and their phases, occurrences,
+        // missed alarms, history entries, client identity and keys, the commands, and civil dates
+        // and times. What the engine keeps and the wire carries; it knows neither.
+        .target(name: "AlarmModel", dependencies: ["AlarmKitCore"]),
         // The hardware abstraction layer: small protocols and their values; no alarms, no backends.
         .target(name: "AlarmHardware"),
         // The control socket's protocol, shared by the daemon and its clients: the messages, strict
-        // JSON validation with Foundation's coders, the error codes, the alarm records and history
-        // entries the daemon sends, and the Unix socket plumbing both ends use.
-        .target(name: "AlarmProtocol", dependencies: ["AlarmKitCore", "AlarmTime", "CUnixSocket", "LinuxSupport"]),
+        // JSON validation with Foundation's coders, the error codes and the Unix socket plumbing
+        // both ends use. The alarm records and history entries it carries are AlarmModel's.
+        .target(name: "AlarmProtocol", dependencies: ["AlarmKitCore", "AlarmModel", "CUnixSocket", "LinuxSupport"]),
         // The socket calls Swift's Glibc module lacks (accept4, SO_PEERCRED's ucred), in C: the
         // control socket's server and its clients, and nothing else.
         .target(name: "CUnixSocket"),
         // The client of the control socket: `ControlClient` and `SocketAlarmBackend` (the AlarmKit
         // API over the socket). No engine in a client's link.
-        .target(name: "AlarmClient", dependencies: ["AlarmKitCore", "AlarmProtocol", "LinuxSupport"]),
+        .target(name: "AlarmClient", dependencies: ["AlarmKitCore", "AlarmModel", "AlarmProtocol", "LinuxSupport"]),
         // What an app imports: AlarmKitCore, Foundation's value types, and `AlarmManager.shared`
         // over this device's alarmd.
         .target(name: "AlarmKit", dependencies: ["AlarmKitCore", "AlarmClient", "AlarmProtocol"]),
+        // The engine: the pure scheduler, the runtime actor, the durable store and the intents'
+        // mailbox, on the model; neither the wire nor any hardware (Tests/check-import-graph).
         .target(
             name: "AlarmEngine",
             dependencies: [
                 "AlarmKitCore",
-                "AlarmProtocol",
+                "AlarmModel",
                 "AlarmTime",
                 "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The appliance: engine states to LED, sound and display; buttons to engine actions.
+        // The appliance: engine states to LED, sound and display; buttons to engine actions. Of the
+        // hardware it knows only the HAL, and not the wire (Tests/check-import-graph).
         .target(
             name: "AlarmAppliance",
             dependencies: [
-                "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol", "AlarmTime",
+                "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmModel", "AlarmTime",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -124,7 +131,7 @@ let package = Package(
         .target(
             name: "AlarmControl",
             dependencies: [
-                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "BuildVersion", "CUnixSocket", "LinuxSupport",
+                "AlarmEngine", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmTime", "BuildVersion", "CUnixSocket", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -133,7 +140,7 @@ let package = Package(
         // The daemon's pieces: configuration file, systemd notification, its own socket operations.
         .target(
             name: "AlarmDaemon",
-            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "JournalLogging", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmTime", "JournalLogging", "TOMLConfig", .product(name: "Logging", package: "swift-log")]
         ),
         // The simulator's terminal: raw keyboard input, the board drawn as text, restored on exit.
         .target(
@@ -147,7 +154,7 @@ let package = Package(
         .target(
             name: "AlarmScenario",
             dependencies: [
-                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime",
+                "AlarmAppliance", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmModel", "AlarmSimulator", "AlarmTime",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -156,7 +163,7 @@ let package = Package(
             name: "alarmd",
             dependencies: [
                 "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO", "BuildVersion",
-                "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmProtocol", "AlarmScenario", "JournalLogging",
+                "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmModel", "AlarmProtocol", "AlarmScenario", "JournalLogging",
                 "AlarmSimulator", "AlarmTime", "CUnixSocket", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,7 +173,7 @@ let package = Package(
         .executableTarget(
             name: "alarmctl",
             dependencies: [
-                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "BuildVersion", "CUnixSocket", "LinuxSupport", "WebPairings",
+                "AlarmClient", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmTime", "BuildVersion", "CUnixSocket", "LinuxSupport", "WebPairings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -178,7 +185,7 @@ let package = Package(
         .target(
             name: "AlarmWeb",
             dependencies: [
-                "AlarmClient", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "LinuxSupport", "WebPairings",
+                "AlarmClient", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmTime", "LinuxSupport", "WebPairings",
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -210,7 +217,7 @@ let package = Package(
         .executableTarget(
             name: "alarm-store-crash-child",
             dependencies: [
-                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
+                "AlarmEngine", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/StoreCrashChild"
@@ -219,7 +226,7 @@ let package = Package(
         .executableTarget(
             name: "alarm-benchmarks",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmLCD",
+                "AlarmALSA", "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmModel",
                 "AlarmProtocol", "AlarmScenario", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -237,7 +244,7 @@ let package = Package(
         // and runs each for a budget.
         .executableTarget(
             name: "alarm-fuzz",
-            dependencies: ["AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmKitCore", "AlarmProtocol", "AlarmWeb", "TOMLConfig"],
+            dependencies: ["AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmWeb", "TOMLConfig"],
             path: "Tests/Fuzz/alarm-fuzz"
         ),
         // The integration tests' measuring tool, run inside the QEMU guest (Tests/Integration):
@@ -249,23 +256,25 @@ let package = Package(
             dependencies: ["VMProbeKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/Integration/Probe/alarm-vm-probe"
         ),
-        .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmTime", "AlarmTestKit", "LinuxSupport"]),
+        .testTarget(name: "AlarmTimeTests", dependencies: ["AlarmModel", "AlarmTime", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "AlarmKitTests", dependencies: ["AlarmKitCore"]),
         .testTarget(
             name: "AlarmEngineTests",
             dependencies: [
-                "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit", "LinuxSupport",
+                "AlarmEngine", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmTime", "AlarmSimulator", "AlarmTestKit", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
-            ]
+            ],
+            // Store directories written by earlier builds, read by the tests through #filePath.
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "AlarmSimulatorTests", dependencies: ["AlarmSimulator", "AlarmTime", "AlarmHardware"]),
         .testTarget(name: "AlarmHardwareTests", dependencies: ["AlarmHardware", "AlarmTestKit"]),
         .testTarget(
             name: "AlarmApplianceTests",
             dependencies: [
-                "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmProtocol",
+                "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmModel", "AlarmProtocol",
                 "AlarmSimulator", "AlarmTime", "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -277,7 +286,7 @@ let package = Package(
         .testTarget(
             name: "AlarmControlTests",
             dependencies: [
-                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
+                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -290,16 +299,16 @@ let package = Package(
         .testTarget(
             name: "alarmctlTests",
             dependencies: [
-                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit", "WebPairings",
+                "AlarmClient", "AlarmControl", "AlarmEngine", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmSimulator", "AlarmTime", "AlarmTestKit", "WebPairings",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `alarmd` as a person or a script runs it: the built executable, its output and status.
-        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmProtocol", "AlarmTestKit", "BuildVersion", "CTestSupport"]),
+        .testTarget(name: "alarmdTests", dependencies: ["AlarmClient", "AlarmControl", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmTestKit", "BuildVersion", "CTestSupport"]),
         .testTarget(
             name: "AlarmWebTests",
             dependencies: [
-                "AlarmAppliance", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmSimulator",
+                "AlarmAppliance", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmSimulator",
                 "AlarmTestKit", "AlarmTime", "AlarmWeb", "LinuxSupport", "WebPairings", .product(name: "Logging", package: "swift-log"),
             ]
         ),

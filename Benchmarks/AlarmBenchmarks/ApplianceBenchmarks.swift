@@ -2,6 +2,7 @@ import AlarmAppliance
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmScenario
 import AlarmSimulator

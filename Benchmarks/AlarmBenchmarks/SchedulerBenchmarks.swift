@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials

@@ -1,7 +1,7 @@
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import Logging
 import Synchronization
 

@@ -1,7 +1,6 @@
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
-import AlarmProtocol
 import Logging
 
 /// The parts of the board the appliance drives.

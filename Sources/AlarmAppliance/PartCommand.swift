@@ -1,6 +1,6 @@
 import AlarmEngine
 import AlarmHardware
-import AlarmProtocol
+import AlarmModel
 import FoundationEssentials
 import Logging
 

@@ -1,6 +1,6 @@
 import AlarmEngine
 import AlarmHardware
-import AlarmProtocol
+import AlarmModel
 import FoundationEssentials
 
 /// What the appliance has the sound output doing: between alerts, getting the device ready for

@@ -13,11 +13,11 @@ extension ControlClient {
     /// Nothing in it needs another thread or the cooperative pool (connect, `hello`, the request
     /// and its answer are plain system calls here), so it cannot deadlock whatever thread calls
     /// it, an actor's included; it blocks that thread for one round trip (about half a
-    /// millisecond on this machine's socket). Throws as ``request(_:parameters:as:)``.
-    public func requestBlocking<Parameters: Encodable, Result: Decodable>(
-        _ operation: String, _ parameters: Parameters, as type: Result.Type
-    ) throws -> Result {
-        let hello = try ControlChannel.requestLine(id: 1, ControlOperationName.hello, ControlHelloParameters(app: app))
+    /// millisecond on this machine's socket). Throws as ``call(_:_:)``.
+    public func callBlocking<Parameters, Answer>(_ endpoint: ControlEndpoint<Parameters, Answer>, _ parameters: Parameters) throws -> Answer {
+        let operation = endpoint.operation.name
+        let type = Answer.self
+        let hello = try ControlChannel.requestLine(id: 1, ControlOperation.hello.name, ControlHelloParameters(app: app))
         let request = try ControlChannel.requestLine(id: 2, operation, parameters)
         let fd: Int32
         do {

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 import LinuxSupport
@@ -10,7 +11,7 @@ import Synchronization
 /// ```swift
 /// let client = ControlClient(path: "/run/alarmd/control.sock")
 /// for entry in try await client.allAlarms() { print(entry.owner, entry.alarm.state) }
-/// let status = try await client.request("status")          // an operation the daemon added
+/// let status = try await client.status()                    // one of the daemon's own operations
 /// ```
 ///
 /// - It connects on first use and says `hello` first. Requests may run concurrently; each is
@@ -113,8 +114,9 @@ public final class ControlClient: Sendable {
         return hello
     }
 
-    /// Any operation, with parameters and result as plain JSON: for operations the daemon adds
-    /// (`status`, `history`) and for scripts.
+    /// Any operation by name, with parameters and result as plain JSON: the escape hatch for an
+    /// operation a newer daemon adds that this build has no ``ControlEndpoint`` for. Every
+    /// operation this build knows has a typed method (``call(_:_:)``).
     ///
     /// - Throws: the ``AlarmOperationError`` or ``AlarmManager/AlarmError`` the daemon reported,
     ///   a ``ControlError`` for a protocol refusal (`forbidden`, `unknownOperation`, ...), or
@@ -131,6 +133,19 @@ public final class ControlClient: Sendable {
         _ operation: String, parameters: [String: JSONValue] = [:], as type: Result.Type
     ) async throws -> Result {
         try await request(operation, parameters, as: type)
+    }
+
+    /// `endpoint`'s answer as the daemon sent it, undecoded: for passing it on unchanged, with
+    /// any fields a newer daemon adds (`alarmctl status --json`).
+    public func answerAsSent<Parameters>(
+        _ endpoint: ControlEndpoint<Parameters, some Any>, _ parameters: Parameters
+    ) async throws -> JSONValue {
+        try await request(endpoint.operation.name, parameters, as: JSONValue.self)
+    }
+
+    /// ``answerAsSent(_:_:)`` for an operation that takes no parameters.
+    public func answerAsSent(_ endpoint: ControlEndpoint<NoParameters, some Any>) async throws -> JSONValue {
+        try await answerAsSent(endpoint, NoParameters())
     }
 
     func request<Parameters: Encodable, Result: Decodable>(
@@ -167,104 +182,37 @@ public final class ControlClient: Sendable {
         }
     }
 
-    // MARK: - The AlarmKit operations
-
-    public func alarms() async throws -> [Alarm] {
-        try await request(ControlOperationName.alarms, NoParameters(), as: [Alarm].self)
-    }
-
-    /// Schedules an alarm; returns it once the daemon made it durable.
-    public func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm {
-        try await request(ControlOperationName.schedule, ScheduleParameters(id: id, definition: definition), as: Alarm.self)
-    }
-
-    /// Gives one of the caller's alarms a new definition under the same id, in one durable step
-    /// (beyond AlarmKit: ``ControlOperationName/replace``); returns it once durable.
-    public func replace(id: Alarm.ID, definition: AlarmDefinition) async throws -> Alarm {
-        try await request(ControlOperationName.replace, ScheduleParameters(id: id, definition: definition), as: Alarm.self)
-    }
-
-    /// Stops, snoozes, pauses, resumes or cancels one of the caller's alarms.
-    public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
-        _ = try await request(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
-    }
-
-    /// Disables, enables or skips one of the caller's alarms: the device's extensions to AlarmKit
-    /// (``ScheduleAction`` says what each does and refuses). `alarmRecords` shows the result
-    /// (`enabled`, `skippedDate`), and `alarmUpdates` subscribers hear of it.
-    public func perform(_ action: ScheduleAction, id: Alarm.ID) async throws {
-        _ = try await request(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
-    }
-
-    public func authorizationState() async throws -> AlarmManager.AuthorizationState {
-        try await request(ControlOperationName.authorizationState, NoParameters(), as: AlarmManager.AuthorizationState.self)
-    }
-
-    /// Asks the device's owner (only while not determined); may take as long as the prompt.
-    public func requestAuthorization() async throws -> AlarmManager.AuthorizationState {
-        try await request(ControlOperationName.requestAuthorization, NoParameters(), as: AlarmManager.AuthorizationState.self)
-    }
-
-    // MARK: - The administrators' operations
-
-    /// Every client's alarms with their owners. Administrators only (else `forbidden`).
-    public func allAlarms() async throws -> [OwnedAlarm] {
-        try await request(ControlOperationName.allAlarms, NoParameters(), as: [OwnedAlarm].self)
-    }
-
-    /// Every recorded authorization. Administrators only.
-    public func authorizations() async throws -> [ClientAuthorization] {
-        try await request(ControlOperationName.authorizations, NoParameters(), as: [ClientAuthorization].self)
-    }
-
-    /// Grants (`.authorized`), revokes (`.denied`) or resets a client. Administrators only; an
-    /// administrator's own state cannot be changed (`forbidden`).
-    public func setAuthorization(_ authorization: AlarmManager.AuthorizationState, forUID uid: UInt32) async throws {
-        _ = try await request(
-            ControlOperationName.setAuthorization, SetAuthorizationParameters(uid: uid, state: authorization), as: JSONValue.self)
-    }
-
     // MARK: - Streams
 
     /// The caller's whole list now, then after every change, across reconnections (each new
     /// connection starts with the list as it is then). Each call returns a new stream.
     public func alarmUpdates() -> AsyncStream<[Alarm]> {
-        stream(ControlOperationName.subscribeAlarms, of: [Alarm].self)
+        stream(.subscribeAlarms, of: [Alarm].self)
     }
 
     /// The caller's authorization now, then every change, across reconnections.
     public func authorizationUpdates() -> AsyncStream<AlarmManager.AuthorizationState> {
-        stream(ControlOperationName.subscribeAuthorization, of: AlarmManager.AuthorizationState.self)
+        stream(.subscribeAuthorization, of: AlarmManager.AuthorizationState.self)
     }
 
     /// The intents delivered to the caller: those waiting at once, then each new one, across
     /// reconnections (each new connection starts with those still waiting, so one may come again
     /// until it is acknowledged).
     public func intentDeliveries() -> AsyncStream<AlarmIntentDelivery> {
-        stream(ControlOperationName.subscribeIntents, of: AlarmIntentDelivery.self)
+        stream(.subscribeIntents, of: AlarmIntentDelivery.self)
     }
 
     /// A ``DeviceChange`` after every change of any client's alarms or of the device's state,
     /// across reconnections (none is replayed: read what you show once the stream has started).
     /// Administrators only; for another client the stream ends at once.
     public func deviceChanges() -> AsyncStream<DeviceChange> {
-        stream(ControlOperationName.subscribeDevice, of: DeviceChange.self)
-    }
-
-    /// Takes a delivery to run it: `true` on exactly one connection of the app. The take lasts
-    /// until the delivery is acknowledged or this connection closes.
-    public func takeIntent(_ id: UUID) async throws -> Bool {
-        try await request(ControlOperationName.takeIntent, AlarmIDParameters(id: id), as: ControlIntentTaken.self).taken
-    }
-
-    /// Marks a delivery handled, so it is not delivered again.
-    public func acknowledgeIntent(_ id: UUID) async throws {
-        _ = try await request(ControlOperationName.acknowledgeIntent, AlarmIDParameters(id: id), as: JSONValue.self)
+        stream(.subscribeDevice, of: DeviceChange.self)
     }
 
     private func stream<Value: Decodable & Sendable>(
-        _ operation: String, of type: Value.Type
+        _ endpoint: ControlEndpoint<NoParameters, ControlSubscription>, of type: Value.Type
     ) -> AsyncStream<Value> {
+        let operation = endpoint.operation.name
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
         let sink: ControlChannel.Sink = { line in
             if let event = try? ControlProtocol.makeDecoder().decode(EventEnvelope<Value>.self, from: Data(line)) {
@@ -326,7 +274,7 @@ public final class ControlClient: Sendable {
 
     private func unsubscribe(_ number: Int, on channel: ControlChannel) {
         channel.removeRoute(number)
-        Task { _ = try? await channel.request(ControlOperationName.unsubscribe, UnsubscribeParameters(subscription: number)) }
+        Task { _ = try? await channel.request(ControlOperation.unsubscribe.name, UnsubscribeParameters(subscription: number)) }
     }
 
     // MARK: - Connecting
@@ -367,7 +315,7 @@ public final class ControlClient: Sendable {
         let channel = try ControlChannel(fd: fd, serial: serial) { [weak self] in self?.channelClosed() }
         let hello: ControlHello
         do {
-            hello = try Self.hello(from: try await channel.request(ControlOperationName.hello, ControlHelloParameters(app: app)))
+            hello = try Self.hello(from: try await channel.request(ControlOperation.hello.name, ControlHelloParameters(app: app)))
         } catch {
             channel.close()
             throw error
@@ -389,7 +337,7 @@ public final class ControlClient: Sendable {
 
     /// The daemon's answer to `hello`, if it speaks this client's protocol version.
     static func hello(from line: [UInt8]) throws -> ControlHello {
-        let hello = try result(of: line, as: ControlHello.self, operation: "hello")
+        let hello = try result(of: line, as: ControlHello.self, operation: ControlOperation.hello.name)
         guard hello.protocol == ControlProtocol.version else {
             throw ControlError(
                 .unsupportedVersion, "alarmd speaks protocol version \(hello.protocol); this client speaks \(ControlProtocol.version)")

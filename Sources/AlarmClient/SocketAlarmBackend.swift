@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 
@@ -18,7 +19,7 @@ import FoundationEssentials
 ///   be reached.
 /// - The synchronous members (``authorizationState()``, ``alarms()``,
 ///   ``performBlocking(_:id:)``) block the calling thread for one round trip on a connection of
-///   their own (``ControlClient/requestBlocking(_:_:as:)``); the rest share one connection.
+///   their own (``ControlClient/callBlocking(_:_:)``); the rest share one connection.
 /// - `alarmUpdates` and `authorizationUpdates` keep going across daemon restarts: they yield the
 ///   fresh value after each reconnection; `intentDeliveries` yields what still waits.
 public struct SocketAlarmBackend: AlarmBackend {
@@ -34,7 +35,7 @@ public struct SocketAlarmBackend: AlarmBackend {
     }
 
     public func authorizationState() -> AlarmManager.AuthorizationState {
-        (try? client.requestBlocking(ControlOperationName.authorizationState, NoParameters(), as: AlarmManager.AuthorizationState.self))
+        (try? client.callBlocking(.authorizationState, NoParameters()))
             ?? .notDetermined
     }
 
@@ -51,15 +52,15 @@ public struct SocketAlarmBackend: AlarmBackend {
     }
 
     public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
-        try await client.perform(action, id: id)
+        try await client.perform(AlarmCommand(action), id: id)
     }
 
     public func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws {
-        _ = try client.requestBlocking(action.rawValue, AlarmIDParameters(id: id), as: JSONValue.self)
+        _ = try client.callBlocking(.command(AlarmCommand(action)), AlarmIDParameters(id: id))
     }
 
     public func alarms() throws -> [Alarm] {
-        try client.requestBlocking(ControlOperationName.alarms, NoParameters(), as: [Alarm].self)
+        try client.callBlocking(.alarms, NoParameters())
     }
 
     public func alarmUpdates() -> AsyncStream<[Alarm]> {

@@ -1,4 +1,5 @@
 import AlarmEngine
+import AlarmModel
 import AlarmProtocol
 import LinuxSupport
 

@@ -76,24 +76,10 @@ public final class ControlServer: Sendable {
         }
     }
 
-    /// An operation the daemon adds to the protocol, such as `status` or `history`.
-    public struct Handler: Sendable {
-        /// Whether only administrators may call it (others get `forbidden`).
-        public var requiresAdministrator: Bool
-        /// Answers one request; what it returns is the response's `result`. Errors are sent as in
-        /// ``ControlErrorBody/init(_:)``; a ``ControlRequestError`` from
-        /// ``ControlRequest/parameters(_:)`` as `malformed`.
-        public var handle: @Sendable (ControlCall) async throws -> any Encodable & Sendable
-
-        public init(requiresAdministrator: Bool, handle: @escaping @Sendable (ControlCall) async throws -> any Encodable & Sendable) {
-            self.requiresAdministrator = requiresAdministrator
-            self.handle = handle
-        }
-    }
-
     let configuration: Configuration
     let runtime: AlarmRuntime
-    let handlers: [String: Handler]
+    /// The protocol's own operations and the daemon's: what each request is handled by.
+    let handlers: ControlHandlers
     let logger: Logger
     /// Its monotonic time drives the idle timeout.
     let clock: any WallClock
@@ -117,18 +103,19 @@ public final class ControlServer: Sendable {
     private let state = Mutex(State())
     let stopRequested = Atomic<Bool>(false)
 
-    /// A server for `runtime`; nothing happens until ``start()``. A handler named
-    /// like one of the protocol's own operations is ignored; `clock` times idle connections.
+    /// A server for `runtime` that also serves the daemon's `handlers`; nothing happens until
+    /// ``start()``. A handler for one of the protocol's own operations is ignored; `clock` times
+    /// idle connections.
     public init(
-        configuration: Configuration, runtime: AlarmRuntime, handlers: [String: Handler] = [:], logger: Logger,
+        configuration: Configuration, runtime: AlarmRuntime, handlers: ControlHandlers = .init(), logger: Logger,
         clock: any WallClock = SystemWallClock()
     ) {
         self.configuration = configuration
         self.runtime = runtime
         self.clock = clock
-        self.handlers = handlers.filter { !ControlOperationName.builtIn.contains($0.key) }
+        self.handlers = handlers.merging(ControlSession.builtIns)
         self.logger = logger
-        self.operations = ControlOperationName.builtIn.union(self.handlers.keys)
+        self.operations = self.handlers.operations
     }
 
     /// Binds the socket (mode 0660, the configured group), listens, and starts the I/O thread.
@@ -243,9 +230,9 @@ public final class ControlServer: Sendable {
     }
 }
 
-/// One request, for a handler the daemon registered.
+/// One request, for a handler the daemon registered: who asks, and the request (its id for a
+/// ``ControlRequestError``), whose parameters the handler gets already decoded.
 public struct ControlCall: Sendable {
     public var peer: ControlPeer
-    /// The request; decode its parameters with ``ControlRequest/parameters(_:)``.
     public var request: ControlRequest
 }

@@ -1,128 +1,122 @@
 import AlarmEngine
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import LinuxSupport
 
 extension ControlSession {
-    /// Handles one request of the connection's queue.
+    /// Handles one request of the connection's queue, by the handler its operation has.
     ///
     /// - Parameter decided: a `schedule` back from its authorization prompt.
     func perform(_ request: ControlRequest, decided: Bool) async throws -> Outcome {
-        let client = peer.client
-        if let action = AlarmAction(rawValue: request.operation) {
-            let parameters = try request.parameters(AlarmIDParameters.self)
-            try await runtime.perform(action, id: parameters.id, client: client)
-            return .result(JSONValue.null)
+        guard let entry = server.handlers[request.operation] else {
+            throw ControlError(.unknownOperation, "unknown operation \"\(ControlRequest.clipped(request.operation))\"")
         }
-        if let action = ScheduleAction(rawValue: request.operation) {
-            let parameters = try request.parameters(AlarmIDParameters.self)
-            try await runtime.perform(action, id: parameters.id, client: client)
-            return .result(JSONValue.null)
-        }
-        switch request.operation {
-        case ControlOperationName.hello:
-            let parameters = try request.parameters(ControlHelloParameters.self)
-            if let problem = parameters.problem { throw ControlRequestError(id: request.id, .malformed, problem) }
-            app = parameters.app
-            let configuration = server.configuration
-            return .result(ControlHello(
-                protocol: ControlProtocol.version, server: configuration.serverName, version: configuration.serverVersion,
-                uid: peer.uid, gid: peer.gid, admin: peer.isAdministrator, maximumRequestSize: ControlProtocol.maximumRequestSize))
+        if entry.operation.requiresAdministrator { try requireAdministrator(request) }
+        return try await entry.body(self, request, decided)
+    }
 
-        case ControlOperationName.alarms:
-            _ = try request.parameters(NoParameters.self)
-            let alarms = await runtime.alarms(for: client)
-            guard let array = server.alarmListLines.array(alarms, owner: client) else { return .result(alarms) }
-            return .encodedResult(array)
+    /// The protocol's own operations, which every server answers.
+    static let builtIns: ControlHandlers = {
+        var handlers = ControlHandlers()
+        serveCommands(&handlers)
+        serveAlarmKit(&handlers)
+        serveSubscriptions(&handlers)
+        serveAdministration(&handlers)
+        return handlers
+    }()
 
-        case ControlOperationName.schedule:
-            return try await schedule(request, decided: decided)
-
-        case ControlOperationName.replace:
-            let parameters = try request.parameters(ScheduleParameters.self)
-            try await authorizeAdministrator()
-            return .result(try await runtime.replace(id: parameters.id, definition: parameters.definition, client: client))
-
-        case ControlOperationName.subscribeAlarms:
-            return try subscribe(request, runtime.alarmUpdates(for: client), event: ControlEventName.alarms)
-
-        case ControlOperationName.subscribeAuthorization:
-            try await authorizeAdministrator()
-            return try subscribe(request, runtime.authorizationUpdates(for: client), event: ControlEventName.authorization)
-
-        case ControlOperationName.subscribeIntents:
-            _ = try request.parameters(NoParameters.self)
-            return try subscribe(request, runtime.intents.deliveries(for: intentRecipient), event: ControlEventName.intent)
-
-        case ControlOperationName.subscribeDevice:
-            try requireAdministrator(request)
-            _ = try request.parameters(NoParameters.self)
-            return try subscribe(request, runtime.deviceSnapshots().map { DeviceChange(revision: $0.revision) }, event: ControlEventName.device)
-
-        case ControlOperationName.takeIntent:
-            let parameters = try request.parameters(AlarmIDParameters.self)
-            return .result(ControlIntentTaken(taken: runtime.intents.take(parameters.id, for: intentRecipient, by: intentTaker)))
-
-        case ControlOperationName.acknowledgeIntent:
-            let parameters = try request.parameters(AlarmIDParameters.self)
-            runtime.intents.acknowledge(parameters.id, for: client)
-            return .result(JSONValue.null)
-
-        case ControlOperationName.unsubscribe:
-            let parameters = try request.parameters(UnsubscribeParameters.self)
-            _ = unsubscribe(parameters.subscription)
-            return .result(JSONValue.null)
-
-        case ControlOperationName.authorizationState:
-            try await authorizeAdministrator()
-            return .result(await runtime.authorizationState(for: client))
-
-        case ControlOperationName.requestAuthorization:
-            try await authorizeAdministrator()
-            let current = await runtime.authorizationState(for: client)
-            guard current == .notDetermined else { return .result(current) }
-            park(request) { [self] in
-                do {
-                    send(try await runtime.requestAuthorization(for: client), to: request)
-                } catch {
-                    send(error, to: request)
-                }
-                connection.requestFinished()
+    /// The commands on one of the caller's alarms: AlarmKit's actions and the device's
+    /// disable, enable and skip.
+    private static func serveCommands(_ handlers: inout ControlHandlers) {
+        for command in AlarmCommand.allCases {
+            handlers.serve(.command(command)) { session, _, parameters, _ in
+                try await session.runtime.perform(command, id: parameters.id, client: session.peer.client)
+                return .result(NullAnswer())
             }
-            return .parked
+        }
+    }
 
-        case ControlOperationName.allAlarms:
-            try requireAdministrator(request)
-            return .result(await runtime.allAlarms())
+    private static func serveAlarmKit(_ handlers: inout ControlHandlers) {
+        handlers.serve(.hello) { session, request, parameters, _ in try session.hello(request, parameters) }
+        handlers.serve(.alarms) { session, _, _, _ in
+            let client = session.peer.client
+            let alarms = await session.runtime.alarms(for: client)
+            guard let array = session.server.alarmListLines.array(alarms, owner: client) else { return .result(alarms) }
+            return .encodedResult(array)
+        }
+        handlers.serve(.schedule) { session, request, parameters, decided in
+            try await session.schedule(request, parameters, decided: decided)
+        }
+        handlers.serve(.replace) { session, _, parameters, _ in
+            try await session.authorizeAdministrator()
+            return .result(try await session.runtime.replace(id: parameters.id, definition: parameters.definition, client: session.peer.client))
+        }
+        handlers.serve(.takeIntent) { session, _, parameters, _ in
+            let taken = session.runtime.intents.take(parameters.id, for: session.intentRecipient, by: session.intentTaker)
+            return .result(ControlIntentTaken(taken: taken))
+        }
+        handlers.serve(.acknowledgeIntent) { session, _, parameters, _ in
+            session.runtime.intents.acknowledge(parameters.id, for: session.peer.client)
+            return .result(NullAnswer())
+        }
+        handlers.serve(.authorizationState) { session, _, _, _ in
+            try await session.authorizeAdministrator()
+            return .result(await session.runtime.authorizationState(for: session.peer.client))
+        }
+        handlers.serve(.requestAuthorization) { session, request, _, _ in try await session.requestAuthorization(request) }
+    }
 
-        case ControlOperationName.authorizations:
-            try requireAdministrator(request)
-            let all = await runtime.allAuthorizations()
+    private static func serveSubscriptions(_ handlers: inout ControlHandlers) {
+        handlers.serve(.subscribeAlarms) { session, request, _, _ in
+            try session.subscribe(request, session.runtime.alarmUpdates(for: session.peer.client), event: ControlEventName.alarms)
+        }
+        handlers.serve(.subscribeAuthorization) { session, request, _, _ in
+            try await session.authorizeAdministrator()
+            let updates = session.runtime.authorizationUpdates(for: session.peer.client)
+            return try session.subscribe(request, updates, event: ControlEventName.authorization)
+        }
+        handlers.serve(.subscribeIntents) { session, request, _, _ in
+            try session.subscribe(request, session.runtime.intents.deliveries(for: session.intentRecipient), event: ControlEventName.intent)
+        }
+        handlers.serve(.subscribeDevice) { session, request, _, _ in
+            let changes = session.runtime.deviceSnapshots().map { DeviceChange(revision: $0.revision) }
+            return try session.subscribe(request, changes, event: ControlEventName.device)
+        }
+        handlers.serve(.unsubscribe) { session, _, parameters, _ in
+            _ = session.unsubscribe(parameters.subscription)
+            return .result(NullAnswer())
+        }
+    }
+
+    private static func serveAdministration(_ handlers: inout ControlHandlers) {
+        handlers.serve(.allAlarms) { session, _, _, _ in .result(await session.runtime.allAlarms()) }
+        handlers.serve(.authorizations) { session, _, _, _ in
+            let all = await session.runtime.allAuthorizations()
             return .result(all.map { ClientAuthorization(uid: $0.key.rawValue, state: $0.value) }.sorted { $0.uid < $1.uid })
-
-        case ControlOperationName.setAuthorization:
-            try requireAdministrator(request)
-            let parameters = try request.parameters(SetAuthorizationParameters.self)
-            let administrators = server.configuration.administrators
+        }
+        handlers.serve(.setAuthorization) { session, _, parameters, _ in
+            let administrators = session.server.configuration.administrators
             if await DetachedThread.run({ administrators.includes(uid: parameters.uid) }) {
                 throw ControlError(.forbidden, "uid \(parameters.uid) is an administrator and always authorized")
             }
-            try await runtime.setAuthorization(parameters.state, for: ClientID(rawValue: parameters.uid))
-            return .result(JSONValue.null)
-
-        default:
-            guard let handler = server.handlers[request.operation] else {
-                throw ControlError(.unknownOperation, "unknown operation \"\(ControlRequest.clipped(request.operation))\"")
-            }
-            if handler.requiresAdministrator { try requireAdministrator(request) }
-            return .result(try await handler.handle(ControlCall(peer: peer, request: request)))
+            try await session.runtime.setAuthorization(parameters.state, for: ClientID(rawValue: parameters.uid))
+            return .result(NullAnswer())
         }
+    }
+
+    private func hello(_ request: ControlRequest, _ parameters: ControlHelloParameters) throws -> Outcome {
+        if let problem = parameters.problem { throw ControlRequestError(id: request.id, .malformed, problem) }
+        app = parameters.app
+        let configuration = server.configuration
+        return .result(ControlHello(
+            protocol: ControlProtocol.version, server: configuration.serverName, version: configuration.serverVersion,
+            uid: peer.uid, gid: peer.gid, admin: peer.isAdministrator, maximumRequestSize: ControlProtocol.maximumRequestSize))
     }
 
     /// `schedule`: validated first, so a bad definition never prompts anyone; a client whose
     /// authorization is not determined is asked beside the queue, then the request rejoins it.
-    private func schedule(_ request: ControlRequest, decided: Bool) async throws -> Outcome {
-        let parameters = try request.parameters(ScheduleParameters.self)
+    private func schedule(_ request: ControlRequest, _ parameters: ScheduleParameters, decided: Bool) async throws -> Outcome {
         try parameters.definition.validate()
         let client = peer.client
         try await authorizeAdministrator()
@@ -138,6 +132,24 @@ extension ControlSession {
         }
         let alarm = try await runtime.schedule(id: parameters.id, definition: parameters.definition, client: client, app: app)
         return .result(alarm)
+    }
+
+    /// `requestAuthorization`: the state at once unless it is not determined; then a prompt,
+    /// answered beside the queue.
+    private func requestAuthorization(_ request: ControlRequest) async throws -> Outcome {
+        try await authorizeAdministrator()
+        let client = peer.client
+        let current = await runtime.authorizationState(for: client)
+        guard current == .notDetermined else { return .result(current) }
+        park(request) { [self] in
+            do {
+                send(try await runtime.requestAuthorization(for: client), to: request)
+            } catch {
+                send(error, to: request)
+            }
+            connection.requestFinished()
+        }
+        return .parked
     }
 
     private func subscribe<Value: Encodable & Sendable>(

@@ -110,7 +110,7 @@ final class ControlSession: Sendable {
     }
 
     /// What handling a request came to.
-    enum Outcome {
+    enum Outcome: Sendable {
         case result(any Encodable & Sendable)
         /// A result that is JSON already.
         case encodedResult([UInt8])

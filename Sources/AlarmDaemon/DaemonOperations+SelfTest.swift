@@ -38,9 +38,10 @@ extension DaemonOperations {
     /// its own parts (``Appliance/selfTest(_:showFor:)``); the buttons, which the appliance holds
     /// and listens to all the time, are reported from their lines' state. Refused with `busy`
     /// while an alarm rings or a question is on the display.
-    public static func selfTestHandler(appliance: Appliance, board: SelfTestBoard) -> ControlServer.Handler {
-        .init(requiresAdministrator: true) { call in
-            let parameters = try call.request.parameters(SelfTestParameters.self)
+    public static func selfTestHandler(
+        appliance: Appliance, board: SelfTestBoard
+    ) -> @Sendable (ControlCall, SelfTestParameters) async throws -> SelfTestReport {
+        { call, parameters in
             let parts = try parts(parameters, request: call.request)
             let checks = parts.compactMap(ApplianceCheck.init(rawValue:))
             var results: [ApplianceCheckResult] = []

@@ -1,68 +1,15 @@
 import AlarmAppliance
 import AlarmControl
-import AlarmHardware
 import AlarmEngine
+import AlarmHardware
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 
-/// The daemon's own operations on the control socket, beside the AlarmKit ones.
+/// The daemon's own operations on the control socket, beside the AlarmKit ones: each a handler
+/// for its ``ControlEndpoint``, whose parameter and answer types are the wire's.
 public enum DaemonOperations {
-    public struct HistoryParameters: Decodable {
-        /// Everyone's (administrators only); default the caller's.
-        public var all: Bool?
-    }
-
-    /// `alarmRecords`' parameters: `history`'s, and optionally one alarm.
-    public struct RecordsParameters: Decodable {
-        /// Everyone's (administrators only); default the caller's.
-        public var all: Bool?
-        /// Only this alarm (an empty list if it is not among them): what `alarmctl schedule`
-        /// shows of the alarm it just set, without fetching and decoding every other one.
-        public var id: Alarm.ID?
-    }
-
-    /// `settings`' answer: the household settings, and how the display writes times (the
-    /// configuration's `[display] clock`), so a client shows times as the clock does.
-    struct SettingsAnswer: Encodable, Sendable {
-        var settings: HouseholdSettings
-        var clock24h: Bool
-
-        func encode(to encoder: any Encoder) throws {
-            try settings.encode(to: encoder)
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(clock24h, forKey: .clock24h)
-        }
-
-        enum Key: String, CodingKey { case clock24h }
-    }
-
-    /// `deviceAction`'s parameters: whose alarm, which, and `stop` or `countdown` (snooze).
-    public struct DeviceActionParameters: Decodable {
-        public var owner: UInt32
-        public var id: Alarm.ID
-        public var action: AlarmAction
-    }
-
-    /// `trySound`'s parameters: the volume to hear.
-    public struct TrySoundParameters: Decodable {
-        public var volumeDB: Double
-    }
-
-    /// `requestPairing`'s parameters: the phone's name and the code it shows, both on the display.
-    public struct PairingParameters: Decodable {
-        public var name: String
-        public var code: String
-    }
-
-    /// `requestPairing`'s answer: `allowed` (STOP and SNOOZE held together), `refused` (STOP),
-    /// `unanswered`, `withdrawn` (an alarm rang first: ask again), or `tooSoon` with
-    /// `retryAfter`, the seconds until the display may ask about a phone again.
-    struct PairingAnswer: Encodable, Sendable {
-        var answer: String
-        var retryAfter: Int?
-    }
-
     /// Puts the household's `settings` into effect on the running clock: the volume and
     /// crescendo from the next alert on, and how long an alert rings, the one ringing included.
     public static func putIntoEffect(_ settings: HouseholdSettings, appliance: Appliance, runtime: AlarmRuntime) async {
@@ -70,51 +17,64 @@ public enum DaemonOperations {
         await runtime.setAutoSilence(settings.autoSilenceSeconds)
     }
 
-    /// The daemon's own operations but `status` (it needs the board's parts: alarmd adds it).
+    /// Every operation alarmd's socket answers beyond the protocol's own; the service and the
+    /// simulator serve the same, but `status` only with a report and `selfTest` only with a
+    /// `board` to report on.
+    ///
+    /// - Parameter status: the status report as a viewer may see it (`nil`: an administrator,
+    ///   every client's alarms).
     public static func handlers(
-        runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile
-    ) -> [String: ControlServer.Handler] {
-        var handlers: [String: ControlServer.Handler] = [
-            // Full records (titles, countdown ends) for alarmctl's list, show and watch: the
-            // AlarmKit `Alarm` carries neither.
-            "alarmRecords": .init(requiresAdministrator: false) { call in
-                let parameters = try call.request.parameters(RecordsParameters.self)
-                let all = parameters.all == true
-                if all, !call.peer.isAdministrator {
-                    throw ControlRequestError(
-                        id: call.request.id, .forbidden, "only root and the admin group see everyone's alarms")
-                }
-                let visible = { (record: AlarmRecord) in all || record.owner == call.peer.client }
-                if let id = parameters.id {
-                    // Everyone's alarms with this id (ids are each client's own), or the caller's one.
-                    let records = all
-                        ? await runtime.allRecords().filter { $0.id == id }
-                        : await runtime.record(for: AlarmKey(owner: call.peer.client, id: id)).map { [$0] } ?? []
-                    return records
-                }
-                return await runtime.allRecords().filter(visible)
-            },
-            "history": .init(requiresAdministrator: false) { call in
-                let parameters = try call.request.parameters(HistoryParameters.self)
-                if parameters.all == true {
-                    guard call.peer.isAdministrator else {
-                        throw ControlRequestError(
-                            id: call.request.id, .forbidden, "only root and the admin group see everyone's history")
-                    }
-                    return await runtime.history(for: nil)
-                }
-                return await runtime.history(for: ClientID(rawValue: call.peer.uid))
-            },
-        ]
-        // The household's settings: everyone reads them (a client offers the default snooze);
-        // administrators (the phone page) change them, and try a volume before keeping it.
-        handlers["settings"] = .init(requiresAdministrator: false) { call in
-            _ = try call.request.parameters(NoParameters.self)
-            let clock = await appliance.settings.clockFormat
-            return SettingsAnswer(settings: settings.settings, clock24h: clock == .twentyFourHour)
+        runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile,
+        status: (@Sendable (ClientID?) async -> StatusReport)?, board: SelfTestBoard?
+    ) -> ControlHandlers {
+        var handlers = ControlHandlers()
+        if let status {
+            // The device's parts and clock for everyone; a client learns nothing of the others'
+            // alarms: their count and times are theirs.
+            handlers.register(.status) { call, _ in await status(call.peer.isAdministrator ? nil : call.peer.client) }
         }
-        handlers["setSettings"] = .init(requiresAdministrator: true) { call in
-            let new = try call.request.parameters(HouseholdSettings.self)
+        serveRecords(&handlers, runtime: runtime)
+        serveSettings(&handlers, runtime: runtime, appliance: appliance, settings: settings)
+        serveDevice(&handlers, runtime: runtime, appliance: appliance)
+        if let board { handlers.register(.selfTest, selfTestHandler(appliance: appliance, board: board)) }
+        return handlers
+    }
+
+    /// Full records (titles, countdown ends) for alarmctl's list, show and watch, which the
+    /// AlarmKit `Alarm` lacks, and the history.
+    private static func serveRecords(_ handlers: inout ControlHandlers, runtime: AlarmRuntime) {
+        handlers.register(.alarmRecords) { call, parameters in
+            let all = parameters.all == true
+            if all, !call.peer.isAdministrator {
+                throw ControlRequestError(id: call.request.id, .forbidden, "only root and the admin group see everyone's alarms")
+            }
+            guard let id = parameters.id else {
+                return await runtime.allRecords().filter { all || $0.owner == call.peer.client }
+            }
+            // Everyone's alarms with this id (ids are each client's own), or the caller's one.
+            return all
+                ? await runtime.allRecords().filter { $0.id == id }
+                : await runtime.record(for: AlarmKey(owner: call.peer.client, id: id)).map { [$0] } ?? []
+        }
+        handlers.register(.history) { call, parameters in
+            guard parameters.all == true else { return await runtime.history(for: ClientID(rawValue: call.peer.uid)) }
+            guard call.peer.isAdministrator else {
+                throw ControlRequestError(id: call.request.id, .forbidden, "only root and the admin group see everyone's history")
+            }
+            return await runtime.history(for: nil)
+        }
+    }
+
+    /// The household's settings: everyone reads them (a client offers the default snooze);
+    /// administrators (the phone page) change them, and try a volume before keeping it.
+    private static func serveSettings(
+        _ handlers: inout ControlHandlers, runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile
+    ) {
+        handlers.register(.settings) { _, _ in
+            let clock = await appliance.settings.clockFormat
+            return SettingsReport(settings: settings.settings, clock24h: clock == .twentyFourHour)
+        }
+        handlers.register(.setSettings) { call, new in
             do {
                 try settings.change(to: new)
             } catch let error as SettingsError {
@@ -125,8 +85,7 @@ public enum DaemonOperations {
             await putIntoEffect(new, appliance: appliance, runtime: runtime)
             return new
         }
-        handlers["trySound"] = .init(requiresAdministrator: true) { call in
-            let parameters = try call.request.parameters(TrySoundParameters.self)
+        handlers.register(.trySound) { call, parameters in
             guard parameters.volumeDB.isFinite, (-60...0).contains(parameters.volumeDB) else {
                 throw ControlRequestError(id: call.request.id, .malformed, "volumeDB must be from -60 to 0")
             }
@@ -137,14 +96,22 @@ public enum DaemonOperations {
             } catch let error as HardwareError {
                 throw ControlError(.serviceUnavailable, "no sound: \(error)")
             }
-            return JSONValue.null
+            return NullAnswer()
         }
+        // The sound files an alarm may name: the WAV files of the sounds directory.
+        handlers.register(.sounds) { _, _ in
+            let directory = await appliance.settings.soundsDirectory
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            return names.filter { $0.lowercased().hasSuffix(".wav") && !$0.hasPrefix(".") }.sorted()
+        }
+    }
+
+    private static func serveDevice(_ handlers: inout ControlHandlers, runtime: AlarmRuntime, appliance: Appliance) {
         // STOP and SNOOZE as the device's buttons give them, on any client's ringing alarm: the
         // phone page's big buttons silence whatever rings, whoever set it, and deliver the
         // intents those buttons carry. `stop` also ends a countdown (a timer, a snooze);
         // `countdown` is the secondary button when it snoozes or repeats.
-        handlers["deviceAction"] = .init(requiresAdministrator: true) { call in
-            let parameters = try call.request.parameters(DeviceActionParameters.self)
+        handlers.register(.deviceAction) { call, parameters in
             let key = AlarmKey(owner: ClientID(rawValue: parameters.owner), id: parameters.id)
             do {
                 switch parameters.action {
@@ -159,19 +126,11 @@ public enum DaemonOperations {
             } catch let refusal as AlarmPressRefusal {
                 throw ControlError(.invalidTransition, refusal.description)
             }
-            return JSONValue.null
-        }
-        // The sound files an alarm may name: the WAV files of the sounds directory.
-        handlers["sounds"] = .init(requiresAdministrator: false) { call in
-            _ = try call.request.parameters(NoParameters.self)
-            let directory = await appliance.settings.soundsDirectory
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            return names.filter { $0.lowercased().hasSuffix(".wav") && !$0.hasPrefix(".") }.sorted()
+            return NullAnswer()
         }
         // The phone page (alarm-web, an administrator) asks the person at the clock whether a
         // browser may use it. The answer comes within ApplianceSettings.authorizationTimeout.
-        handlers["requestPairing"] = .init(requiresAdministrator: true) { call in
-            let parameters = try call.request.parameters(PairingParameters.self)
+        handlers.register(.requestPairing) { call, parameters in
             guard (1...32).contains(parameters.name.count),
                   !parameters.name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw ControlRequestError(id: call.request.id, .malformed, "\"name\" must be 1 to 32 characters on one line")
@@ -180,14 +139,13 @@ public enum DaemonOperations {
                 throw ControlRequestError(id: call.request.id, .malformed, "\"code\" must be 4 to 8 digits")
             }
             switch await appliance.requestPairing(named: parameters.name, code: parameters.code) {
-            case .allowed: return PairingAnswer(answer: "allowed")
-            case .refused: return PairingAnswer(answer: "refused")
-            case .unanswered: return PairingAnswer(answer: "unanswered")
-            case .withdrawn: return PairingAnswer(answer: "withdrawn")
+            case .allowed: return PairingReply(answer: .allowed)
+            case .refused: return PairingReply(answer: .refused)
+            case .unanswered: return PairingReply(answer: .unanswered)
+            case .withdrawn: return PairingReply(answer: .withdrawn)
             case .tooSoon(let retryAfter):
-                return PairingAnswer(answer: "tooSoon", retryAfter: Int((retryAfter / .seconds(1)).rounded(.up)))
+                return PairingReply(answer: .tooSoon, retryAfter: Int((retryAfter / .seconds(1)).rounded(.up)))
             }
         }
-        return handlers
     }
 }

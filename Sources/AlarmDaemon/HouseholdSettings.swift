@@ -1,45 +1,18 @@
 import AlarmAppliance
 import AlarmEngine
+import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 import Glibc
 import Logging
 import Synchronization
 
-/// The settings the household changes from the phone page: the alarm volume, its crescendo,
-/// the snooze offered for new alarms and how long an unanswered alert rings. Kept in the state
-/// directory (`settings.json`); the configuration file gives their defaults.
-public struct HouseholdSettings: Codable, Hashable, Sendable {
-    public var volumeDB: Double
-    public var crescendoSeconds: Double
-    public var snoozeSeconds: Double
-    public var autoSilenceSeconds: Double
-
-    public init(volumeDB: Double, crescendoSeconds: Double, snoozeSeconds: Double, autoSilenceSeconds: Double) {
-        self.volumeDB = volumeDB
-        self.crescendoSeconds = crescendoSeconds
-        self.snoozeSeconds = snoozeSeconds
-        self.autoSilenceSeconds = autoSilenceSeconds
-    }
-
+extension HouseholdSettings {
     /// The configuration file's values.
     public init(_ configuration: DaemonConfiguration) {
         self.init(
             volumeDB: configuration.appliance.volume, crescendoSeconds: configuration.appliance.crescendo / .seconds(1),
             snoozeSeconds: configuration.defaultSnooze / .seconds(1), autoSilenceSeconds: configuration.engine.autoSilence)
-    }
-
-    /// The same ranges as the configuration file's keys; the message names the bad one.
-    public func validate() throws(SettingsError) {
-        func check(_ value: Double, _ range: ClosedRange<Double>, _ name: String) throws(SettingsError) {
-            guard value.isFinite, range.contains(value) else {
-                throw SettingsError(description: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
-            }
-        }
-        try check(volumeDB, -60...0, "volumeDB")
-        try check(crescendoSeconds, 0...600, "crescendoSeconds")
-        try check(snoozeSeconds, 1...86_400, "snoozeSeconds")
-        try check(autoSilenceSeconds, 0...86_400, "autoSilenceSeconds")
     }
 
     var crescendo: Duration { .milliseconds(Int64(crescendoSeconds * 1000)) }
@@ -50,10 +23,6 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
         appliance.crescendo = crescendo
         engine.autoSilence = autoSilenceSeconds
     }
-}
-
-public struct SettingsError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var description: String
 }
 
 /// The household settings file, read at start and replaced whole (written, synced, renamed) on

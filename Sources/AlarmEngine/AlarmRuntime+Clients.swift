@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 
@@ -27,32 +27,22 @@ extension AlarmRuntime {
         return alarm
     }
 
-    /// Performs `action` on one of `client`'s alarms. Returns once the change is durable, with
-    /// one exception: an action that silences an alerting alarm (stop, snooze, cancel) takes
-    /// effect even when the store cannot be written, and is written when it can.
-    public func perform(_ action: AlarmAction, id: Alarm.ID, client: ClientID) throws {
+    /// Performs `command` on one of `client`'s alarms. Returns once the change is durable, with
+    /// one exception: a command that silences an alerting alarm (stop, snooze, cancel) takes
+    /// effect even when the store cannot be written, and is written when it can. A command that
+    /// asks for what already holds (disabling a disabled alarm) writes nothing.
+    public func perform(_ command: AlarmCommand, id: Alarm.ID, client: ClientID) throws {
         catchUp()
         let key = AlarmKey(owner: client, id: id)
         let wasAlerting = scheduler.record(for: key)?.phase.isAlerting ?? false
         let checkpoint = scheduler.checkpoint(for: key)
-        let outcome = try scheduler.perform(action, id: id, owner: client, now: clock.now)
+        let outcome = try scheduler.perform(command, id: id, owner: client, now: clock.now)
         let stillAlerting = scheduler.record(for: key)?.phase.isAlerting ?? false
         if wasAlerting && !stillAlerting {
             commitSilencing(outcome)
-        } else {
+        } else if outcome.hasChanges {
             try commitClientChange(outcome, undo: checkpoint)
         }
-    }
-
-    /// Disables, enables or skips one of `client`'s alarms (the device's extensions to AlarmKit).
-    /// Returns once the change is durable; none of them silences an alert (an alerting alarm
-    /// refuses disable and skip).
-    public func perform(_ action: ScheduleAction, id: Alarm.ID, client: ClientID) throws {
-        catchUp()
-        let checkpoint = scheduler.checkpoint(for: AlarmKey(owner: client, id: id))
-        let outcome = try scheduler.perform(action, id: id, owner: client, now: clock.now)
-        guard outcome.hasChanges else { return }
-        try commitClientChange(outcome, undo: checkpoint)
     }
 
     /// A person pressed `press` on an alarm at the device or on its page, whoever owns it: performs
@@ -75,7 +65,7 @@ extension AlarmRuntime {
         if let required, response.action != required {
             throw AlarmPressRefusal(alarmID: key.id, press: press, state: record.phase.state, required: required)
         }
-        try perform(response.action, id: key.id, client: key.owner)
+        try perform(AlarmCommand(response.action), id: key.id, client: key.owner)
         if let intent = response.intent {
             intents.post(intent, button: response.button, alarm: key.id, owner: key.owner, app: record.app)
         }

@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 import Logging
@@ -132,11 +132,11 @@ extension AlarmRuntime {
                 ]))
             case .removed(let key):
                 logger.debug("Alarm removed", metadata: metadata(key))
-            case .scheduleChanged(let key, .disable):
+            case .disabled(let key):
                 logger.info("Alarm disabled", metadata: metadata(key))
-            case .scheduleChanged(let key, .enable):
+            case .enabled(let key):
                 logger.info("Alarm enabled", metadata: metadata(key))
-            case .scheduleChanged(let key, .skip):
+            case .skipped(let key):
                 logger.info("Alarm skips its next occurrence", metadata: metadata(key))
             }
         }

@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import FoundationEssentials
 import LinuxSupport
 import Logging

@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 import Logging
@@ -444,12 +444,9 @@ public actor AlarmRuntime {
             case .missed(let missed) where missed.reason == .tooLate:
                 entries.append(HistoryEntry(
                     date: missed.dueDate, kind: .missed, alarmID: missed.alarmID, owner: missed.owner, title: missed.title))
-            case .scheduleChanged(let key, let action):
-                switch action {
-                case .disable: entry(.disabled, key)
-                case .enable: entry(.enabled, key)
-                case .skip: entry(.skipped, key)
-                }
+            case .disabled(let key): entry(.disabled, key)
+            case .enabled(let key): entry(.enabled, key)
+            case .skipped(let key): entry(.skipped, key)
             case .removed(let key):
                 lastKnownTitles[key] = nil
             case .scheduled, .paused, .resumed, .missed, .rescheduled:

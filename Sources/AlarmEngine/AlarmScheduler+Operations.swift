@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 
@@ -63,26 +63,35 @@ extension AlarmScheduler {
         }
     }
 
-    /// Performs `action` on one of `owner`'s alarms, after bringing it up to `now`.
+    /// Performs `command` on one of `owner`'s alarms, after bringing it up to `now`.
     ///
+    /// AlarmKit's actions:
     /// - `cancel`: deletes it, in any state.
     /// - `stop`: alerting, counting down or paused; one-shots are deleted, repeating alarms move on.
     /// - `countdown`: alerting only; snoozes for `postAlert ?? preAlert`.
     /// - `pause`: counting down only. `resume`: paused only.
+    ///
+    /// The device's extensions (`disable`, `enable`, `skip`): see
+    /// ``changeScheduleCaughtUp(_:key:now:)``. Asking for what already holds changes nothing.
+    ///
     /// - Throws: ``AlarmOperationError/notFound(_:)`` (also for an id only another client uses:
     ///   the same error as for an unused one), ``AlarmOperationError/invalidTransition(_:action:from:)``,
-    ///   ``AlarmOperationError/noCountdownDuration(_:)``; nothing changes then.
+    ///   ``AlarmOperationError/noCountdownDuration(_:)``, or for an extension a refusal naming the
+    ///   reason; nothing changes then.
     public mutating func perform(
-        _ action: AlarmAction, id: Alarm.ID, owner: ClientID, now: Date
-    ) throws(AlarmOperationError) -> SchedulerOutcome {
+        _ command: AlarmCommand, id: Alarm.ID, owner: ClientID, now: Date
+    ) throws -> SchedulerOutcome {
         let key = AlarmKey(owner: owner, id: id)
-        guard records[key] != nil else { throw .notFound(id) }
-        // Catching the alarm up to `now` comes first, so the action sees its real state; if the
-        // action is then refused, the catch-up is undone too (its events would be lost with the
+        guard records[key] != nil else { throw AlarmOperationError.notFound(id) }
+        // Catching the alarm up to `now` comes first, so the command sees its real state; if the
+        // command is then refused, the catch-up is undone too (its events would be lost with the
         // throw), and the next evaluate(now:) applies it with its events.
         let checkpoint = checkpoint(for: key)
         do {
-            return try performCaughtUp(action, key: key, now: now)
+            if let action = command.alarmKitAction {
+                return try performCaughtUp(action, key: key, now: now)
+            }
+            return try changeScheduleCaughtUp(command, key: key, now: now)
         } catch {
             rollBack(to: checkpoint)
             throw error

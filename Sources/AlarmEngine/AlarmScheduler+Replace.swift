@@ -1,10 +1,10 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import FoundationEssentials
 
 extension AlarmScheduler {
     /// Gives one of `owner`'s alarms a new definition in place, under the same id: the device's
-    /// extension to AlarmKit for editing an alarm (``ControlOperationName/replace``).
+    /// extension to AlarmKit for editing an alarm (the control socket's `replace`).
     ///
     /// The alarm starts afresh as ``schedule(id:owner:definition:now:)`` would start it: the phase
     /// is the new definition's first (a timer counts down from `now`; an alarm waits for its first
@@ -13,8 +13,8 @@ extension AlarmScheduler {
     /// creation date and sequence number).
     ///
     /// - Throws: ``AlarmOperationError/notFound(_:)`` (also for an id only another client uses),
-    ///   ``AlarmOperationError/invalidConfiguration(_:)`` as `schedule` does, or a ``ControlError``
-    ///   `invalidTransition` while the alarm is alerting (stop or snooze it first: a ringing alarm
+    ///   ``AlarmOperationError/invalidConfiguration(_:)`` as `schedule` does, or an
+    ///   ``AlarmChangeRefusal`` while the alarm is alerting (stop or snooze it first: a ringing alarm
     ///   is never silenced by an edit); nothing changes then.
     public mutating func replace(
         id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, now: Date
@@ -38,7 +38,7 @@ extension AlarmScheduler {
         settle(key, now: now, into: &outcome)
         guard let old = records[key] else { throw AlarmOperationError.notFound(key.id) }
         guard !old.phase.isAlerting else {
-            throw ControlError(.invalidTransition, "cannot replace alarm \(key.id): it is alerting (stop or snooze it first)")
+            throw AlarmChangeRefusal("replace", alarmID: key.id, reason: "it is alerting (stop or snooze it first)")
         }
         let phase = try initialPhase(of: definition, now: now)
         var record = AlarmRecord(

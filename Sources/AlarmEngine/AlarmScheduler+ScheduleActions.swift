@@ -1,11 +1,12 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 
 extension AlarmScheduler {
-    /// Performs one of the device's extensions to AlarmKit on one of `owner`'s alarms, after
-    /// bringing it up to `now`. Asking for what already holds changes nothing.
+    /// Performs one of the device's extensions to AlarmKit on an alarm, after bringing it up to
+    /// `now`; ``perform(_:id:owner:now:)`` undoes everything if it throws. Asking for what
+    /// already holds changes nothing.
     ///
     /// - `disable`: an alarm with a schedule, unless alerting. A countdown ends (a snooze's
     ///   occurrence counts as rung); the phase becomes `.scheduled(nil)`, so it has no deadline,
@@ -17,31 +18,21 @@ extension AlarmScheduler {
     /// - `skip`: a weekly alarm, enabled and not alerting. The occurrence that is scheduled or
     ///   counting down is skipped; while snoozed, the one after the occurrence that rang (the
     ///   snooze runs on: `stop` ends it).
-    /// - Throws: ``AlarmOperationError/notFound(_:)`` as AlarmKit's actions do, or a ``ControlError``
-    ///   with code `invalidTransition` naming the reason; nothing changes then.
-    public mutating func perform(_ action: ScheduleAction, id: Alarm.ID, owner: ClientID, now: Date) throws -> SchedulerOutcome {
-        let key = AlarmKey(owner: owner, id: id)
-        guard records[key] != nil else { throw AlarmOperationError.notFound(id) }
-        // As for AlarmKit's actions: a refusal undoes the catch-up too.
-        let checkpoint = checkpoint(for: key)
-        do {
-            return try performCaughtUp(action, key: key, now: now)
-        } catch {
-            rollBack(to: checkpoint)
-            throw error
-        }
-    }
-
-    private mutating func performCaughtUp(_ action: ScheduleAction, key: AlarmKey, now: Date) throws -> SchedulerOutcome {
+    /// - Throws: ``AlarmOperationError/notFound(_:)`` as AlarmKit's actions do, or an
+    ///   ``AlarmChangeRefusal`` naming the reason.
+    mutating func changeScheduleCaughtUp(_ command: AlarmCommand, key: AlarmKey, now: Date) throws -> SchedulerOutcome {
         var outcome = SchedulerOutcome()
         settle(key, now: now, into: &outcome)
         guard var record = records[key] else { throw AlarmOperationError.notFound(key.id) }
-        func refused(_ reason: String) -> ControlError {
-            ControlError(.invalidTransition, "cannot \(action.rawValue) alarm \(key.id): \(reason)")
+        func refused(_ reason: String) -> AlarmChangeRefusal {
+            AlarmChangeRefusal(command.rawValue, alarmID: key.id, reason: reason)
         }
-        let clockNotSet = "the clock is not set yet, so its next day is not known"
 
-        switch action {
+        let event: SchedulerEvent
+        switch command {
+        case .stop, .cancel, .countdown, .pause, .resume:
+            preconditionFailure("AlarmKit's actions are performed by performCaughtUp(_:key:now:)")
+
         case .disable:
             guard record.definition.schedule != nil else { throw refused("a timer has no schedule to disable (cancel it instead)") }
             guard record.enabled else { return outcome }
@@ -52,6 +43,7 @@ extension AlarmScheduler {
             record.enabled = false
             record.skippedDate = nil
             record.phase = .scheduled(nil)
+            event = .disabled(key)
 
         case .enable:
             guard !record.enabled || record.skippedDate != nil else { return outcome }
@@ -64,6 +56,7 @@ extension AlarmScheduler {
             if case .scheduled = record.phase {
                 record.phase = .scheduled(firstOccurrence(of: record.definition, now: now, after: record.lastOccurrenceDay))
             }
+            event = .enabled(key)
 
         case .skip:
             guard case .relative(let relative)? = record.definition.schedule, Self.weekdays(of: relative) != nil else {
@@ -72,25 +65,35 @@ extension AlarmScheduler {
             guard record.enabled else { throw refused("it is disabled (enable it first)") }
             guard record.skippedDate == nil else { return outcome }
             guard !record.phase.isAlerting else { throw refused("it is alerting (stop or snooze it first)") }
-            if record.phase.isSnooze {
-                // A snooze belongs to the occurrence that rang: the next one is the one after it.
-                guard case .day(let rang)? = record.phase.occurrence,
-                      case .day(let next)? = firstOccurrence(
-                          of: record.definition, now: now, after: max(record.lastOccurrenceDay ?? rang, rang))
-                else { throw refused(clockNotSet) }
-                record.skippedDate = next
-            } else {
-                guard case .day(let next)? = record.phase.occurrence else { throw refused(clockNotSet) }
-                record.skippedDate = next
-                record.phase = .scheduled(firstOccurrence(
-                    of: record.definition, now: now, after: record.lastOccurrenceDay, skipping: next))
+            guard skipNextOccurrence(of: &record, now: now) else {
+                throw refused("the clock is not set yet, so its next day is not known")
             }
+            event = .skipped(key)
         }
-        outcome.events.append(.scheduleChanged(key, action))
+        outcome.events.append(event)
         outcome.changedOwners.insert(key.owner)
         store(record)
         settle(key, now: now, into: &outcome)
         return outcome
+    }
+
+    /// Skips the next occurrence of an enabled weekly alarm that is not alerting; `false`, with
+    /// nothing changed, while the clock is untrusted (its next day is not known).
+    private func skipNextOccurrence(of record: inout AlarmRecord, now: Date) -> Bool {
+        if record.phase.isSnooze {
+            // A snooze belongs to the occurrence that rang: the next one is the one after it.
+            guard case .day(let rang)? = record.phase.occurrence,
+                  case .day(let next)? = firstOccurrence(
+                      of: record.definition, now: now, after: max(record.lastOccurrenceDay ?? rang, rang))
+            else { return false }
+            record.skippedDate = next
+        } else {
+            guard case .day(let next)? = record.phase.occurrence else { return false }
+            record.skippedDate = next
+            record.phase = .scheduled(firstOccurrence(
+                of: record.definition, now: now, after: record.lastOccurrenceDay, skipping: next))
+        }
+        return true
     }
 }
 

@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 
 /// Asks the device's owner whether a client may set alarms.
 ///

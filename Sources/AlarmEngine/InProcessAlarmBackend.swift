@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import FoundationEssentials
 import Glibc
 
@@ -41,7 +41,7 @@ public struct InProcessAlarmBackend: AlarmBackend {
     }
 
     public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
-        try await runtime.perform(action, id: id, client: client)
+        try await runtime.perform(AlarmCommand(action), id: id, client: client)
     }
 
     public func performBlocking(_ action: AlarmAction, id: Alarm.ID) throws {
@@ -52,7 +52,7 @@ public struct InProcessAlarmBackend: AlarmBackend {
         let done = ThreadWait<Result<Void, any Error>>()
         Task { [runtime, client] in
             do {
-                try await runtime.perform(action, id: id, client: client)
+                try await runtime.perform(AlarmCommand(action), id: id, client: client)
                 done.finish(.success(()))
             } catch {
                 done.finish(.failure(error))

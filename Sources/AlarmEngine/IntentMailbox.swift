@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 import Glibc
@@ -44,16 +44,31 @@ public final class IntentMailbox: Sendable {
     }
 
     /// The file's content: every waiting delivery with its owner and app, oldest first.
-    private struct Stored: Codable {
+    struct Stored: Codable {
         var version = 1
         var deliveries: [Owned]
     }
 
-    private struct Owned: Codable {
+    struct Owned: Codable {
         var owner: ClientID
         /// Absent in files written before deliveries went to one app.
         var app: String?
         var delivery: AlarmIntentDelivery
+    }
+
+    /// `intents.json`'s coders: dates as seconds since 1970 and slashes unescaped, as the control
+    /// socket sends a delivery, so the file holds each one as its subscribers receive it.
+    static func fileEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }
+
+    static func fileDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
     }
 
     let path: String
@@ -92,7 +107,7 @@ public final class IntentMailbox: Sendable {
     private func readFile() throws(StoreError) -> [ClientID: [Waiting]]? {
         do {
             guard let bytes = try files.read(path) else { return nil }
-            let stored = try ControlProtocol.makeDecoder().decode(Stored.self, from: Data(bytes))
+            let stored = try Self.fileDecoder().decode(Stored.self, from: Data(bytes))
             var waiting: [ClientID: [Waiting]] = [:]
             for owned in stored.deliveries {
                 waiting[owned.owner, default: []].append(Waiting(app: owned.app, delivery: owned.delivery))
@@ -264,7 +279,7 @@ public final class IntentMailbox: Sendable {
             if owned.isEmpty {
                 if files.calls.unlink(path) != 0, errno != ENOENT { throw StoreError(operation: "unlink", path: path, errno: errno) }
             } else {
-                let bytes = try ControlProtocol.makeEncoder().encode(Stored(deliveries: owned))
+                let bytes = try Self.fileEncoder().encode(Stored(deliveries: owned))
                 try files.replace(path, with: Array(bytes), directory: directory)
             }
             if state.failingToSave {

@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import FoundationEssentials
 
 /// An alarm a journal entry removes, as the journal writes it: `{"owner":UID,"id":"UUID"}`.

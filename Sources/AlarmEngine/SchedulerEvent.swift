@@ -1,4 +1,4 @@
-import AlarmProtocol
+import AlarmModel
 import FoundationEssentials
 
 /// Something that happened to an alarm, reported by ``AlarmScheduler`` for the shell to log,
@@ -16,8 +16,12 @@ public enum SchedulerEvent: Hashable, Sendable {
     /// Nobody answered within the auto-silence time.
     case autoSilenced(AlarmKey)
     case missed(MissedAlarm)
-    /// Its owner disabled it, enabled it (or undid a skip), or skipped its next occurrence.
-    case scheduleChanged(AlarmKey, ScheduleAction)
+    /// Its owner disabled it (``AlarmCommand/disable``).
+    case disabled(AlarmKey)
+    /// Its owner enabled it, or undid a skip (``AlarmCommand/enable``).
+    case enabled(AlarmKey)
+    /// Its owner skipped its next occurrence (``AlarmCommand/skip``).
+    case skipped(AlarmKey)
     /// A repeating alarm moved on to its next occurrence.
     case rescheduled(AlarmKey, nextDueDate: Date?)
     /// The alarm no longer exists (cancelled, or a one-shot that finished).

@@ -1,5 +1,5 @@
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import FoundationEssentials
 
 /// Everything the engine keeps across restarts: the scheduler's alarms and missed-alarm records,

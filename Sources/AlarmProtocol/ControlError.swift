@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 
 /// A machine-readable error code on the wire: the ``AlarmOperationError`` cases one to one,
@@ -67,9 +68,10 @@ public struct ControlErrorBody: Codable, Hashable, Sendable {
         self.reason = reason
     }
 
-    /// The wire form of an error a handler threw. Errors that are neither an
-    /// ``AlarmOperationError``, an ``AlarmManager/AlarmError`` nor a ``ControlError`` become
-    /// `serviceUnavailable` with their description.
+    /// The wire form of an error a handler threw. An ``AlarmChangeRefusal`` is `invalidTransition`
+    /// with its description. Errors that are neither that, an ``AlarmOperationError``, an
+    /// ``AlarmManager/AlarmError`` nor a ``ControlError`` become `serviceUnavailable` with their
+    /// description.
     public init(_ error: any Error) {
         switch error {
         case let error as AlarmOperationError:
@@ -80,6 +82,8 @@ public struct ControlErrorBody: Codable, Hashable, Sendable {
             }
         case let error as ControlError:
             self.init(code: error.code, message: error.message)
+        case let refusal as AlarmChangeRefusal:
+            self.init(code: .invalidTransition, message: refusal.description)
         default:
             let text = "\(error)"
             self.init(code: .serviceUnavailable, message: AlarmOperationError.serviceUnavailable(text).description, reason: text)
@@ -130,9 +134,9 @@ public struct ControlErrorBody: Codable, Hashable, Sendable {
     }
 }
 
-/// A refusal of the protocol itself (``ControlErrorCode/malformed``, `forbidden`, `busy`, ...),
-/// of a ``ScheduleAction`` (`invalidTransition`: AlarmKit's errors have no case for them), or an
-/// error code this build does not know.
+/// A refusal of the protocol itself (``ControlErrorCode/malformed``, `forbidden`, `busy`, ...), or
+/// an error a client received whose code has no richer type: an ``AlarmChangeRefusal``
+/// (`invalidTransition` without an AlarmKit action), or a code this build does not know.
 public struct ControlError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: ControlErrorCode
     /// One readable line.

@@ -69,17 +69,6 @@ public struct ControlSubscription: Codable, Hashable, Sendable {
     }
 }
 
-/// An alarm and the client it belongs to, in an administrator's `allAlarms`.
-public struct OwnedAlarm: Codable, Hashable, Sendable {
-    public var owner: ClientID
-    public var alarm: Alarm
-
-    public init(owner: ClientID, alarm: Alarm) {
-        self.owner = owner
-        self.alarm = alarm
-    }
-}
-
 /// One client's recorded authorization, in an administrator's `authorizations`.
 public struct ClientAuthorization: Codable, Hashable, Sendable {
     public var uid: UInt32
@@ -91,46 +80,50 @@ public struct ClientAuthorization: Codable, Hashable, Sendable {
     }
 }
 
-package struct ScheduleParameters: Codable, Equatable, Sendable {
-    package var id: Alarm.ID
-    package var definition: AlarmDefinition
+/// The parameters of `schedule` and `replace`.
+public struct ScheduleParameters: Codable, Equatable, Sendable {
+    public var id: Alarm.ID
+    public var definition: AlarmDefinition
 
-    package init(id: Alarm.ID, definition: AlarmDefinition) {
+    public init(id: Alarm.ID, definition: AlarmDefinition) {
         self.id = id
         self.definition = definition
     }
 }
 
-/// The parameters of `stop`, `countdown`, `pause`, `resume` and `cancel`.
-package struct AlarmIDParameters: Codable, Equatable, Sendable {
-    package var id: Alarm.ID
+/// The parameters of the actions on one alarm (`stop`, `countdown`, `pause`, `resume`, `cancel`,
+/// `disable`, `enable`, `skip`) and of `takeIntent` and `acknowledgeIntent` (a delivery's id).
+public struct AlarmIDParameters: Codable, Equatable, Sendable {
+    public var id: Alarm.ID
 
-    package init(id: Alarm.ID) {
+    public init(id: Alarm.ID) {
         self.id = id
     }
 }
 
-package struct UnsubscribeParameters: Codable, Sendable {
-    package var subscription: Int
+/// The parameters of `unsubscribe`.
+public struct UnsubscribeParameters: Codable, Sendable {
+    public var subscription: Int
 
-    package init(subscription: Int) {
+    public init(subscription: Int) {
         self.subscription = subscription
     }
 }
 
-package struct SetAuthorizationParameters: Codable, Sendable {
-    package var uid: UInt32
-    package var state: AlarmManager.AuthorizationState
+/// The parameters of `setAuthorization`.
+public struct SetAuthorizationParameters: Codable, Sendable {
+    public var uid: UInt32
+    public var state: AlarmManager.AuthorizationState
 
-    package init(uid: UInt32, state: AlarmManager.AuthorizationState) {
+    public init(uid: UInt32, state: AlarmManager.AuthorizationState) {
         self.uid = uid
         self.state = state
     }
 }
 
 /// Parameters of an operation that takes none.
-package struct NoParameters: Codable, Sendable {
-    package init() {}
+public struct NoParameters: Codable, Sendable {
+    public init() {}
 }
 
 package struct RequestMessage<Parameters: Encodable>: Encodable {

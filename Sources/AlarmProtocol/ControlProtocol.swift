@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 
 /// The control socket's wire protocol, version 1: newline-delimited JSON, one UTF-8 object per
@@ -29,7 +30,7 @@ import FoundationEssentials
 ///   unread output, so a client that does not read its events is disconnected, and one that
 ///   asks for every record gets them.
 ///
-/// See ``ControlOperationName`` for the operations and their parameters.
+/// See ``ControlOperation`` for the operations and their parameters.
 public enum ControlProtocol {
     /// The version this build speaks.
     public static let version = 1
@@ -64,80 +65,6 @@ public enum ControlProtocol {
         bytes.append(UInt8(ascii: "\n"))
         return bytes
     }
-}
-
-/// The operations of protocol version 1, by their `op` name.
-///
-/// | op | params | result |
-/// |---|---|---|
-/// | `hello` | optional `app` (``ControlHelloParameters``) | ``ControlHello`` |
-/// | `alarms` | none | the caller's `[Alarm]` |
-/// | `schedule` | `id` (UUID), `definition` (``AlarmDefinition``) | the `Alarm` |
-/// | `stop`, `countdown`, `pause`, `resume`, `cancel` | `id` | `null` |
-/// | `disable`, `enable`, `skip` (beyond AlarmKit: ``ScheduleAction``) | `id` | `null` |
-/// | `replace` (beyond AlarmKit) | `id`, `definition`, as `schedule` | the `Alarm`, same id |
-/// | `subscribeAlarms`, `subscribeAuthorization` | none | ``ControlSubscription``; then events |
-/// | `subscribeIntents` | none | ``ControlSubscription``; then an `intent` event per delivery |
-/// | `takeIntent` | `id` (the delivery's) | ``ControlIntentTaken``: `true` for one connection of the app |
-/// | `acknowledgeIntent` | `id` (the delivery's) | `null` (also for an unknown id) |
-/// | `unsubscribe` | `subscription` | `null` (also for an unknown number) |
-/// | `authorizationState`, `requestAuthorization` | none | `"notDetermined"`, `"denied"` or `"authorized"` |
-/// | `allAlarms` (administrators) | none | `[OwnedAlarm]` (`{"owner": uid, "alarm": …}`) |
-/// | `authorizations` (administrators) | none | `[`` ClientAuthorization ``]` |
-/// | `setAuthorization` (administrators) | `uid`, `state` | `null` |
-/// | `subscribeDevice` (administrators) | none | a subscription: `device` events |
-///
-/// The daemon may register more (``ControlServer/Handler``), e.g. `status` and `history`.
-public enum ControlOperationName {
-    public static let hello = "hello"
-    public static let alarms = "alarms"
-    public static let schedule = "schedule"
-    public static let subscribeAlarms = "subscribeAlarms"
-    public static let subscribeAuthorization = "subscribeAuthorization"
-    public static let unsubscribe = "unsubscribe"
-    public static let authorizationState = "authorizationState"
-    public static let requestAuthorization = "requestAuthorization"
-    public static let allAlarms = "allAlarms"
-    public static let authorizations = "authorizations"
-    public static let setAuthorization = "setAuthorization"
-    public static let subscribeIntents = "subscribeIntents"
-    public static let acknowledgeIntent = "acknowledgeIntent"
-    public static let takeIntent = "takeIntent"
-    public static let subscribeDevice = "subscribeDevice"
-    /// Beyond AlarmKit: gives one of the caller's alarms a new definition under the same id, in
-    /// one durable step (an edit that keeps the id apps and scripts hold). Refused while the alarm
-    /// is alerting (`invalidTransition`), for an id the caller does not use (`notFound`), and for
-    /// a definition `schedule` would refuse; the alarm then stays as it was.
-    public static let replace = "replace"
-
-    /// The operations every version-1 server answers (the actions by their ``AlarmAction`` and
-    /// ``ScheduleAction`` names).
-    public static let builtIn: Set<String> = Set([
-        hello, alarms, schedule, subscribeAlarms, subscribeAuthorization, unsubscribe, authorizationState,
-        requestAuthorization, allAlarms, authorizations, setAuthorization, subscribeIntents, acknowledgeIntent,
-        takeIntent, subscribeDevice, replace,
-    ] + AlarmAction.allCases.map(\.rawValue) + ScheduleAction.allCases.map(\.rawValue))
-}
-
-/// The device's extensions to AlarmKit, which has no way to keep an alarm without it ringing:
-/// operations on when one of the caller's alarms rings, each named by its raw value and taking
-/// `{"id": ...}` as the ``AlarmAction``s do. Kept out of `AlarmKitCore`, so an app's AlarmKit
-/// API stays Apple's.
-///
-/// A refusal is `invalidTransition` (a ``ControlError`` naming the reason, e.g. "stop it first"),
-/// and changes nothing; asking for what already holds (disabling a disabled alarm, skipping twice)
-/// is a harmless no-op.
-public enum ScheduleAction: String, Codable, Hashable, Sendable, CaseIterable {
-    /// Keeps the alarm in the list without it ringing: no next date, never missed. Any countdown
-    /// (a snooze, a pre-alert) ends. Refused for a timer (no schedule) and while alerting.
-    case disable
-    /// Undoes `disable` (the next occurrence from now; a `.fixed` date must not have passed by
-    /// more than the grace period) and `skip`.
-    case enable
-    /// A weekly alarm's next occurrence does not ring; the one after does. While snoozed, the
-    /// next occurrence after the one that rang. Refused for other alarms, while alerting, while
-    /// disabled and while the clock is untrusted (its next day is not known).
-    case skip
 }
 
 /// The events a subscription delivers.

@@ -18,7 +18,7 @@ public struct ControlRequest: Sendable {
     /// `id` if the line has it before the fault), a JSON object, `v` (an integer; another version
     /// is `unsupportedVersion`), `id` (an integer), `op` (a string among `operations`: else
     /// `unknownOperation`), `params` (absent, `null` or an object). Other fields are ignored.
-    public static func decode(line bytes: [UInt8], operations: Set<String> = ControlOperationName.builtIn)
+    public static func decode(line bytes: [UInt8], operations: Set<String> = ControlOperation.names)
         -> Result<ControlRequest, ControlRequestError>
     {
         if let violation = StrictJSON.validate(bytes) {

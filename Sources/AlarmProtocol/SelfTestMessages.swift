@@ -11,7 +11,6 @@ import FoundationEssentials
 /// always wins: the daemon refuses to start while one rings (`busy`), and an alarm that begins
 /// during the check ends it at once (the parts not finished report `interrupted`).
 public enum SelfTestOperation {
-    public static let name = "selfTest"
     /// The longest a part may be shown, in seconds.
     public static let maximumShowSeconds: Double = 60
 }

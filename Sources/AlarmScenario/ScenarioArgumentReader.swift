@@ -1,5 +1,6 @@
 import AlarmHardware
 import AlarmKitCore
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 

@@ -2,7 +2,7 @@ import AlarmAppliance
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 import Logging

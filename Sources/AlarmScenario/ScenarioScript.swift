@@ -1,6 +1,7 @@
 import AlarmAppliance
 import AlarmHardware
 import AlarmKitCore
+import AlarmModel
 import AlarmTime
 import FoundationEssentials
 import Glibc

@@ -2,7 +2,7 @@ import AlarmAppliance
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
-import AlarmProtocol
+import AlarmModel
 import AlarmSimulator
 import AlarmTime
 import FoundationEssentials
@@ -178,7 +178,7 @@ public final class SimulatedDevice: Sendable {
 
     /// Performs an action as the person's client would (through the API, not the buttons).
     public func perform(_ action: AlarmAction, id: Alarm.ID) async throws {
-        try await runtime.perform(action, id: id, client: client)
+        try await runtime.perform(AlarmCommand(action), id: id, client: client)
         await appliance.refresh()
     }
 

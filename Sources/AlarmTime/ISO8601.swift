@@ -1,3 +1,4 @@
+import AlarmModel
 import FoundationEssentials
 
 /// ISO 8601 / RFC 3339 timestamps for scripts and logs, always with an explicit numeric offset.

@@ -1,3 +1,4 @@
+import AlarmModel
 import FoundationEssentials
 
 /// When a wall-clock alarm set for `time` next fires.

@@ -1,3 +1,5 @@
+import AlarmModel
+
 /// Evaluating a POSIX TZ rule at an instant without allocating.
 ///
 /// The yearly start and end changes form a sequence of events ordered by (instant, rule year, start

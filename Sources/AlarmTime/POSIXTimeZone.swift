@@ -1,3 +1,5 @@
+import AlarmModel
+
 /// A parsed POSIX TZ string (`std offset [dst [offset] [,start[/time],end[/time]]]`), with the
 /// RFC 8536 extensions: rule times from -167 to 167 hours, quoted names such as `<+0330>`,
 /// and daylight time all year (start Jan 1 00:00, end Dec 31 24:00 plus the DST shift).

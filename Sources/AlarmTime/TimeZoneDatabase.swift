@@ -1,3 +1,4 @@
+import AlarmModel
 import FoundationEssentials
 import Glibc
 import LinuxSupport

@@ -1,3 +1,4 @@
+import AlarmModel
 import FoundationEssentials
 
 /// Mapping wall-clock readings back to instants.

@@ -1,3 +1,4 @@
+import AlarmModel
 import FoundationEssentials
 
 /// The UTC offsets of one zone over all time, taken from TZif data or a POSIX TZ string.

@@ -1,5 +1,6 @@
 import AlarmClient
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 
@@ -28,44 +29,40 @@ public final class DeviceLink: Sendable {
 
     /// Every client's alarms, with their titles and phases.
     func records() async throws -> [AlarmRecord] {
-        try await client.request("alarmRecords", parameters: ["all": .bool(true)], as: [AlarmRecord].self)
+        try await client.alarmRecords(all: true)
     }
 
     /// Everyone's alarms with the id `id` (ids are each client's own; `all: false`: the page's own).
     func records(id: UUID, all: Bool) async throws -> [AlarmRecord] {
-        try await client.request(
-            "alarmRecords", parameters: ["id": .string(id.uuidString), "all": .bool(all)], as: [AlarmRecord].self)
+        try await client.alarmRecords(all: all, id: id)
     }
 
     /// The device's parts, clock and store; `nil` from a daemon without `status` (the simulator).
     func status() async -> StatusReport? {
-        try? await client.request("status", as: StatusReport.self)
+        try? await client.status()
     }
 
     /// The household's settings, and what a test of the volume plays.
-    func settings() async throws -> PageState.Settings {
-        try await client.request("settings", as: PageState.Settings.self)
+    func settings() async throws -> SettingsReport {
+        try await client.settings()
     }
 
-    func setSettings(_ settings: PageState.Settings) async throws {
-        _ = try await client.request("setSettings", parameters: [
-            "volumeDB": .number(settings.volumeDB), "crescendoSeconds": .number(settings.crescendoSeconds),
-            "snoozeSeconds": .number(settings.snoozeSeconds), "autoSilenceSeconds": .number(settings.autoSilenceSeconds),
-        ])
+    func setSettings(_ settings: HouseholdSettings) async throws {
+        try await client.setSettings(settings)
     }
 
     func trySound(volumeDB: Double) async throws {
-        _ = try await client.request("trySound", parameters: ["volumeDB": .number(volumeDB)])
+        try await client.trySound(volumeDB: volumeDB)
     }
 
     /// The sound files alarms may name.
     func sounds() async throws -> [String] {
-        try await client.request("sounds", as: [String].self)
+        try await client.sounds()
     }
 
     /// What happened to the alarms lately (rang, stopped, missed...), everyone's.
     func history() async throws -> [HistoryEntry] {
-        try await client.request("history", parameters: ["all": .bool(true)], as: [HistoryEntry].self)
+        try await client.history(all: true)
     }
 
     func schedule(id: Alarm.ID, definition: AlarmDefinition) async throws {
@@ -77,15 +74,14 @@ public final class DeviceLink: Sendable {
         _ = try await client.replace(id: id, definition: definition)
     }
 
-    func perform(_ operation: String, id: Alarm.ID) async throws {
-        _ = try await client.request(operation, parameters: ["id": .string(id.uuidString)])
+    /// An action on one of the page's own alarms (`cancel`, `pause`, `disable`...).
+    func perform(_ action: ControlEndpoint<AlarmIDParameters, NullAnswer>, id: Alarm.ID) async throws {
+        _ = try await client.call(action, AlarmIDParameters(id: id))
     }
 
     /// STOP or SNOOZE on anyone's ringing alarm, as the device's buttons would.
     func deviceAction(_ action: AlarmAction, id: Alarm.ID, owner: UInt32) async throws {
-        _ = try await client.request("deviceAction", parameters: [
-            "owner": .integer(Int64(owner)), "id": .string(id.uuidString), "action": .string(action.rawValue),
-        ])
+        try await client.deviceAction(action, id: id, owner: owner)
     }
 
     /// Something changed on the device.
@@ -96,25 +92,18 @@ public final class DeviceLink: Sendable {
     /// Asks the person at the clock: "Pair phone NAME? Code CODE".
     func askToPair(name: String, code: String) async -> PairingAnswer {
         do {
-            let reply = try await questions.request(
-                "requestPairing", parameters: ["name": .string(name), "code": .string(code)], as: PairingReply.self)
+            let reply = try await questions.requestPairing(name: name, code: code)
             switch reply.answer {
-            case "allowed": return .allowed
-            case "refused": return .refused
-            case "withdrawn": return .withdrawn
-            case "tooSoon": return .tooSoon(retryAfter: reply.retryAfter ?? 60)
-            default: return .unanswered
+            case .allowed: return .allowed
+            case .refused: return .refused
+            case .withdrawn: return .withdrawn
+            case .tooSoon: return .tooSoon(retryAfter: reply.retryAfter ?? 60)
+            case .unanswered: return .unanswered
             }
         } catch {
             return .failed("\(error)")
         }
     }
-}
-
-/// `requestPairing`'s reply: the answer, and for `tooSoon` the seconds to wait.
-private struct PairingReply: Decodable {
-    var answer: String
-    var retryAfter: Int?
 }
 
 /// What the person at the clock answered.

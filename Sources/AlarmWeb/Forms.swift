@@ -128,9 +128,9 @@ struct TimerForm: Decodable {
 
 /// The body of `PUT /api/settings` and `POST /api/settings/try` (alarmd checks the ranges).
 enum SettingsForm {
-    static func decode(_ body: Data) throws -> PageState.Settings {
+    static func decode(_ body: Data) throws -> HouseholdSettings {
         do {
-            return try WebJSON.decode(PageState.Settings.self, from: body)
+            return try WebJSON.decode(HouseholdSettings.self, from: body)
         } catch {
             throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\"}: \(AlarmForm.summary(error))")
         }

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
@@ -65,15 +66,6 @@ struct PageState: Encodable, Sendable {
     }
 
     /// The household's settings, as alarmd's `settings` operation has them.
-    struct Settings: Codable, Sendable {
-        var volumeDB: Double
-        var crescendoSeconds: Double
-        var snoozeSeconds: Double
-        var autoSilenceSeconds: Double
-        /// How the clock's display writes times (read only: the configuration file's).
-        var clock24h: Bool?
-    }
-
     struct Missed: Encodable, Sendable {
         var label: String
         var date: Date
@@ -98,7 +90,7 @@ struct PageState: Encodable, Sendable {
     /// buttons) first, by ``AlertPresentationOrder``: the page shows and stops that one too.
     var ringing: [Ringing] = []
     var status: Status?
-    var settings: Settings?
+    var settings: SettingsReport?
     var sounds: [String] = []
     var missed: [Missed] = []
     var pairings: [PairingItem] = []

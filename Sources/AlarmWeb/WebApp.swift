@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
@@ -110,7 +111,7 @@ public final class WebApp: Sendable {
         case ("PUT", 2, "alarms", let id, _):
             return .json(200, ["id": try await edit(try alarmID(id), to: try AlarmForm.decode(request.body).alarm()).uuidString])
         case ("DELETE", 2, "alarms", let id, _), ("DELETE", 2, "timers", let id, _):
-            try await link.perform(AlarmAction.cancel.rawValue, id: try alarmID(id))
+            try await link.perform(.command(.cancel), id: try alarmID(id))
             return .json(200, ["ok": true])
         case ("POST", 3, "alarms", let id, "stop"), ("POST", 3, "timers", let id, "stop"):
             try await buttonPressed(.stop, on: try alarmID(id))
@@ -143,9 +144,9 @@ public final class WebApp: Sendable {
     }
 
     /// The page's action names and the protocol's operations, on the page's own alarms.
-    static let actions: [String: String] = [
-        "pause": AlarmAction.pause.rawValue, "resume": AlarmAction.resume.rawValue,
-        "enable": ScheduleAction.enable.rawValue, "disable": ScheduleAction.disable.rawValue, "skip": ScheduleAction.skip.rawValue,
+    static let actions: [String: ControlEndpoint<AlarmIDParameters, NullAnswer>] = [
+        "pause": .command(.pause), "resume": .command(.resume), "enable": .command(.enable), "disable": .command(.disable),
+        "skip": .command(.skip),
     ]
 
     /// Gives the page's own alarm `id` the edited `definition` in place, under the same id (an app

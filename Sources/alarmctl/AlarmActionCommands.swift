@@ -1,5 +1,6 @@
 import AlarmClient
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import ArgumentParser
 import FoundationEssentials
@@ -14,13 +15,10 @@ struct AlarmActionArguments: ParsableArguments {
 
     @OptionGroup var connection: SocketOptions
 
-    func perform(_ action: AlarmAction, done: String) async throws {
-        try await perform(done: done, showingWhen: false) { try await $0.perform(action, id: $1) }
-    }
-
-    /// Also says when the alarm rings next, which is what `enable` and `skip` change.
-    func perform(_ action: ScheduleAction, done: String) async throws {
-        try await perform(done: done, showingWhen: action != .disable) { try await $0.perform(action, id: $1) }
+    /// After `enable` and `skip`, also says when the alarm rings next, which is what they change.
+    func perform(_ command: AlarmCommand, done: String) async throws {
+        let showingWhen = command == .enable || command == .skip
+        try await perform(done: done, showingWhen: showingWhen) { try await $0.perform(command, id: $1) }
     }
 
     private func perform(

@@ -1,10 +1,11 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 
 /// What alarmctl knows about one alarm: the AlarmKit view, its owner, and, when the daemon
-/// reports it (``DaemonSession/recordsOperation``), the full record with title and phase.
+/// reports it (`alarmRecords`), the full record with title and phase.
 struct AlarmView: Sendable {
     var alarm: Alarm
     var owner: UInt32

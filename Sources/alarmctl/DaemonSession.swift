@@ -1,5 +1,6 @@
 import AlarmClient
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 import LinuxSupport
@@ -11,12 +12,6 @@ struct DaemonSession: Sendable {
     let path: String
     /// What the daemon said on connecting: who it takes the caller for, and whether an administrator.
     let hello: ControlHello
-
-    /// The optional daemon operation that returns alarms with their definitions and phases
-    /// (`[AlarmRecord]`; parameters `all: Bool?` as `history`, and `id` for one alarm). A daemon
-    /// without it answers `unknownOperation`, and alarms are listed from the AlarmKit view alone:
-    /// no titles, and no remaining time for countdowns.
-    static let recordsOperation = "alarmRecords"
 
     /// Connects and says hello, so that an absent daemon fails here, before anything else.
     static func connect(path: String) async throws -> DaemonSession {
@@ -69,13 +64,13 @@ struct DaemonSession: Sendable {
         return try await call { try await $0.alarms() }.map { AlarmView(alarm: $0, owner: owner) }
     }
 
-    /// The daemon's records (or only the one with `id`); `nil` without ``recordsOperation``.
+    /// The daemon's records (or only the one with `id`); `nil` from a daemon without
+    /// `alarmRecords`, whose alarms are listed from the AlarmKit view alone: no titles, and no
+    /// remaining time for countdowns.
     func records(all: Bool, id: Alarm.ID? = nil) async throws -> [AlarmRecord]? {
-        var parameters: [String: JSONValue] = all ? ["all": .bool(true)] : [:]
-        if let id { parameters["id"] = .string(id.uuidString) }
         let records: [AlarmRecord]
         do {
-            records = try await client.request(Self.recordsOperation, parameters: parameters, as: [AlarmRecord].self)
+            records = try await client.alarmRecords(all: all, id: id)
         } catch let error as ControlError where error.code == .unknownOperation {
             return nil
         } catch {

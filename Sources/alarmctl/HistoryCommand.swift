@@ -1,4 +1,5 @@
 import AlarmClient
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import ArgumentParser
@@ -29,8 +30,7 @@ struct HistoryCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await connection.connect()
         defer { session.close() }
-        let result = try await session.call { try await $0.request("history", parameters: all ? ["all": .bool(true)] : [:]) }
-        let entries: [HistoryEntry] = try DaemonJSON.decode(result, operation: "history")
+        let entries = try await session.call { try await $0.history(all: all) }
         let zone = TimeText.localZone()
         if json {
             let output = entries.map {

@@ -1,3 +1,4 @@
+import AlarmModel
 import AlarmTime
 import ArgumentParser
 import FoundationEssentials

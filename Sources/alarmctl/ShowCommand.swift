@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmTime
 import ArgumentParser
 import FoundationEssentials

@@ -25,12 +25,12 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await connection.connect()
         defer { session.close() }
-        let result = try await session.call { try await $0.request("status") }
         if json {
-            print(JSONOutput.document(result), terminator: "")
+            // As alarmd sends it: the fields a newer daemon adds are passed on too.
+            print(JSONOutput.document(try await session.call { try await $0.answerAsSent(.status) }), terminator: "")
             return
         }
-        let report: StatusReport = try DaemonJSON.decode(result, operation: "status")
+        let report = try await session.call { try await $0.status() }
         print(Self.text(report, now: Date(), zone: TimeText.localZone()), terminator: "")
     }
 
@@ -55,18 +55,5 @@ struct StatusCommand: AsyncParsableCommand {
         var parts = TextTable(header: ["", "PART", "STATE", "DETAIL"])
         for part in report.parts { parts.append(["", part.name, part.state, part.detail ?? ""]) }
         return text + parts.text
-    }
-}
-
-/// Results of the daemon's own operations, decoded as alarmctl expects them.
-enum DaemonJSON {
-    static func decode<Value: Decodable>(_ result: JSONValue, operation: String) throws -> Value {
-        do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            return try decoder.decode(Value.self, from: try JSONEncoder().encode(result))
-        } catch {
-            throw CommandFailure.refused("alarmd's answer to \(operation) is not what alarmctl expects: \(error)")
-        }
     }
 }

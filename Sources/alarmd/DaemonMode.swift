@@ -8,6 +8,7 @@ import AlarmGPIO
 import AlarmHardware
 import AlarmKitCore
 import AlarmLCD
+import AlarmModel
 import AlarmProtocol
 import AlarmSimulator
 import AlarmTime
@@ -115,9 +116,10 @@ struct DaemonMode {
         let status = DaemonStatus(runtime: runtime, appliance: appliance, board: board, profile: profile)
         let server = ControlServer(
             configuration: control, runtime: runtime,
-            handlers: status.handlers(settings: household).merging([
-                SelfTestOperation.name: DaemonOperations.selfTestHandler(appliance: appliance, board: board.selfTestBoard(profile)),
-            ]) { _, daemon in daemon }, logger: logger)
+            handlers: DaemonOperations.handlers(
+                runtime: runtime, appliance: appliance, settings: household, status: status.report(alarmsOf:),
+                board: board.selfTestBoard(profile)),
+            logger: logger)
         do {
             try server.start()
         } catch {

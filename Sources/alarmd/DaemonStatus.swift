@@ -6,6 +6,7 @@ import AlarmEngine
 import AlarmGPIO
 import AlarmHardware
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import BuildVersion
@@ -125,24 +126,6 @@ struct DaemonStatus: Sendable {
         case .ready: logger.notice("Board part working", metadata: ["part": "\(part)"])
         case .failed(let error): logger.error("Board part not working; retrying", metadata: ["part": "\(part)", "error": "\(error)"])
         case .starting, .closed: break
-        }
-    }
-}
-
-extension DaemonStatus {
-    /// Every operation alarmd's socket answers beyond the built-in ones: ``DaemonOperations``'
-    /// and `status`; the service and the simulator serve the same.
-    func handlers(settings: HouseholdSettingsFile) -> [String: ControlServer.Handler] {
-        DaemonOperations.handlers(runtime: runtime, appliance: appliance, settings: settings)
-            .merging(["status": handler]) { _, status in status }
-    }
-
-    /// `status`, for every client: the device's parts and clock, and the caller's own alarm
-    /// figures (an administrator's are the device's).
-    var handler: ControlServer.Handler {
-        // A client learns nothing of the others' alarms: their count and times are theirs.
-        .init(requiresAdministrator: false) { call in
-            await report(alarmsOf: call.peer.isAdministrator ? nil : call.peer.client)
         }
     }
 }

@@ -112,13 +112,9 @@ struct ServiceSelfTest {
         case .sound: say("Sound: the service plays the alarm tone for \(seconds(showFor)) s...")
         case .buttons: break
         }
-        let parameters: [String: JSONValue] = [
-            "parts": .array([.string(part.rawValue)]),
-            "showSeconds": .number(showFor / .seconds(1)),
-        ]
         let report: SelfTestReport
         do {
-            report = try await client.request(SelfTestOperation.name, parameters: parameters, as: SelfTestReport.self)
+            report = try await client.selfTest(SelfTestParameters(parts: [part.rawValue], showSeconds: showFor / .seconds(1)))
         } catch let error as ControlError {
             switch error.code {
             case .forbidden:

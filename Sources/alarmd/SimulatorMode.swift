@@ -91,7 +91,9 @@ struct SimulatorMode {
         // phone page (alarm-web, run as them) may show every alarm and ask to pair.
         let server = ControlServer(
             configuration: .init(socketPath: path, administrators: .init(groupID: getgid())), runtime: runtime,
-            handlers: status.handlers(settings: household), logger: logger)
+            handlers: DaemonOperations.handlers(
+                runtime: runtime, appliance: status.appliance, settings: household, status: status.report(alarmsOf:), board: nil),
+            logger: logger)
         do {
             try server.start()
         } catch {

@@ -160,10 +160,9 @@ struct SelfTestOperationTests {
             buttons: { .init(working: true, detail: "lines held by alarmd and working") },
             mixer: { .success(-102...4) })
         let socket = rig.directory.path + "/control.sock"
-        let server = ControlServer(
-            configuration: .init(socketPath: socket), runtime: rig.runtime,
-            handlers: [SelfTestOperation.name: DaemonOperations.selfTestHandler(appliance: rig.appliance, board: board)],
-            logger: Scene.logger)
+        var handlers = ControlHandlers()
+        handlers.register(.selfTest, DaemonOperations.selfTestHandler(appliance: rig.appliance, board: board))
+        let server = ControlServer(configuration: .init(socketPath: socket), runtime: rig.runtime, handlers: handlers, logger: Scene.logger)
         try server.start()
         let client = ControlClient(path: socket)
         do {
@@ -178,9 +177,7 @@ struct SelfTestOperationTests {
     }
 
     func selfTest(_ client: ControlClient, _ parts: [String], seconds: Double = 0) async throws -> SelfTestReport {
-        try await client.request(
-            SelfTestOperation.name, parameters: ["parts": .array(parts.map(JSONValue.string)), "showSeconds": .number(seconds)],
-            as: SelfTestReport.self)
+        try await client.selfTest(SelfTestParameters(parts: parts, showSeconds: seconds))
     }
 
     @Test func everyPartIsReportedInTheOrderAskedWithTheVolumeControl() async throws {

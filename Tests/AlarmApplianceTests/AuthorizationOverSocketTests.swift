@@ -1,6 +1,7 @@
 import AlarmAppliance
 import AlarmClient
 import AlarmControl
+import AlarmModel
 import AlarmProtocol
 import AlarmEngine
 import AlarmKitCore

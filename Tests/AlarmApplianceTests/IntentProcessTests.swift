@@ -1,6 +1,7 @@
 import AlarmAppliance
 import AlarmControl
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTestKit
 import FoundationEssentials

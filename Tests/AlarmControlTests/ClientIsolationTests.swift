@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 import Glibc
 import AlarmTestKit
@@ -68,7 +69,7 @@ struct ClientIsolationTests {
                     try await SocketAlarmBackend(client: rig.client(as: ServerRig.otherUser)).perform(action, id: ownersAlarm)
                 }
             }
-            for action in ScheduleAction.allCases {
+            for action in AlarmCommand.allCases {
                 await #expect(throws: AlarmOperationError.notFound(ownersAlarm)) {
                     try await rig.client(as: ServerRig.otherUser).perform(action, id: ownersAlarm)
                 }
@@ -104,7 +105,7 @@ struct ClientIsolationTests {
 
             // Every action on alice's id answers nobody exactly as on an id nobody uses.
             let raw = try await rig.rawConnection(as: ServerRig.otherUser)
-            let operations = AlarmAction.allCases.map(\.rawValue) + ScheduleAction.allCases.map(\.rawValue)
+            let operations = AlarmCommand.allCases.map(\.rawValue)
             for (number, operation) in operations.enumerated() {
                 func answer(_ id: Alarm.ID) async -> String {
                     await raw.send(Sample.request(Int64(number), operation, ["id": .string(id.uuidString)]))

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 import Glibc
 import Testing
@@ -31,7 +32,7 @@ struct ControlAnswersTests {
             // About 12 KB of alarms and 220 KB of records, against 4 KiB of unread output.
             #expect(try await client.alarms().count == 50)
             #expect(try await client.allAlarms().count == 50)
-            let records = try await client.request("records", as: [AlarmRecord].self)
+            let records = try await client.alarmRecords()
             #expect(records.count == 50)
             #expect(records.filter { $0.definition == Sample.bulky() }.count == 10)
             // The connection is still up: the answers did not count as unread events.
@@ -48,7 +49,7 @@ struct ControlAnswersTests {
             await connection.send(Sample.request(1, "subscribeAlarms"))
             #expect(await connection.nextMessage()?["id"] == .integer(1))
             #expect(await connection.nextMessage()?["event"] == .string("alarms"))
-            await connection.send(Sample.request(2, "records"))
+            await connection.send(Sample.request(2, "alarmRecords"))
             // The answer (1.3 MB) has begun; the daemon holds at most its window and the socket's
             // buffer of it, so it is still being written when the list changes. (The lines read
             // above came in bytes already counted: wait for bytes of the answer itself.)
@@ -76,7 +77,7 @@ struct ControlAnswersTests {
         try await rig.serving {
             try await Self.schedule(60, Sample.bulky(), rig)
             let lazy = try await rig.rawConnection()
-            await lazy.send(Sample.request(1, "records"))
+            await lazy.send(Sample.request(1, "alarmRecords"))
             // The answer has begun, and the connection is kept while it waits to be read.
             #expect(await lazy.receive(atLeast: 1))
             // Everyone else is served meanwhile.

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmTestKit
 import CUnixSocket
 import FoundationEssentials
@@ -96,26 +97,55 @@ struct ControlServerTests {
         let rig = try ServerRig()
         try await rig.serving { () async throws in
             let client = rig.client()
-            #expect(try await client.request("echo", parameters: ["x": .integer(7)]) == .object(["x": .integer(7)]))
-            let unknown = await #expect(throws: ControlError.self) { try await client.request("history") }
+            #expect(try await client.alarmRecords() == [])
+            let unknown = await #expect(throws: ControlError.self) { try await client.history() }
             #expect(unknown?.code == .unknownOperation)
         }
         let adminOnly = try ServerRig()
-        let server = ControlServer(
-            configuration: adminOnly.configuration, runtime: adminOnly.runtime,
-            handlers: [
-                "status": .init(requiresAdministrator: true) { call in ["uid": call.peer.uid] },
-                "alarms": .init(requiresAdministrator: false) { _ in "replaced" },
-            ],
-            logger: ServerRig.logger)
+        var handlers = ControlHandlers()
+        handlers.register(.selfTest) { call, parameters in
+            SelfTestReport(parts: parameters.parts.map { .init(part: $0, passed: true, detail: "uid \(call.peer.uid)") })
+        }
+        handlers.register(.alarms) { _, _ in throw ControlError(.busy, "replaced") }
+        let server = ControlServer(configuration: adminOnly.configuration, runtime: adminOnly.runtime, handlers: handlers, logger: ServerRig.logger)
         try server.start()
         let root = adminOnly.client()
-        #expect(try await root.request("status") == .object(["uid": .integer(Int64(geteuid()))]) || geteuid() != 0)
+        let asked = SelfTestParameters(parts: ["led"], showSeconds: 0)
+        #expect(try await root.selfTest(asked).parts.map(\.detail) == ["uid \(geteuid())"] || geteuid() != 0)
         #expect(try await root.alarms() == [], "a handler cannot replace the protocol's own operations")
         if geteuid() == 0 {
             let other = adminOnly.client(as: ServerRig.otherUser)
-            let error = await #expect(throws: ControlError.self) { try await other.request("status") }
+            let error = await #expect(throws: ControlError.self) { try await other.selfTest(asked) }
             #expect(error?.code == .forbidden)
+        }
+        await server.stop()
+    }
+
+    @Test func aDaemonsOperationIsRefusedWithTheProtocolsOwnCodesAndMessages() async throws {
+        let rig = try ServerRig()
+        var handlers = ControlHandlers()
+        handlers.register(.history) { _, _ in [] }
+        handlers.register(.setSettings) { _, settings in settings }
+        let server = ControlServer(configuration: rig.configuration, runtime: rig.runtime, handlers: handlers, logger: ServerRig.logger)
+        try server.start()
+        let connection = try await rig.rawConnection()
+        await connection.send(Sample.request(1, "history", ["all": .string("yes")]))
+        let malformed = await connection.nextMessage()?["error"]
+        #expect(malformed?["code"] == .string("malformed"))
+        #expect(malformed?["message"] == .string("bad parameters: params.all has the wrong type (expected a boolean)"))
+        await connection.send(Sample.request(2, "trySound", ["volumeDB": .integer(-6)]))
+        let unknown = await connection.nextMessage()?["error"]
+        #expect(unknown?["code"] == .string("unknownOperation"))
+        #expect(unknown?["message"] == .string("unknown operation \"trySound\""))
+        if geteuid() == 0 {
+            await connection.send(Sample.request(3, "setSettings", ["volumeDB": .integer(-6)]))
+            #expect(await connection.nextMessage()?["error"]?["message"] == .string("bad parameters: params.crescendoSeconds is missing"))
+            // Not an administrator: refused before its parameters are read.
+            let other = try await rig.rawConnection(as: ServerRig.otherUser)
+            await other.send(Sample.request(4, "setSettings"))
+            let forbidden = await other.nextMessage()?["error"]
+            #expect(forbidden?["code"] == .string("forbidden"))
+            #expect(forbidden?["message"] == .string("setSettings is for administrators (root or the administrators' group)"))
         }
         await server.stop()
     }

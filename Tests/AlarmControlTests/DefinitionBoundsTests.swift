@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 import Glibc
 import Logging
@@ -176,7 +177,7 @@ struct DefinitionBoundsTests {
         try await rig.serving {
             let client = rig.client()
             defer { client.close() }
-            #expect(try await client.request("records", as: [AlarmRecord].self).map(\.definition) == [definition])
+            #expect(try await client.alarmRecords().map(\.definition) == [definition])
             rig.clock.advance(to: due)
             await rig.runtime.catchUpWithClock()
             #expect(try await client.alarms().map(\.state) == [.alerting])

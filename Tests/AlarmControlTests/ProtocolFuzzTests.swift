@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmTestKit
 import FoundationEssentials
 import Glibc
@@ -26,7 +27,7 @@ struct ProtocolFuzzTests {
             Sample.request(4, "subscribeAuthorization"), Sample.request(5, "unsubscribe", ["subscription": .integer(1)]),
             Sample.request(6, "authorizationState"), Sample.request(7, "requestAuthorization"), Sample.request(8, "allAlarms"),
             Sample.request(9, "authorizations"), Sample.request(10, "setAuthorization", ["uid": .integer(1000), "state": .string("authorized")]),
-            Sample.request(11, "echo", ["nested": .array([.integer(1), .object(["a": .null])])]),
+            Sample.request(11, "alarmRecords", ["nested": .array([.integer(1), .object(["a": .null])])]),
             Sample.scheduleRequest(12, alarm: id, Sample.definition()), Sample.scheduleRequest(13, alarm: id, Sample.timer()),
         ]
         for action in AlarmAction.allCases {
@@ -99,7 +100,7 @@ struct ProtocolFuzzTests {
                     if isStrictJSON {
                         #expect(throws: Never.self) { try JSONDecoder().decode(AnyJSON.self, from: Data(line)) }
                     }
-                    switch ControlRequest.decode(line: line, operations: ControlOperationName.builtIn.union(["echo"])) {
+                    switch ControlRequest.decode(line: line, operations: ControlOperation.names) {
                     case .success(let request):
                         #expect(isStrictJSON, "accepted: \(String(decoding: line, as: UTF8.self).debugDescription)")
                         accepted += 1

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 import Glibc
 import Testing

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmSimulator
 import AlarmTestKit
 import AlarmTime
@@ -74,16 +75,10 @@ final class ServerRig: Sendable {
         _ configuration: ControlServer.Configuration, _ runtime: AlarmRuntime, clock: ManualWallClock,
         logger: Logger = ServerRig.logger
     ) -> ControlServer {
-        ControlServer(
-            configuration: configuration, runtime: runtime,
-            handlers: [
-                "echo": .init(requiresAdministrator: false) { call in (try? call.request.parameters(JSONValue.self)) ?? .object([:]) },
-                // The caller's records, as alarmd's `alarmRecords` answers: a long list.
-                "records": .init(requiresAdministrator: false) { call in
-                    await runtime.allRecords().filter { $0.owner == call.peer.client }
-                },
-            ],
-            logger: logger, clock: clock)
+        var handlers = ControlHandlers()
+        // The caller's records, as alarmd's `alarmRecords` answers: a long list.
+        handlers.register(.alarmRecords) { call, _ in await runtime.allRecords().filter { $0.owner == call.peer.client } }
+        return ControlServer(configuration: configuration, runtime: runtime, handlers: handlers, logger: logger, clock: clock)
     }
 
     /// Moves the server's clock and has the server look at it.

@@ -1,5 +1,6 @@
 import AlarmDaemon
 import AlarmEngine
+import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
 import FoundationEssentials

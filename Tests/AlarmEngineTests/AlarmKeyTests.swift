@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 import Testing
@@ -58,13 +59,9 @@ import Testing
         _ = try scheduler.schedule(id: shared, owner: Fixture.owner, definition: Fixture.timer(600), now: sunday)
         let unused = Alarm.ID()
         let before = scheduler.snapshot
-        for action in AlarmAction.allCases {
-            let onShared = refusal { () throws(AlarmOperationError) in
-                _ = try scheduler.perform(action, id: shared, owner: Fixture.stranger, now: sunday)
-            }
-            let onUnused = refusal { () throws(AlarmOperationError) in
-                _ = try scheduler.perform(action, id: unused, owner: Fixture.stranger, now: sunday)
-            }
+        for action in AlarmCommand.allCases {
+            let onShared = refusal { _ = try scheduler.perform(action, id: shared, owner: Fixture.stranger, now: sunday) }
+            let onUnused = refusal { _ = try scheduler.perform(action, id: unused, owner: Fixture.stranger, now: sunday) }
             #expect(onShared == .notFound(shared))
             #expect(onUnused == .notFound(unused))
             #expect("\(onShared.map { "\($0)" } ?? "")".replacing(shared.uuidString, with: unused.uuidString) == "\(onUnused.map { "\($0)" } ?? "")")
@@ -83,12 +80,12 @@ import Testing
         #expect(scheduler.snapshot == before)
     }
 
-    private func refusal(_ body: () throws(AlarmOperationError) -> Void) -> AlarmOperationError? {
+    private func refusal(_ body: () throws -> Void) -> AlarmOperationError? {
         do {
             try body()
             return nil
         } catch {
-            return error
+            return error as? AlarmOperationError
         }
     }
 }

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 import Testing
@@ -156,11 +157,11 @@ import Testing
         let id = try AlarmLifeTests.alarm(in: state, scheduler: &scheduler, now: sunday)
         let before = scheduler.snapshot
         if allowed[state]!.contains(action) {
-            _ = try scheduler.act(action, id, now: sunday)
+            _ = try scheduler.act(AlarmCommand(action), id, now: sunday)
             #expect(scheduler.snapshot != before)
         } else {
             #expect(throws: AlarmOperationError.invalidTransition(id, action: action, from: state)) {
-                try scheduler.act(action, id, now: sunday)
+                try scheduler.act(AlarmCommand(action), id, now: sunday)
             }
             #expect(scheduler.snapshot == before)
         }
@@ -171,7 +172,7 @@ import Testing
         var scheduler = Fixture.scheduler()
         let id = try scheduler.add(Fixture.timer(300), now: sunday)
         #expect(throws: AlarmOperationError.notFound(id)) {
-            try scheduler.perform(action, id: id, owner: Fixture.stranger, now: sunday)
+            try scheduler.perform(AlarmCommand(action), id: id, owner: Fixture.stranger, now: sunday)
         }
         #expect(scheduler.alarms(of: Fixture.stranger).isEmpty)
         #expect(scheduler.alarms(of: Fixture.owner).map(\.id) == [id])

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
@@ -82,8 +83,8 @@ extension AlarmScheduler {
         record(for: Fixture.key(id))?.phase.state
     }
 
-    mutating func act(_ action: AlarmAction, _ id: Alarm.ID, now: Date) throws(AlarmOperationError) -> SchedulerOutcome {
-        try perform(action, id: id, owner: Fixture.owner, now: now)
+    mutating func act(_ command: AlarmCommand, _ id: Alarm.ID, now: Date) throws -> SchedulerOutcome {
+        try perform(command, id: id, owner: Fixture.owner, now: now)
     }
 }
 

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
@@ -51,11 +52,10 @@ import Testing
         #expect(scheduler.evaluate(now: seven).alertStarts == [id])
 
         let ringing = scheduler.snapshot
-        let error = #expect(throws: ControlError.self) {
+        let error = #expect(throws: AlarmChangeRefusal.self) {
             try scheduler.replace(id: id, owner: Fixture.owner, definition: Fixture.alarm(7, 30), now: seven)
         }
-        #expect(error?.code == .invalidTransition)
-        #expect(error?.message.contains("stop or snooze it first") == true)
+        #expect(error?.reason == "it is alerting (stop or snooze it first)")
         #expect(scheduler.snapshot == ringing, "a ringing alarm is never silenced by an edit")
 
         _ = try scheduler.act(.countdown, id, now: seven)

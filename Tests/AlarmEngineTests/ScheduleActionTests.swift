@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
@@ -33,7 +34,7 @@ import Testing
         var scheduler = Fixture.scheduler()
         let id = try scheduler.add(Fixture.alarm(7, 0, weekly: Fixture.everyDay), now: sunday)
         let outcome = try scheduler.perform(.disable, id: id, owner: Fixture.owner, now: sunday)
-        #expect(outcome.events == [.scheduleChanged(Fixture.key(id), .disable)])
+        #expect(outcome.events == [.disabled(Fixture.key(id))])
         #expect(outcome.changedOwners == [Fixture.owner])
         let record = try #require(scheduler.record(for: Fixture.key(id)))
         #expect(!record.enabled && record.phase == .scheduled(nil))
@@ -56,7 +57,7 @@ import Testing
         let nine = Fixture.at("2026-11-23T09:00:00+01:00")
         #expect(scheduler.evaluate(now: nine).events.isEmpty)
         let outcome = try scheduler.perform(.enable, id: id, owner: Fixture.owner, now: nine)
-        #expect(outcome.events == [.scheduleChanged(Fixture.key(id), .enable)])
+        #expect(outcome.events == [.enabled(Fixture.key(id))])
         #expect(scheduler.record(for: Fixture.key(id))?.phase == .scheduled(.day(Self.day("2026-11-24"))))
         #expect(scheduler.nextDeadline == Fixture.at("2026-11-24T07:30:00+01:00"))
     }
@@ -71,11 +72,10 @@ import Testing
 
         _ = try scheduler.perform(.disable, id: id, owner: Fixture.owner, now: sunday)
         let before = scheduler.snapshot
-        let error = #expect(throws: ControlError.self) {
+        let error = #expect(throws: AlarmChangeRefusal.self) {
             try scheduler.perform(.enable, id: id, owner: Fixture.owner, now: seven.addingTimeInterval(3600))
         }
-        #expect(error?.code == .invalidTransition)
-        #expect(error?.message.contains("2026-11-23T07:00:00+01:00 has passed") == true)
+        #expect(error?.reason.contains("2026-11-23T07:00:00+01:00 has passed") == true)
         #expect(scheduler.snapshot == before)
     }
 
@@ -86,9 +86,8 @@ import Testing
         #expect(scheduler.state(of: ringing) == .alerting)
         let before = scheduler.snapshot
         for (id, reason) in [(timer, "timer"), (ringing, "stop it first")] {
-            let error = #expect(throws: ControlError.self) { try scheduler.perform(.disable, id: id, owner: Fixture.owner, now: sunday) }
-            #expect(error?.code == .invalidTransition)
-            #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+            let error = #expect(throws: AlarmChangeRefusal.self) { try scheduler.perform(.disable, id: id, owner: Fixture.owner, now: sunday) }
+            #expect(error?.reason.contains(reason) == true, "\(error?.reason ?? "")")
         }
         #expect(scheduler.snapshot == before)
     }
@@ -96,7 +95,7 @@ import Testing
     @Test func anotherClientsIDIsNotFound() throws {
         var scheduler = Fixture.scheduler()
         let id = try scheduler.add(Fixture.alarm(7, 0, weekly: [.monday]), now: sunday)
-        for action in ScheduleAction.allCases {
+        for action in AlarmCommand.allCases {
             #expect(throws: AlarmOperationError.notFound(id)) {
                 try scheduler.perform(action, id: id, owner: Fixture.stranger, now: sunday)
             }
@@ -133,7 +132,7 @@ import Testing
         var scheduler = Fixture.scheduler()
         let id = try scheduler.add(Fixture.alarm(7, 0, weekly: [.monday, .wednesday]), now: sunday)
         let outcome = try scheduler.perform(.skip, id: id, owner: Fixture.owner, now: sunday)
-        #expect(outcome.events == [.scheduleChanged(Fixture.key(id), .skip)])
+        #expect(outcome.events == [.skipped(Fixture.key(id))])
         var record = try #require(scheduler.record(for: Fixture.key(id)))
         #expect(record.skippedDate == Self.day("2026-11-23"))
         #expect(record.phase == .scheduled(.day(Self.day("2026-11-25"))))
@@ -225,9 +224,8 @@ import Testing
         #expect(scheduler.state(of: ringing) == .alerting)
         let before = scheduler.snapshot
         for (id, reason) in [(once, "weekly"), (fixed, "weekly"), (timer, "weekly"), (disabled, "disabled"), (ringing, "alerting")] {
-            let error = #expect(throws: ControlError.self) { try scheduler.perform(.skip, id: id, owner: Fixture.owner, now: sunday) }
-            #expect(error?.code == .invalidTransition)
-            #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+            let error = #expect(throws: AlarmChangeRefusal.self) { try scheduler.perform(.skip, id: id, owner: Fixture.owner, now: sunday) }
+            #expect(error?.reason.contains(reason) == true, "\(error?.reason ?? "")")
         }
         #expect(scheduler.snapshot == before)
     }

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTestKit
 import AlarmTime
@@ -118,7 +119,7 @@ struct InvariantRun {
             guard let record = recordsInCreationOrder().randomElement(using: &random) else { return SchedulerOutcome() }
             let action = AlarmAction.allCases.randomElement(using: &random)!
             // Sometimes one of the device's own: disable, enable, skip.
-            let change = random.next() % 4 == 0 ? ScheduleAction.allCases.randomElement(using: &random) : nil
+            let change = random.next() % 4 == 0 ? AlarmCommand.allCases.randomElement(using: &random) : nil
             // Sometimes as another client, which may or may not have an alarm with this id.
             let owner = random.next() % 5 == 0 ? (owners + [ClientID(rawValue: 4242)]).randomElement(using: &random)! : record.owner
             let key = AlarmKey(owner: owner, id: record.id)
@@ -127,7 +128,7 @@ struct InvariantRun {
                 let outcome = if let change {
                     try scheduler.perform(change, id: record.id, owner: owner, now: now)
                 } else {
-                    try scheduler.perform(action, id: record.id, owner: owner, now: now)
+                    try scheduler.perform(AlarmCommand(action), id: record.id, owner: owner, now: now)
                 }
                 expectUntouched(except: key, before: before, "\(change?.rawValue ?? action.rawValue)")
                 return outcome

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
@@ -102,7 +103,7 @@ import Testing
         func perform(on rig: Rig) async throws {
             switch self {
             case .stopByClient, .snoozeByClient, .cancelByClient:
-                try await rig.runtime.perform(action, id: rig.alarm, client: Fixture.owner)
+                try await rig.runtime.perform(AlarmCommand(action), id: rig.alarm, client: Fixture.owner)
             case .stopAtDevice, .snoozeAtDevice:
                 try await rig.runtime.press(action == .countdown ? .secondary : .stop, on: AlarmKey(owner: Fixture.owner, id: rig.alarm))
             }

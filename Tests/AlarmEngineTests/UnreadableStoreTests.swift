@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
@@ -338,7 +339,7 @@ import Testing
                 let id = known.randomElement(using: &random)!
                 let action: AlarmAction = [.cancel, .pause, .resume].randomElement(using: &random)!
                 do {
-                    try await runtime.perform(action, id: id, client: Fixture.owner)
+                    try await runtime.perform(AlarmCommand(action), id: id, client: Fixture.owner)
                     switch action {
                     case .cancel: ledger[id] = .absent
                     case .pause: ledger[id] = .present(.paused)

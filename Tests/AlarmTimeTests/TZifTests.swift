@@ -1,3 +1,4 @@
+import AlarmModel
 import AlarmTestKit
 import AlarmTime
 import FoundationEssentials

@@ -2,6 +2,7 @@ import AlarmHardware
 @testable import AlarmEngine
 import AlarmDaemon
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import Foundation
 import Testing

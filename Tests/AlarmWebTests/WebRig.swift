@@ -4,6 +4,7 @@ import AlarmDaemon
 import AlarmEngine
 import AlarmHardware
 import AlarmKitCore
+import AlarmProtocol
 import AlarmSimulator
 import AlarmTestKit
 import AlarmTime
@@ -47,7 +48,8 @@ final class WebRig: Sendable {
             handlers: DaemonOperations.handlers(
                 runtime: runtime, appliance: appliance,
                 settings: HouseholdSettingsFile(
-                    directory: directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: Self.logger)),
+                    directory: directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: Self.logger),
+                status: nil, board: nil),
             logger: Self.logger, clock: clock)
         try server.start()
         link = DeviceLink(socketPath: directory.path + "/control.sock")

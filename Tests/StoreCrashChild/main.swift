@@ -14,6 +14,7 @@
 
 import AlarmEngine
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTestKit
 import AlarmSimulator

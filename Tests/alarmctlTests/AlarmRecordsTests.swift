@@ -1,4 +1,5 @@
 import AlarmControl
+import AlarmModel
 import AlarmProtocol
 import AlarmKitCore
 import AlarmTestKit

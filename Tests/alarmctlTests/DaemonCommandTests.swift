@@ -1,5 +1,6 @@
 import AlarmClient
 import AlarmControl
+import AlarmModel
 import AlarmProtocol
 import AlarmEngine
 import AlarmKitCore

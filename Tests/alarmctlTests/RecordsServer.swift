@@ -1,4 +1,5 @@
 import AlarmControl
+import AlarmModel
 import AlarmProtocol
 import AlarmEngine
 import AlarmSimulator
@@ -21,10 +22,6 @@ final class RecordsServer: Sendable {
     let server: ControlServer
     var socket: String { directory.path + "/control.sock" }
 
-    struct AllParameter: Decodable {
-        var all: Bool?
-    }
-
     init(now: Date) throws {
         directory = try TemporaryDirectory()
         clock = ManualWallClock(now: now)
@@ -35,21 +32,18 @@ final class RecordsServer: Sendable {
         self.runtime = runtime
         var configuration = ControlServer.Configuration(socketPath: directory.path + "/control.sock")
         configuration.serverVersion = "test"
-        server = ControlServer(
-            configuration: configuration, runtime: runtime,
-            handlers: [
-                "alarmRecords": .init(requiresAdministrator: false) { call in
-                    let all = try call.request.parameters(AllParameter.self).all == true
-                    var records: [AlarmRecord] = []
-                    for owned in await runtime.allAlarms() where all || owned.owner.rawValue == call.peer.uid {
-                        if let record = await runtime.record(for: AlarmKey(owner: owned.owner, id: owned.alarm.id)) {
-                            records.append(record)
-                        }
-                    }
-                    return records
-                },
-            ],
-            logger: logger)
+        var handlers = ControlHandlers()
+        handlers.register(.alarmRecords) { call, parameters in
+            let all = parameters.all == true
+            var records: [AlarmRecord] = []
+            for owned in await runtime.allAlarms() where all || owned.owner.rawValue == call.peer.uid {
+                if let record = await runtime.record(for: AlarmKey(owner: owned.owner, id: owned.alarm.id)) {
+                    records.append(record)
+                }
+            }
+            return records
+        }
+        server = ControlServer(configuration: configuration, runtime: runtime, handlers: handlers, logger: logger)
         try server.start()
     }
 

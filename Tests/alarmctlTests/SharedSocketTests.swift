@@ -1,6 +1,7 @@
 import AlarmClient
 import AlarmEngine
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTestKit
 import FoundationEssentials

@@ -1,5 +1,6 @@
 import AlarmClient
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import AlarmTestKit
 import CTestSupport

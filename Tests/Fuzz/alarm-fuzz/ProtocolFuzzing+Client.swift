@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 
 @testable import AlarmClient

@@ -17,7 +17,7 @@ import AlarmDaemon
 /// decoded as events or results. See ``ProtocolFuzzing/checkClientLine(_:random:)``.
 enum ProtocolFuzzing {
     /// The operations `alarmd` answers: the protocol's and the daemon's own handlers.
-    static let operations = ControlOperationName.builtIn.union(["status", "alarmRecords", "history"])
+    static let operations = ControlOperation.names
 
     static func run(_ bytes: [UInt8]) {
         var random = FuzzRandom(seed: bytes)
@@ -77,35 +77,20 @@ enum ProtocolFuzzing {
     /// - Throws: ``ControlRequestError`` for parameters of the wrong shape, or the
     ///   ``AlarmOperationError`` of ``AlarmDefinition/validate()``.
     static func decodeParameters(_ request: ControlRequest) throws {
-        if AlarmAction(rawValue: request.operation) != nil {
-            _ = try request.parameters(AlarmIDParameters.self)
+        guard let operation = ControlOperation(rawValue: request.operation) else { return }
+        guard operation == .schedule else {
+            _ = try request.parameters(operation.endpoint.parametersType)
             return
         }
-        switch request.operation {
-        case ControlOperationName.alarms:
-            _ = try request.parameters(NoParameters.self)
-        case ControlOperationName.schedule:
-            let parameters = try request.parameters(ScheduleParameters.self)
-            try parameters.definition.validate()
-            checkScheduleRoundTrip(parameters, id: request.id)
-        case ControlOperationName.unsubscribe:
-            _ = try request.parameters(UnsubscribeParameters.self)
-        case ControlOperationName.setAuthorization:
-            _ = try request.parameters(SetAuthorizationParameters.self)
-        case "alarmRecords":
-            _ = try request.parameters(DaemonOperations.RecordsParameters.self)
-        case "history":
-            _ = try request.parameters(DaemonOperations.HistoryParameters.self)
-        default:
-            // hello, subscriptions, authorization queries, status: their params are ignored.
-            _ = try? request.parameters(JSONValue.self)
-        }
+        let parameters = try request.parameters(ScheduleParameters.self)
+        try parameters.definition.validate()
+        checkScheduleRoundTrip(parameters, id: request.id)
     }
 
     /// What the server accepted, a client can send again: the definition the engine stores and
     /// lists must encode, and decode and validate once more.
     static func checkScheduleRoundTrip(_ parameters: ScheduleParameters, id: Int64) {
-        guard let line = ControlProtocol.line(RequestMessage(id: id, op: ControlOperationName.schedule, params: parameters)) else {
+        guard let line = ControlProtocol.line(RequestMessage(id: id, op: ControlOperation.schedule.name, params: parameters)) else {
             return fuzzCheck(false, "an accepted definition cannot be encoded: \(parameters.definition)")
         }
         switch ControlRequest.decode(line: Array(line.dropLast()), operations: operations) {

@@ -1,5 +1,4 @@
 import AlarmKitCore
-import AlarmTime
 import FoundationEssentials
 
 /// One alarm as the engine keeps it: the client's definition and where it is in its life.
@@ -22,11 +21,11 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     /// while the wall clock was untrusted. Only such dates move with the clock when it is set from
     /// an untrusted time: dates written under a trusted clock, before a power cut, are real.
     public var datesFromUntrustedClock = false
-    /// `false` while disabled (``ScheduleAction/disable``): the phase is then `.scheduled(nil)`,
+    /// `false` while disabled (``AlarmCommand/disable``): the phase is then `.scheduled(nil)`,
     /// so it has no deadline, never rings and is never missed.
     public var enabled = true
     /// The local day (in the device's zone) of the occurrence a weekly alarm skips
-    /// (``ScheduleAction/skip``): the scheduler never picks it as the next occurrence, and forgets
+    /// (``AlarmCommand/skip``): the scheduler never picks it as the next occurrence, and forgets
     /// it once that day has ended. A civil day, not an instant, so a DST change, a zone change or
     /// a clock jump cannot move the skip onto another day.
     public var skippedDate: CivilDate?

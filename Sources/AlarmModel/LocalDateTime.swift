@@ -29,12 +29,12 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvert
     }
 
     /// The reading as seconds since 1970-01-01T00:00:00 on the same wall clock; the form used for zone arithmetic.
-    var wallSeconds: Int {
+    package var wallSeconds: Int {
         date.daysSinceEpoch * 86_400 + time.secondsSinceMidnight
     }
 
     /// The reading `wallSeconds` seconds after 1970-01-01T00:00:00 (floor division for negative values).
-    init(wallSeconds: Int) {
+    package init(wallSeconds: Int) {
         let days = floorDivide(wallSeconds, 86_400)
         date = CivilDate(daysSinceEpoch: days)
         time = CivilTime(secondsSinceMidnight: wallSeconds - days * 86_400)
@@ -42,7 +42,7 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvert
 }
 
 /// Division rounding towards negative infinity, for a positive divisor; never overflows.
-func floorDivide(_ dividend: Int, _ divisor: Int) -> Int {
+package func floorDivide(_ dividend: Int, _ divisor: Int) -> Int {
     let quotient = dividend / divisor
     return dividend % divisor < 0 ? quotient - 1 : quotient
 }

@@ -77,7 +77,7 @@ public struct CivilDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     /// Days since 1970-01-01 for a date known to be valid; callers guarantee the ranges.
-    static func days(year: Int, month: Int, day: Int) -> Int {
+    package static func days(year: Int, month: Int, day: Int) -> Int {
         let marchYear = month <= 2 ? year - 1 : year
         let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
         let yearOfEra = marchYear - era * 400

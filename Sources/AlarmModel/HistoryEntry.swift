@@ -15,7 +15,7 @@ public struct HistoryEntry: Codable, Hashable, Sendable {
         /// It could not ring (the device was off, the clock jumped over it).
         case missed
         /// Its owner disabled it, enabled it (or undid a skip), or skipped its next occurrence:
-        /// the device's extensions to AlarmKit (``ScheduleAction``).
+        /// the device's extensions to AlarmKit (``AlarmCommand``).
         case disabled, enabled, skipped
     }
 

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Who owns an alarm: a local user, identified by uid.
 ///
 /// Socket clients are identified by their peer credentials (`SO_PEERCRED`); an in-process manager
@@ -10,9 +8,6 @@ public struct ClientID: RawRepresentable, Hashable, Comparable, Codable, Sendabl
     public init(rawValue: UInt32) {
         self.rawValue = rawValue
     }
-
-    /// The user this process runs as.
-    public static var currentUser: ClientID { ClientID(rawValue: getuid()) }
 
     public static func < (lhs: ClientID, rhs: ClientID) -> Bool { lhs.rawValue < rhs.rawValue }
 

@@ -1,0 +1,154 @@
+import AlarmKitCore
+import FoundationEssentials
+
+// The parameters and answers of the daemon's own operations (status and self-test have theirs in
+// StatusReport.swift and SelfTestMessages.swift).
+
+/// `history`'s parameters.
+public struct HistoryParameters: Codable, Hashable, Sendable {
+    /// Everyone's (administrators only); `nil` or `false`: the caller's.
+    public var all: Bool?
+
+    public init(all: Bool? = nil) {
+        self.all = all
+    }
+}
+
+/// `alarmRecords`' parameters: `history`'s, and optionally one alarm.
+public struct RecordsParameters: Codable, Hashable, Sendable {
+    /// Everyone's (administrators only); `nil` or `false`: the caller's.
+    public var all: Bool?
+    /// Only this alarm (an empty list if it is not among them): what `alarmctl schedule` shows
+    /// of the alarm it just set, without fetching and decoding every other one.
+    public var id: Alarm.ID?
+
+    public init(all: Bool? = nil, id: Alarm.ID? = nil) {
+        self.all = all
+        self.id = id
+    }
+}
+
+/// The settings the household changes from the phone page (`setSettings`' parameters and answer):
+/// the alarm volume, its crescendo, the snooze offered for new alarms and how long an unanswered
+/// alert rings. The daemon keeps them in its state directory (`settings.json`).
+public struct HouseholdSettings: Codable, Hashable, Sendable {
+    public var volumeDB: Double
+    public var crescendoSeconds: Double
+    public var snoozeSeconds: Double
+    public var autoSilenceSeconds: Double
+
+    public init(volumeDB: Double, crescendoSeconds: Double, snoozeSeconds: Double, autoSilenceSeconds: Double) {
+        self.volumeDB = volumeDB
+        self.crescendoSeconds = crescendoSeconds
+        self.snoozeSeconds = snoozeSeconds
+        self.autoSilenceSeconds = autoSilenceSeconds
+    }
+
+    /// The same ranges as the configuration file's keys; the message names the bad one.
+    public func validate() throws(SettingsError) {
+        func check(_ value: Double, _ range: ClosedRange<Double>, _ name: String) throws(SettingsError) {
+            guard value.isFinite, range.contains(value) else {
+                throw SettingsError(description: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
+            }
+        }
+        try check(volumeDB, -60...0, "volumeDB")
+        try check(crescendoSeconds, 0...600, "crescendoSeconds")
+        try check(snoozeSeconds, 1...86_400, "snoozeSeconds")
+        try check(autoSilenceSeconds, 0...86_400, "autoSilenceSeconds")
+    }
+}
+
+/// Why ``HouseholdSettings`` were refused.
+public struct SettingsError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
+}
+
+/// `settings`' answer: the household settings, and how the display writes times (the
+/// configuration's `[display] clock`), so a client shows times as the clock does. One flat
+/// object: the settings' fields and `clock24h`.
+public struct SettingsReport: Codable, Hashable, Sendable {
+    public var settings: HouseholdSettings
+    public var clock24h: Bool
+
+    public init(settings: HouseholdSettings, clock24h: Bool) {
+        self.settings = settings
+        self.clock24h = clock24h
+    }
+
+    private enum Key: String, CodingKey { case clock24h }
+
+    public init(from decoder: any Decoder) throws {
+        settings = try HouseholdSettings(from: decoder)
+        clock24h = try decoder.container(keyedBy: Key.self).decode(Bool.self, forKey: .clock24h)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try settings.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(clock24h, forKey: .clock24h)
+    }
+}
+
+/// `trySound`'s parameters: the volume to hear, -60 to 0 dB.
+public struct TrySoundParameters: Codable, Hashable, Sendable {
+    public var volumeDB: Double
+
+    public init(volumeDB: Double) {
+        self.volumeDB = volumeDB
+    }
+}
+
+/// `deviceAction`'s parameters: whose alarm, which, and `stop` or `countdown` (snooze).
+public struct DeviceActionParameters: Codable, Hashable, Sendable {
+    public var owner: UInt32
+    public var id: Alarm.ID
+    public var action: AlarmAction
+
+    public init(owner: UInt32, id: Alarm.ID, action: AlarmAction) {
+        self.owner = owner
+        self.id = id
+        self.action = action
+    }
+}
+
+/// `requestPairing`'s parameters: the phone's name (1 to 32 characters on one line) and the code
+/// it shows (4 to 8 digits), both on the display.
+public struct PairingParameters: Codable, Hashable, Sendable {
+    public var name: String
+    public var code: String
+
+    public init(name: String, code: String) {
+        self.name = name
+        self.code = code
+    }
+}
+
+/// `requestPairing`'s answer.
+public struct PairingReply: Codable, Hashable, Sendable {
+    public enum Answer: String, Codable, Hashable, Sendable {
+        /// STOP and SNOOZE held together.
+        case allowed
+        /// STOP.
+        case refused
+        /// Nobody answered in time.
+        case unanswered
+        /// An alarm rang first and took the display: ask again.
+        case withdrawn
+        /// The display asked about a phone too recently: ``PairingReply/retryAfter`` says when
+        /// it may ask again.
+        case tooSoon
+    }
+
+    public var answer: Answer
+    /// For `tooSoon`: the seconds until the display may ask about a phone again.
+    public var retryAfter: Int?
+
+    public init(answer: Answer, retryAfter: Int? = nil) {
+        self.answer = answer
+        self.retryAfter = retryAfter
+    }
+}
