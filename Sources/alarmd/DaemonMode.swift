@@ -164,20 +164,10 @@ struct DaemonMode {
             ])
             await UntilCancelled.wait()
         })
-        // No signals for the group itself: its signal sources would start libdispatch's worker
-        // pool, and with it a timer that wakes the daemon every second (ShutdownSignals).
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
-        do {
-            try ShutdownSignals.watch([SIGTERM, SIGINT]) { _ in
-                Task { await group.triggerGracefulShutdown() }
-            }
-        } catch {
-            logger.critical("Shutdown signals cannot be caught", metadata: ["error": "\(error)"])
-            await board.close()
-            throw ExitCode(71)
-        }
         do {
             try await group.run()
         } catch {
