@@ -155,34 +155,40 @@ public final class WebServer: Sendable {
                 } catch SocketError.failed(_, let code, _) where Self.transient.contains(code) {
                     continue
                 }
-                let socket = Socket(file: accepted.file)
-                let peer = (try? Socket.makeAddress(from: accepted.addr)).map(Self.text(of:)) ?? "unknown"
-                guard let id = table.admit(descriptor: accepted.file.rawValue, peer: peer) else {
-                    logger.debug("Connection refused: every connection is busy", metadata: ["peer": "\(peer)"])
-                    try? socket.close()
-                    continue
-                }
-                let asynchronous: AsyncSocket
-                do {
-                    asynchronous = try AsyncSocket(socket: socket, pool: pool)
-                } catch {
-                    table.remove(id)
-                    try? socket.close()
-                    continue
-                }
-                let local: (address: String, port: UInt16)? = switch try? socket.sockname() {
-                case .ip4(let address, let port)?, .ip6(let address, let port)?: (Self.unmapped(address), port)
-                default: nil
-                }
-                let connection = HTTPConnection(
-                    socket: asynchronous, id: id, table: table, peer: peer, local: local, hosts: configuration.hosts,
-                    limits: configuration.limits, respond: respond)
+                guard let connection = admit(accepted.file, address: accepted.addr) else { continue }
                 group.addTask { await connection.serve() }
                 // A flood of connections keeps accept succeeding: let the connections' work in
                 // between, so that a phone's request is read while the flood is taken in.
                 await Task.yield()
             }
         }
+    }
+
+    /// The connection of an accepted socket, or `nil` (the socket closed) when every
+    /// connection is busy or the pool cannot take it.
+    private func admit(_ file: Socket.FileDescriptor, address: sockaddr_storage) -> HTTPConnection? {
+        let socket = Socket(file: file)
+        let peer = (try? Socket.makeAddress(from: address)).map(Self.text(of:)) ?? "unknown"
+        guard let id = table.admit(descriptor: file.rawValue, peer: peer) else {
+            logger.debug("Connection refused: every connection is busy", metadata: ["peer": "\(peer)"])
+            try? socket.close()
+            return nil
+        }
+        let asynchronous: AsyncSocket
+        do {
+            asynchronous = try AsyncSocket(socket: socket, pool: pool)
+        } catch {
+            table.remove(id)
+            try? socket.close()
+            return nil
+        }
+        let local: (address: String, port: UInt16)? = switch try? socket.sockname() {
+        case .ip4(let address, let port)?, .ip6(let address, let port)?: (Self.unmapped(address), port)
+        default: nil
+        }
+        return HTTPConnection(
+            socket: asynchronous, id: id, table: table, peer: peer, local: local, hosts: configuration.hosts,
+            limits: configuration.limits, respond: respond)
     }
 
     /// accept(2)'s errors that mean the process or the system is out of something a closed
