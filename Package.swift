@@ -24,15 +24,15 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
-        // Linux interfaces Swift's Glibc module leaves out (timerfd, eventfd, CLOCK_BOOTTIME, adjtimex,
-        // signals), in C, for LinuxSupport. C with one user sits beside it: CUnixSocket, CI2C, CTerminal.
+        // Linux interfaces Swift's Glibc module leaves out (timerfd, eventfd, CLOCK_BOOTTIME, adjtimex),
+        // in C, for LinuxSupport. C with one user sits beside it: CUnixSocket, CI2C, CTerminal.
         .target(name: "CLinuxSupport"),
         // The version every program and the package show: `deploy/version`'s, through the plugin
         // (see Plugins/VersionPlugin for why a prebuild command).
         .plugin(name: "VersionPlugin", capability: .buildTool()),
         .target(name: "BuildVersion", plugins: ["VersionPlugin"]),
-        // Swift over them: threads of our own, the task executor that replaces libdispatch's pool,
-        // inotify, the shared realtime timer, eventfd signals, whole writes and whole-file reads.
+        // Swift over them: threads of our own for blocking work, inotify, the shared realtime timer,
+        // eventfd signals, whole writes and whole-file reads.
         .target(name: "LinuxSupport", dependencies: ["CLinuxSupport"]),
         // Time zones from the tz database, ISO 8601 with offsets, and the wall clock; no C.
         .target(
@@ -191,7 +191,7 @@ let package = Package(
         .target(
             name: "AlarmWeb",
             dependencies: [
-                "AlarmClient", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmTime", "CLinuxSupport", "LinuxSupport", "WebPairings",
+                "AlarmClient", "AlarmKitCore", "AlarmModel", "AlarmProtocol", "AlarmTime", "LinuxSupport", "WebPairings",
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -203,6 +203,7 @@ let package = Package(
                 "AlarmWeb", "BuildVersion", "JournalLogging", "LinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Apple's sample "Scheduling an alarm with AlarmKit", a terminal in place of its SwiftUI: only AlarmKit.

@@ -14,8 +14,9 @@
 # ALARMCTL, lets them settle for 10 s, then counts for SECONDS (default 300) at the same time:
 # the context switches of every thread (`perf stat -e context-switches -p PID`), also split into
 # voluntary ones (wake-ups) and involuntary ones (preemptions, which a busy host adds) from
-# /proc/PID/task/*/status, and the CPU time (utime + stime from /proc/PID/stat). Prints one line
-# per build. Needs perf.
+# /proc/PID/task/*/status, and the CPU time (`perf stat -e task-clock`, to the microsecond; the
+# seconds from /proc/PID/stat's utime + stime, in clock ticks, beside it). Prints one line per
+# build. Needs perf.
 set -eu
 seconds=300
 board=$(dirname "$0")/../board/simulated.toml
@@ -74,7 +75,7 @@ for dir in "$work"/*/; do
     read -r label pid alarmctl <"$dir/build"
     cputicks "$pid" >"$dir/cpu.start"
     switches "$pid" >"$dir/switches.start"
-    perf stat -x, -e context-switches -p "$pid" -o "$dir/perf.csv" -- sleep "$seconds" &
+    perf stat -x, -e context-switches,task-clock -p "$pid" -o "$dir/perf.csv" -- sleep "$seconds" &
     perfs="$perfs $!"
 done
 for p in $perfs; do wait "$p"; done
@@ -85,11 +86,12 @@ for dir in "$work"/*/; do
     read -r label pid alarmctl <"$dir/build"
     ticks=$(( $(cputicks "$pid") - $(cat "$dir/cpu.start") ))
     switches=$(awk -F, '/context-switches/ { print $1 }' "$dir/perf.csv")
+    milliseconds=$(awk -F, '/task-clock/ { print $1 }' "$dir/perf.csv")
     threads=$(ls "/proc/$pid/task" | wc -l)
     read -r voluntary involuntary <"$dir/switches.start"
     switches "$pid" >"$dir/switches.end"
     read -r voluntary_end involuntary_end <"$dir/switches.end"
     awk -v l="$label" -v b="$(basename "$board" .toml)" -v s="$switches" -v t="$threads" -v k="$ticks" -v hz="$hz" \
-        -v d="$seconds" -v v=$((voluntary_end - voluntary)) -v n=$((involuntary_end - involuntary)) \
-        'BEGIN { printf "%-10s %-8s %8d %10.1f %9d %11d %8d %12.4f %.2f\n", l, b, s, s * 60 / d, v, n, t, k / hz / d * 100, k / hz }'
+        -v d="$seconds" -v v=$((voluntary_end - voluntary)) -v n=$((involuntary_end - involuntary)) -v ms="$milliseconds" \
+        'BEGIN { printf "%-10s %-8s %8d %10.1f %9d %11d %8d %12.4f %.2f\n", l, b, s, s * 60 / d, v, n, t, ms / 10 / d, k / hz }'
 done

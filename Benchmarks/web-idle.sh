@@ -11,8 +11,8 @@
 # alarm, alarm-web on a free port with a paired browser written into its state directory; the
 # page is used as a phone would (the page's files, the state, the event stream for 3 s, an alarm
 # switched off and on), then left alone for 70 s (each request's 60 s timeout runs out), then
-# both processes' context switches are counted for SECONDS (default 300) with
-# `perf stat -e context-switches -p PID`, every build at once. Needs perf and curl.
+# both processes' context switches and CPU time are counted for SECONDS (default 300) with
+# `perf stat -e context-switches,task-clock -p PID`, every build at once. Needs perf and curl.
 set -eu
 seconds=300
 while getopts s: option; do
@@ -83,22 +83,23 @@ sleep 70
 perfs=""
 for dir in "$work"/*/; do
     read -r label daemon web port <"$dir/build"
-    perf stat -x, -e context-switches -p "$daemon" -o "$dir/alarmd.csv" -- sleep "$seconds" &
+    perf stat -x, -e context-switches,task-clock -p "$daemon" -o "$dir/alarmd.csv" -- sleep "$seconds" &
     perfs="$perfs $!"
-    perf stat -x, -e context-switches -p "$web" -o "$dir/web.csv" -- sleep "$seconds" &
+    perf stat -x, -e context-switches,task-clock -p "$web" -o "$dir/web.csv" -- sleep "$seconds" &
     perfs="$perfs $!"
 done
 for p in $perfs; do wait "$p"; done
 
-printf '%-10s %-10s %8s %10s %8s %9s\n' build process switches per-minute threads rss-MiB
+printf '%-10s %-10s %8s %10s %12s %8s %9s\n' build process switches per-minute cpu-percent threads rss-MiB
 for dir in "$work"/*/; do
     read -r label daemon web port <"$dir/build"
     for process in alarmd web; do
         if [ $process = web ]; then pid=$web; name=alarm-web; else pid=$daemon; name=alarmd; fi
         switches=$(awk -F, '/context-switches/ { print $1 }' "$dir/$process.csv")
+        milliseconds=$(awk -F, '/task-clock/ { print $1 }' "$dir/$process.csv")
         threads=$(ls "/proc/$pid/task" | wc -l)
         rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
-        awk -v l="$label" -v n="$name" -v s="$switches" -v t="$threads" -v r="$rss" -v d="$seconds" \
-            'BEGIN { printf "%-10s %-10s %8d %10.1f %8d %9.1f\n", l, n, s, s * 60 / d, t, r / 1024 }'
+        awk -v l="$label" -v n="$name" -v s="$switches" -v t="$threads" -v r="$rss" -v d="$seconds" -v ms="$milliseconds" \
+            'BEGIN { printf "%-10s %-10s %8d %10.1f %12.4f %8d %9.1f\n", l, n, s, s * 60 / d, ms / 10 / d, t, r / 1024 }'
     done
 done

@@ -4,8 +4,8 @@ import FoundationEssentials
 import Glibc
 import Logging
 
-/// The page served over HTTP/1.1 to the home network, on sockets from FlyingSocks and our own
-/// epoll pool (``EpollSocketPool``).
+/// The page served over HTTP/1.1 to the home network, on sockets and the epoll socket pool of
+/// FlyingSocks.
 ///
 /// The HTTP layer is our own, small and strict: a head read in one pass within size, count and
 /// time limits (``HTTPHeadParser``), bodies framed strictly and refused before they are read when
@@ -46,7 +46,7 @@ public final class WebServer: Sendable {
     public static let reservedDescriptors = 64
 
     private let listener: Socket
-    private let pool: EpollSocketPool
+    private let pool: SocketPool<ePoll>
     private let table: ConnectionTable
     private let configuration: Configuration
     private let respond: @Sendable (WebRequest) async -> WebResponse
@@ -84,7 +84,12 @@ public final class WebServer: Sendable {
         self.respond = respond
         self.logger = logger
         self.clock = clock
-        pool = try EpollSocketPool()
+        // Level-triggered: FlyingSocks (0.27.1) matches an event with no read or write in it (a
+        // listening socket shut down reports only EPOLLHUP) to its waiters through a copy of its
+        // registrations taken when `epoll_wait` began, which may predate the waiter's. Edge-
+        // triggered, an event dropped that way never came again and the server hung; level-
+        // triggered, the next `epoll_wait` reports it again.
+        pool = .ePoll(triggering: .level, maxEvents: 64)
         table = ConnectionTable(
             capacity: Self.connectionCapacity(requested: configuration.maximumConnections),
             timeouts: configuration.timeouts, clock: clock)
@@ -112,7 +117,7 @@ public final class WebServer: Sendable {
     /// Serves until cancelled, then closes every connection. Once only.
     ///
     /// - Throws: `CancellationError` when cancelled; otherwise the reason serving stopped for
-    ///   good (the listening socket failing, the socket pool's thread ending). The server loop
+    ///   good (the listening socket failing, the socket pool failing). The server loop
     ///   never ends quietly: a caller that sees it end should exit, so that systemd restarts it.
     public func run() async throws {
         defer {
@@ -150,34 +155,40 @@ public final class WebServer: Sendable {
                 } catch SocketError.failed(_, let code, _) where Self.transient.contains(code) {
                     continue
                 }
-                let socket = Socket(file: accepted.file)
-                let peer = (try? Socket.makeAddress(from: accepted.addr)).map(Self.text(of:)) ?? "unknown"
-                guard let id = table.admit(descriptor: accepted.file.rawValue, peer: peer) else {
-                    logger.debug("Connection refused: every connection is busy", metadata: ["peer": "\(peer)"])
-                    try? socket.close()
-                    continue
-                }
-                let asynchronous: AsyncSocket
-                do {
-                    asynchronous = try AsyncSocket(socket: socket, pool: pool)
-                } catch {
-                    table.remove(id)
-                    try? socket.close()
-                    continue
-                }
-                let local: (address: String, port: UInt16)? = switch try? socket.sockname() {
-                case .ip4(let address, let port)?, .ip6(let address, let port)?: (Self.unmapped(address), port)
-                default: nil
-                }
-                let connection = HTTPConnection(
-                    socket: asynchronous, id: id, table: table, peer: peer, local: local, hosts: configuration.hosts,
-                    limits: configuration.limits, respond: respond)
+                guard let connection = admit(accepted.file, address: accepted.addr) else { continue }
                 group.addTask { await connection.serve() }
                 // A flood of connections keeps accept succeeding: let the connections' work in
                 // between, so that a phone's request is read while the flood is taken in.
                 await Task.yield()
             }
         }
+    }
+
+    /// The connection of an accepted socket, or `nil` (the socket closed) when every
+    /// connection is busy or the pool cannot take it.
+    private func admit(_ file: Socket.FileDescriptor, address: sockaddr_storage) -> HTTPConnection? {
+        let socket = Socket(file: file)
+        let peer = (try? Socket.makeAddress(from: address)).map(Self.text(of:)) ?? "unknown"
+        guard let id = table.admit(descriptor: file.rawValue, peer: peer) else {
+            logger.debug("Connection refused: every connection is busy", metadata: ["peer": "\(peer)"])
+            try? socket.close()
+            return nil
+        }
+        let asynchronous: AsyncSocket
+        do {
+            asynchronous = try AsyncSocket(socket: socket, pool: pool)
+        } catch {
+            table.remove(id)
+            try? socket.close()
+            return nil
+        }
+        let local: (address: String, port: UInt16)? = switch try? socket.sockname() {
+        case .ip4(let address, let port)?, .ip6(let address, let port)?: (Self.unmapped(address), port)
+        default: nil
+        }
+        return HTTPConnection(
+            socket: asynchronous, id: id, table: table, peer: peer, local: local, hosts: configuration.hosts,
+            limits: configuration.limits, respond: respond)
     }
 
     /// accept(2)'s errors that mean the process or the system is out of something a closed

@@ -10,8 +10,7 @@ public enum SystemClocks {
 }
 
 extension Duration {
-    /// The duration in whole nanoseconds, clamped to `Int64` (the unit of the kernel's clocks and
-    /// of the executor's deadlines).
+    /// The duration in whole nanoseconds, clamped to `Int64` (the unit of the kernel's clocks).
     public var nanosecondsClamped: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)

@@ -6,6 +6,7 @@ import Glibc
 import JournalLogging
 import LinuxSupport
 import Logging
+import UnixSignals
 
 /// `alarm-web`: the clock's page for phones on the home network, a client of alarmd's socket.
 @main
@@ -59,12 +60,6 @@ struct AlarmWebCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest level logged.", valueName: "LEVEL"))
     var logLevel: Logger.Level = .info
 
-    static func main() async {
-        // Before any task runs: libdispatch's pool, once used, wakes the process every second.
-        ThreadPoolExecutor.installAsGlobalExecutor()
-        await main(nil)
-    }
-
     func run() async throws {
         let logger = {
             var logger = Logger(label: "alarm-web", factory: { JournalLogHandler(label: $0, output: .standardError) })
@@ -96,11 +91,8 @@ struct AlarmWebCommand: AsyncParsableCommand {
         configuration.timeouts.idle = .milliseconds(Int64(idleTimeout * 1000))
         configuration.timeouts.request = .milliseconds(Int64(requestTimeout * 1000))
         let server = try WebServer(app: app, configuration: configuration, logger: logger)
-        let stopping = Completion()
-        try ShutdownSignals.watch([SIGTERM, SIGINT]) { _ in
-            stopping.complete()
-            Self.exitAfterGrace()
-        }
+        // Trapped before serving, so that a stop at any moment from here on ends cleanly.
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         logger.notice("Serving the clock's page", metadata: [
             "listen": "\(listen)", "port": "\(server.port.map(String.init) ?? "?")", "socket": "\(socket)",
             "connections.max": "\(server.capacity)",
@@ -121,7 +113,8 @@ struct AlarmWebCommand: AsyncParsableCommand {
                 Glibc.exit(70)
             }
             group.addTask { await app.run() }
-            await stopping.wait()
+            for await _ in signals { break }
+            Self.exitAfterGrace()
             group.cancelAll()
         }
         logger.notice("alarm-web stopped")

@@ -4,7 +4,6 @@ import ArgumentParser
 import BuildVersion
 import FoundationEssentials
 import Glibc
-import LinuxSupport
 import Logging
 
 /// `alarmd`: the alarm clock appliance. `alarmd --simulate` runs it on the simulated board;
@@ -19,13 +18,6 @@ struct AlarmdCommand: AsyncParsableCommand {
         subcommands: [Alarmd.self, SelfTestCommand.self],
         defaultSubcommand: Alarmd.self
     )
-
-    static func main() async {
-        // Before any task runs on the global executor: libdispatch's pool, once used, wakes the
-        // process every second for as long as it lives (see ThreadPoolExecutor).
-        ThreadPoolExecutor.installAsGlobalExecutor()
-        await main(nil)
-    }
 }
 
 /// `alarmd [run]`: the appliance as the device's service, or `--simulate`d in a terminal.

@@ -74,7 +74,7 @@ struct DaemonMode {
         }
         let services = device.services(control: server)
             + daemonOnlyServices(status: status, notifier: notifier, device: device, profile: profile, logger: logger)
-        try await runUntilSignalled(services, device: device, logger: logger)
+        await runUntilSignalled(services, logger: logger)
         Self.send(notifier, [.stopping], logger: logger)
         await device.shutdown()
         logger.notice("alarmd stopped")
@@ -150,21 +150,11 @@ struct DaemonMode {
 
     /// Runs `services` until SIGTERM or SIGINT. The group shuts them down in reverse order: the
     /// socket closes while the engine and the appliance still run.
-    private func runUntilSignalled(_ services: [any Service], device: AlarmDevice<DaemonBoard>, logger: Logger) async throws {
-        // No signals for the group itself: its signal sources would start libdispatch's worker
-        // pool, and with it a timer that wakes the daemon every second (ShutdownSignals).
+    private func runUntilSignalled(_ services: [any Service], logger: Logger) async {
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
-        do {
-            try ShutdownSignals.watch([SIGTERM, SIGINT]) { _ in
-                Task { await group.triggerGracefulShutdown() }
-            }
-        } catch {
-            logger.critical("Shutdown signals cannot be caught", metadata: ["error": "\(error)"])
-            await device.board.close()
-            throw ExitCode(71)
-        }
         do {
             try await group.run()
         } catch {

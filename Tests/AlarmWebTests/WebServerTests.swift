@@ -55,7 +55,10 @@ import Testing
         await rig.stop()
     }
 
-    @Test func theServerLoopEndsWhenItsListeningSocketFails() async throws {
+    /// Rounds, because the pool's `epoll_wait` may have begun before or after the listening
+    /// socket was last registered: edge-triggered, the hang-up it dropped once never came again,
+    /// and about two runs in five hung.
+    @Test(arguments: 1...20) func theServerLoopEndsWhenItsListeningSocketFails(round: Int) async throws {
         let rig = try await WebRig()
         let page = try rig.serve()
         let phone = try TCPClient(port: page.port)

@@ -43,9 +43,4 @@ int64_t alarmd_boottime_nanoseconds(void);
 /// STA_UNSYNC clear), as NTP daemons such as systemd-timesyncd and chrony leave it.
 int alarmd_clock_is_synchronized(void);
 
-#include "CLinuxSupportSignals.h"
-#include "CLinuxSupportExecutor.h"
-// epoll, which Glibc's module leaves out (alarm-web's socket pool).
-#include <sys/epoll.h>
-
 #endif
