@@ -237,8 +237,10 @@ final class PCMDevice: PCMStream {
         guard result >= 0, let software else { throw .alsa(result, device: name) }
         defer { snd_pcm_sw_params_free(software) }
         try check(snd_pcm_sw_params_current(pcm, software))
-        // Start when the buffer is full; a shorter sound is started by hand at its end.
-        try check(snd_pcm_sw_params_set_start_threshold(pcm, software, bufferSize))
+        // Start once two periods are queued, not the whole buffer: the sound begins after two
+        // writes instead of eight, and the writer tops the buffer up while the first plays. A
+        // shorter sound is started by hand at its end.
+        try check(snd_pcm_sw_params_set_start_threshold(pcm, software, min(bufferSize, 2 * periodSize)))
         try check(snd_pcm_sw_params_set_avail_min(pcm, software, periodSize))
         try check(snd_pcm_sw_params(pcm, software))
         return (Int(acceptedRate), Int(acceptedChannels), Int(periodSize), Int(bufferSize))
