@@ -30,9 +30,10 @@ struct DaemonBoard: DeviceBoard {
     }
 
     /// Opens `profile`'s parts: fakes on a simulated profile, the backends on a real one. A
-    /// volume control is set to `volume` (the household's) as soon as it opens.
+    /// volume control is set to `volume` (the household's) as soon as it opens; with `nil` (a
+    /// self-test beside no service) the card's control is left as it is and not used.
     static func open(
-        _ profile: BoardProfile, volume: Double, clock: any WallClock, logger: Logger
+        _ profile: BoardProfile, volume: Double?, clock: any WallClock, logger: Logger
     ) async -> DaemonBoard {
         guard !profile.simulated, let gpio = profile.gpio, let display = profile.display else {
             logger.notice("Simulated board: no hardware, fakes for every part", metadata: ["board": "\(profile.name)"])
@@ -84,10 +85,19 @@ struct CardSound {
     /// Why the volume control did not answer at start.
     let mixerProblem: HardwareError?
 
-    /// Opens the volume control the profile names, if any, and sets it to `volume`.
-    static func open(_ profile: BoardProfile.Sound, wrapping audio: any AudioOutput, volume: Double, logger: Logger) -> CardSound {
+    /// Opens the volume control the profile names, if any, and sets it to `volume`; with `nil`
+    /// only checks that it answers, and plays `audio` as it is.
+    static func open(_ profile: BoardProfile.Sound, wrapping audio: any AudioOutput, volume: Double?, logger: Logger) -> CardSound {
         guard let control = profile.mixer else { return CardSound(output: audio, mixer: nil, mixerProblem: nil) }
         let mixer = ALSAMixerVolume(card: profile.card, control: control)
+        guard let volume else {
+            do {
+                _ = try mixer.range()
+                return CardSound(output: audio, mixer: mixer, mixerProblem: nil)
+            } catch {
+                return CardSound(output: audio, mixer: nil, mixerProblem: error)
+            }
+        }
         // Each sound sets the card to its volume and plays the crescendo below it in software,
         // so the household's volume (given here, or changed on the page later) is the card's.
         let output = HardwareVolumeAudioOutput(wrapping: audio, volume: mixer) { problem in

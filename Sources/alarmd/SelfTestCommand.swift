@@ -98,8 +98,11 @@ struct SelfTestCommand: AsyncParsableCommand {
                 throw ExitCode(error.exitStatus)
             }
         case .absent:
-            let opened = await BoardParts.open(loaded.profile, clock: SystemWallClock(), logger: logger)
-            var run = SelfTestRun(parts: opened, only: selected, person: person, say: say)
+            // The service's own opener, quiet: what it would journal, the checks below report.
+            var quiet = logger
+            quiet.logLevel = .critical
+            let board = await DaemonBoard.open(loaded.profile, volume: nil, clock: SystemWallClock(), logger: quiet)
+            var run = SelfTestRun(parts: await board.selfTestParts(loaded.profile), only: selected, person: person, say: say)
             run.showFor = showFor
             results = await run.run()
         }
