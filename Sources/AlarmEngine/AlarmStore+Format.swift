@@ -4,7 +4,15 @@ import FoundationEssentials
 extension AlarmStore {
     /// The bytes of a store file holding `state`.
     public static func encode(_ state: StoredState) throws -> [UInt8] {
-        frame(Array(try JSONEncoder().encode(state)))
+        frame(Array(try jsonEncoder().encode(state)))
+    }
+
+    /// The JSON of snapshots and journal entries, keys sorted: the same state is the same bytes
+    /// from every process, so two stores can be compared with `cmp` and a golden file stays true.
+    static func jsonEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
     }
 
     static func frame(_ body: [UInt8]) -> [UInt8] {

@@ -214,7 +214,7 @@ public final class AlarmStore: Sendable {
     /// journal's snapshot that fails is logged, not thrown: the change is in the journal.
     func commit(_ entry: StoreJournalEntry, state: () -> StoredState) throws {
         try failIfSimulated(operation: "write", path: journalPath)
-        let body = Array(try JSONEncoder().encode(entry))
+        let body = Array(try Self.jsonEncoder().encode(entry))
         try journal.withLock { journal throws in
             try Self.refuseWhileUnread(journal)
             guard !journal.needsSnapshot else {

@@ -48,7 +48,8 @@ public enum ControlProtocol {
     package static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Keys sorted: the same value is the same bytes in every process (golden lines, diffs).
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 

@@ -129,6 +129,12 @@ final class RawConnection: Sendable {
     }
 
     /// The next line decoded as a response or event.
+    /// The next line as the daemon wrote it, without its newline.
+    func nextLine(timeout: Duration = .seconds(60)) async -> String? {
+        guard case .line(let line) = await next(timeout: timeout) else { return nil }
+        return String(decoding: line, as: UTF8.self)
+    }
+
     func nextMessage(timeout: Duration = .seconds(60)) async -> JSONValue? {
         guard case .line(let line) = await next(timeout: timeout) else { return nil }
         return try? JSONDecoder().decode(JSONValue.self, from: Data(line))
