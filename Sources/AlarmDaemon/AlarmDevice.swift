@@ -46,7 +46,7 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     public let clock: any WallClock
     /// The configuration with the household's settings in effect at start.
     public let configuration: DaemonConfiguration
-    let logger: Logger
+    public let logger: Logger
 
     /// Reads the household's settings, opens the board with them in effect and builds the
     /// engine and the appliance on it.

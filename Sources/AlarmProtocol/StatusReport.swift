@@ -1,3 +1,4 @@
+import AlarmModel
 import FoundationEssentials
 
 /// What the daemon's `status` operation returns and `alarmctl status` shows: the daemon, the
@@ -31,6 +32,10 @@ public struct StatusReport: Codable, Hashable, Sendable {
     public var board: String
     public var startedAt: Date
     public var clockTrusted: Bool
+    /// Where the clock's time came from (`nil` from a daemon that does not say).
+    public var timeSource: TimeSource?
+    /// When that source last vouched for the time (see ``TimeSourceStatus/confirmedAt``).
+    public var timeConfirmedAt: Date?
     public var timeZone: String
     public var scope: Scope
     /// How many alarms exist.
@@ -43,8 +48,10 @@ public struct StatusReport: Codable, Hashable, Sendable {
 
     public init(
         version: String, board: String, startedAt: Date, clockTrusted: Bool, timeZone: String, scope: Scope,
-        alarms: Int, alerting: Int, nextAlarm: Date?, parts: [Part]
+        alarms: Int, alerting: Int, nextAlarm: Date?, parts: [Part], time: TimeSourceStatus? = nil
     ) {
+        self.timeSource = time?.source
+        self.timeConfirmedAt = time?.confirmedAt
         self.version = version
         self.board = board
         self.startedAt = startedAt

@@ -1,4 +1,5 @@
 import AlarmClient
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import ArgumentParser
@@ -34,6 +35,20 @@ struct StatusCommand: AsyncParsableCommand {
         print(Self.text(report, now: Date(), zone: TimeText.localZone()), terminator: "")
     }
 
+    /// Where the time came from, and how long ago it was last confirmed.
+    static func timeSourceText(_ source: TimeSource, confirmedAt: Date?, now: Date) -> String {
+        let ago = confirmedAt.map { TimeText.duration(max(0, now.timeIntervalSince($0))) + " ago" }
+        switch source {
+        case .ntp: return "NTP" + (ago.map { ", last synchronised \($0)" } ?? "")
+        case .rtc: return "the real-time clock, read at boot" + (ago.map { " (\($0))" } ?? "")
+        case .phone: return "a phone" + (ago.map { ", set \($0)" } ?? "")
+        case .restored:
+            guard let ago else { return "NOT CONFIRMED: no NTP synchronisation, real-time clock or phone has vouched for it" }
+            return "NOT CONFIRMED: restored from the time saved at the last shutdown (saved \(ago)); behind by as long as the power was off"
+        case .unset: return "NOT SET"
+        }
+    }
+
     static func text(_ report: StatusReport, now: Date, zone: TimeZoneRules) -> String {
         let version = TerminalText.escaped(report.version)
         let board = TerminalText.escaped(report.board)
@@ -44,6 +59,9 @@ struct StatusCommand: AsyncParsableCommand {
                 ? "trusted, time zone \(report.timeZone)"
                 : "NOT SET: waiting for the time; no alarm rings until it is (time zone \(report.timeZone))",
         ])
+        if let source = report.timeSource {
+            table.append(["Time:", Self.timeSourceText(source, confirmedAt: report.timeConfirmedAt, now: now)])
+        }
         var alarms = "\(report.alarms), \(report.alerting) ringing"
         switch report.scope {
         case .client: alarms += " (yours)"

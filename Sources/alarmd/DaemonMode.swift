@@ -63,6 +63,7 @@ struct DaemonMode {
         prompter.attach(device.appliance)
 
         let status = DaemonStatus(device: device, boardName: profile.name)
+        _ = status.timeSource.current()  // journaled once at start, then at each change seen
         let server = device.controlServer(
             Self.controlConfiguration(configuration), status: status.report(alarmsOf:), selfTest: device.board.selfTestBoard(profile))
         do {

@@ -52,6 +52,8 @@ struct DaemonCommandTests {
         #expect(lines.first?.contains("on board simulated, up ") == true)
         #expect(lines.contains("Clock:   trusted, time zone UTC"))
         #expect(lines.contains("Alarms:  0, 0 ringing (all users)"))
+        // This machine's own clock: whatever the kernel and its clock files say of it.
+        #expect(lines.contains { $0.hasPrefix("Time:    ") }, "\(lines)")
         for part in ["buttons", "led", "display", "sound"] {
             #expect(lines.contains { $0.split(separator: " ").prefix(2) == [Substring(part), "ok"] }, "no line for \(part)")
         }
@@ -60,6 +62,7 @@ struct DaemonCommandTests {
         #expect(json["clockTrusted"] == .bool(true))
         #expect(json["scope"] == .string("device"))
         #expect(json["board"] == .string("simulated"))
+        #expect(TimeSource.allCases.map { JSONValue.string($0.rawValue) }.contains(json["timeSource"] ?? .null))
         #expect(Output.array(json["parts"]).compactMap { $0["name"]?.stringValue } == ["buttons", "led", "display", "sound", "storage"])
         #expect(Output.array(json["parts"]).allSatisfy { $0["state"] == .string("ok") })
     }
