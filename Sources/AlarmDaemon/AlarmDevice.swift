@@ -46,16 +46,18 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     public let clock: any WallClock
     /// The configuration with the household's settings in effect at start.
     public let configuration: DaemonConfiguration
-    public let logger: Logger
+    let logger: Logger
 
     /// Reads the household's settings, opens the board with them in effect and builds the
-    /// engine and the appliance on it.
+    /// engine and the appliance on it. `clockReadings` tells the engine where the clock's time
+    /// came from (``SystemClockReadings`` on a board; `nil` in scenarios, which have no machine).
     ///
     /// - Throws: the engine's ``StoreError`` when its store directory cannot be used at all.
     ///   The board is closed again before it is thrown.
     public init(
         configuration: DaemonConfiguration, clock: any WallClock, timeZones: any TimeZoneProvider,
         authorizer: any AuthorizationPrompter, logger: Logger,
+        clockReadings: (@Sendable () -> ClockReadings)? = nil,
         openBoard: (ApplianceSettings) async -> Board
     ) async throws {
         var configuration = configuration
@@ -65,10 +67,11 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
         let board = await openBoard(configuration.appliance)
         let runtime: AlarmRuntime
         do {
+            var engine = AlarmRuntime.Configuration(
+                policy: configuration.engine, clockTrust: configuration.clockTrust, storeDirectory: configuration.stateDirectory)
+            engine.clockReadings = clockReadings
             runtime = try AlarmRuntime(
-                configuration: .init(
-                    policy: configuration.engine, clockTrust: configuration.clockTrust,
-                    storeDirectory: configuration.stateDirectory),
+                configuration: engine,
                 clock: clock, timeZones: timeZones, authorizer: authorizer, logger: logger)
         } catch {
             await board.close()

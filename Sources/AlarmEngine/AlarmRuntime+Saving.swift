@@ -76,6 +76,7 @@ extension AlarmRuntime {
     func currentDeviceSnapshot() -> DeviceSnapshot {
         var snapshot = scheduler.deviceSnapshot(now: clock.now, revision: revision)
         snapshot.storage = storageHealth
+        snapshot.timeSource = timeSourceTracker.status?.source
         return snapshot
     }
 

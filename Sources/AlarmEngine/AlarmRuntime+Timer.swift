@@ -51,8 +51,40 @@ extension AlarmRuntime {
         if !scheduler.isClockTrusted, let interval = clockTrust.recheckInterval {
             deadline = min(deadline, clock.now.addingTimeInterval(interval))
         }
+        // NTP can confirm the time by slewing, without a jump to wake the engine: look again.
+        if clockReadings != nil, timeSourceTracker.status?.source.isConfirmed != true {
+            deadline = min(deadline, clock.now.addingTimeInterval(Self.timeSourceRecheckInterval))
+        }
         return deadline
     }
+
+    /// How often an unconfirmed time source is read again.
+    static let timeSourceRecheckInterval: TimeInterval = 60
+
+    /// Reads the machine's clock state and decides the time source; journals a change once and
+    /// returns whether there was one.
+    @discardableResult
+    func updateTimeSource() -> Bool {
+        guard let clockReadings else { return false }
+        let (status, changed) = timeSourceTracker.update(clockReadings())
+        guard changed else { return false }
+        let confirmed = status.confirmedAt.map { ISO8601.format($0, in: .utc) } ?? "never"
+        let metadata: Logger.Metadata = ["clock.source": "\(status.source.rawValue)", "clock.confirmedAt": "\(confirmed)"]
+        switch status.source {
+        case .ntp, .rtc, .phone:
+            logger.notice("Clock time confirmed", metadata: metadata)
+        case .restored where status.confirmedAt != nil:
+            logger.warning("Clock time not confirmed: restored from the time saved at the last shutdown; alarms ring at the clock's best guess", metadata: metadata)
+        case .restored:
+            logger.warning("Clock time not confirmed by NTP, a real-time clock or a phone; alarms ring at the clock's best guess", metadata: metadata)
+        case .unset:
+            logger.warning("Clock time not set: it reads before this firmware's release", metadata: metadata)
+        }
+        return true
+    }
+
+    /// Where the clock's time came from, as last decided; `nil` without ``Configuration/clockReadings``.
+    public var timeSource: TimeSourceStatus? { timeSourceTracker.status }
 
     /// Brings everything up to the clock: trust, jumps and due deadlines.
     func handleWake(_ wake: WallClockWake) {
@@ -76,6 +108,7 @@ extension AlarmRuntime {
         } else if !jumped {
             outcome.merge(scheduler.evaluate(now: now))
         }
+        if updateTimeSource(), outcome.events.isEmpty { publishDeviceSnapshot() }
         commitTimeDriven(outcome)
     }
 

@@ -31,6 +31,9 @@ public actor AlarmRuntime {
         public var storeSnapshotEvery: Int
         /// The calls the state files are read and written with: the kernel's, or a test's.
         package var files = DurableFile.system
+        /// What the machine says of its clock (``SystemClockReadings`` on a board), for the time
+        /// source; `nil` where there is no machine to ask (tests, scenarios): no source is reported.
+        public var clockReadings: (@Sendable () -> ClockReadings)?
 
         public init(
             policy: EnginePolicy = .default, clockTrust: ClockTrustPolicy = .default, storeDirectory: String,
@@ -51,6 +54,9 @@ public actor AlarmRuntime {
     let clock: any WallClock
     let timeZones: any TimeZoneProvider
     let clockTrust: ClockTrustPolicy
+    let clockReadings: (@Sendable () -> ClockReadings)?
+    /// Where the clock's time came from, decided at each wake from ``clockReadings``.
+    var timeSourceTracker = TimeSourceTracker(releaseDate: ClockTrustPolicy.firmwareReleaseDate)
     let authorizer: any AuthorizationPrompter
     let logger: Logger
 
@@ -109,6 +115,7 @@ public actor AlarmRuntime {
         self.clock = clock
         self.timeZones = timeZones
         self.clockTrust = configuration.clockTrust
+        self.clockReadings = configuration.clockReadings
         self.authorizer = authorizer
         self.logger = logger
 
@@ -160,6 +167,7 @@ public actor AlarmRuntime {
         // Subscribe before anything else runs, then look once: no zone change can slip between.
         let zoneChanges = timeZones.changes()
         timeZoneMayHaveChanged()
+        if updateTimeSource() { publishDeviceSnapshot() }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runTimer() }
             group.addTask { await self.followTimeZone(zoneChanges) }

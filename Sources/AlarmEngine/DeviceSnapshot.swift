@@ -24,6 +24,8 @@ public struct DeviceSnapshot: Sendable {
     public var revision: UInt64
     /// Whether the store can be written (the scheduler does not know: the runtime fills it in).
     public var storage: StorageHealth
+    /// Where the clock's time came from (the runtime fills it in; `nil` when it cannot tell).
+    public var timeSource: TimeSource?
 
     public init(
         now: Date, timeZone: TimeZoneRules, isClockTrusted: Bool, alerting: [AlarmRecord] = [],

@@ -52,7 +52,7 @@ struct DaemonMode {
         do {
             device = try await AlarmDevice(
                 configuration: configuration, clock: clock, timeZones: SystemTimeZoneProvider(), authorizer: prompter,
-                logger: logger
+                logger: logger, clockReadings: SystemClockReadings().read
             ) { settings in
                 await DaemonBoard.open(profile, volume: settings.volume, clock: clock, logger: logger)
             }
@@ -63,7 +63,6 @@ struct DaemonMode {
         prompter.attach(device.appliance)
 
         let status = DaemonStatus(device: device, boardName: profile.name)
-        _ = status.timeSource.current()  // journaled once at start, then at each change seen
         let server = device.controlServer(
             Self.controlConfiguration(configuration), status: status.report(alarmsOf:), selfTest: device.board.selfTestBoard(profile))
         do {

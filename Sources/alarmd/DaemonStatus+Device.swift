@@ -2,8 +2,6 @@ import AlarmDaemon
 
 extension DaemonStatus {
     init(device: AlarmDevice<DaemonBoard>, boardName: String) {
-        self.init(
-            runtime: device.runtime, appliance: device.appliance, board: device.board, boardName: boardName,
-            timeSource: TimeSourceMonitor(logger: device.logger))
+        self.init(runtime: device.runtime, appliance: device.appliance, board: device.board, boardName: boardName)
     }
 }

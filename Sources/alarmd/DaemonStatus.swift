@@ -21,15 +21,13 @@ struct DaemonStatus: Sendable {
     let appliance: Appliance
     let board: DaemonBoard
     let boardName: String
-    let timeSource: TimeSourceMonitor
     let startedAt = Date()
 
-    init(runtime: AlarmRuntime, appliance: Appliance, board: DaemonBoard, boardName: String, timeSource: TimeSourceMonitor) {
+    init(runtime: AlarmRuntime, appliance: Appliance, board: DaemonBoard, boardName: String) {
         self.runtime = runtime
         self.appliance = appliance
         self.board = board
         self.boardName = boardName
-        self.timeSource = timeSource
     }
 
     /// The status as `viewer` may see it: the device's parts and clock, and `viewer`'s own alarms;
@@ -50,7 +48,7 @@ struct DaemonStatus: Sendable {
             version: AlarmdVersion.current, board: boardName, startedAt: startedAt,
             clockTrusted: clockTrusted, timeZone: timeZone.identifier, scope: viewer == nil ? .device : .client,
             alarms: alarms.alarmCount, alerting: alarms.alertingCount, nextAlarm: alarms.nextAlarm?.dueDate, parts: parts,
-            time: timeSource.current())
+            time: await runtime.timeSource)
     }
 
     /// The store: a fault while it cannot be read or saves fail (with the errno a person searches

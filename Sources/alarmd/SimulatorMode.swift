@@ -40,7 +40,8 @@ struct SimulatorMode {
         let display = FakeCharacterDisplay(size: options.displaySize ?? .sixteenByTwo)
         let device = try await AlarmDevice(
             configuration: configuration, clock: clock, timeZones: zones, authorizer: FixedAuthorization(.authorized),
-            logger: logger
+            // This machine's clock state, at the simulated time.
+            logger: logger, clockReadings: SystemClockReadings(now: { clock.now }).read
         ) { _ in
             DaemonBoard.simulated(ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display))
         }
