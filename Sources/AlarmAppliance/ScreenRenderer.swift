@@ -137,14 +137,17 @@ public struct ScreenRenderer: Sendable {
             // looks before sleeping.
             if let fault = input.soundFault ?? snapshot.storage.displayText {
                 canvas.put(HD44780Text.encode(fault + String(repeating: " ", count: size.columns)), row: isTall ? 2 : 1)
+            } else if showsUnverifiedWarning(snapshot) {
+                canvas.put(HD44780Text.encode(unverifiedText + String(repeating: " ", count: size.columns)), row: isTall ? 2 : 1)
             }
             // An unset clock shows `--:--`, which never changes: no wake-ups for it.
             if snapshot.isClockTrusted { canvas.changes(at: nextMinute(after: snapshot)) }
+            if blinksTime(snapshot) { canvas.changes(at: nextSecond(after: snapshot)) }
         }
         return Output(frame: canvas.frame, nextChange: canvas.nextChange)
     }
 
-    private var isTall: Bool { size.rows >= 4 }
+    var isTall: Bool { size.rows >= 4 }
     private var lastRow: Int { size.rows - 1 }
 
     // MARK: - Screens
@@ -156,7 +159,9 @@ public struct ScreenRenderer: Sendable {
             canvas.center("Clock not set", row: 1)
             return
         }
-        canvas.center(timeText(local.time), row: 0)
+        if !(blinksTime(snapshot) && isOddSecond(snapshot.now)) {
+            canvas.center(timeText(local.time), row: 0)
+        }
         if isTall {
             canvas.center(dateText(local.date), row: 1)
         }
