@@ -527,6 +527,15 @@ async function startTimer(minutes) {
 const statusRow = (name, ok, detail, key) => h('li', { class: 'part', tid: 'status-row', 'data-name': key },
   h('span', {}, name), h('span', { class: ok ? 'ok' : 'bad' }, ok ? '✓ Working' : '✗ Problem'), detail && h('span', { class: 'hint' }, detail));
 
+// What the clock's time source (alarmd's status `timeSource`) means to the household.
+const TIME_SOURCES = {
+  ntp: 'From the internet (NTP)',
+  rtc: 'From the clock\'s battery-backed clock',
+  phone: 'Set from a phone',
+  restored: 'Not verified: the time saved before the last power-off, behind by as long as it was off',
+  unset: 'Not set',
+};
+
 function renderDevice() {
   if (!state.status) { // a clock that does not report its parts: say so, rather than guess faults
     $('status-list').replaceChildren(h('li', { class: 'hint' }, 'The clock does not report its parts.'));
@@ -535,12 +544,16 @@ function renderDevice() {
   }
   const st = state.status || {};
   const parts = st.parts || [];
-  const clockOk = st.clock === 'trusted' && state.clockTrusted !== false;
+  const clockSet = st.clock === 'trusted' && state.clockTrusted !== false;
+  // Ringing on a time nothing confirmed (after a power cut with no network) is a problem to see.
+  const confirmed = !st.timeSource || ['ntp', 'rtc', 'phone'].includes(st.timeSource);
+  const clockOk = clockSet && confirmed;
+  const clockDetail = !clockSet ? 'Not set: alarms will not ring' : (TIME_SOURCES[st.timeSource] || '');
   const storageOk = st.storage === 'ok';
   if (state.status) {
     $('status-list').replaceChildren(
       ...parts.map((p) => statusRow(PART_NAMES[p.name] || p.name, p.ok, p.detail, p.name)),
-      statusRow('Time', clockOk, clockOk ? '' : 'Not set: alarms will not ring', 'clock'),
+      statusRow('Time', clockOk, clockDetail, 'clock'),
       statusRow('Storage', storageOk, st.storageDetail || (storageOk ? '' : st.storage), 'storage'));
     const bad = parts.filter((p) => !p.ok).length + !clockOk + !storageOk;
     say('device-summary', bad ? `${bad} problem${bad > 1 ? 's' : ''}` : 'All working');

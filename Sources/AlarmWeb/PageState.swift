@@ -61,6 +61,10 @@ struct PageState: Encodable, Sendable {
     struct Status: Encodable, Sendable {
         var parts: [Part]
         var clock: String
+        /// Where the clock's time came from (`ntp`, `rtc`, `phone`, `restored`, `unset`); absent
+        /// from a daemon that does not say.
+        var timeSource: String?
+        var timeConfirmedAt: Date?
         var storage: String
         var storageDetail: String
     }
@@ -150,7 +154,8 @@ struct PageState: Encodable, Sendable {
             let storage = status.parts.first { $0.name == "storage" }
             self.status = Status(
                 parts: status.parts.filter { $0.name != "storage" }.map { Part(name: $0.name, ok: $0.state == "ok", detail: $0.detail ?? "") },
-                clock: status.clockTrusted ? "trusted" : "not set", storage: storage?.state ?? "ok", storageDetail: storage?.detail ?? "")
+                clock: status.clockTrusted ? "trusted" : "not set", timeSource: status.timeSource?.rawValue,
+                timeConfirmedAt: status.timeConfirmedAt, storage: storage?.state ?? "ok", storageDetail: storage?.detail ?? "")
         }
     }
 
