@@ -125,7 +125,7 @@ let package = Package(
         // Board profiles (`board/*.toml`): the parts' wiring, found by name or device-tree model.
         .target(
             name: "AlarmBoard",
-            dependencies: ["AlarmHardware", "TOMLConfig"]
+            dependencies: ["AlarmHardware", "AlarmTime", "TOMLConfig"]
         ),
         // The control socket's server, for alarmd: connections, sessions, limits, on the engine.
         .target(
@@ -287,7 +287,7 @@ let package = Package(
         .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmBoard", "AlarmHardware", "AlarmSimulator", "AlarmTestKit", "CALSAShim"]),
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
-        .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit", "TOMLConfig"]),
+        .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit", "AlarmTime", "TOMLConfig"]),
         .testTarget(name: "TOMLConfigTests", dependencies: ["TOMLConfig"]),
         .testTarget(
             name: "AlarmControlTests",

@@ -38,7 +38,8 @@ extension BoardProfile {
             simulated: simulated,
             gpio: try Self.table("gpio", in: &reader, requiredUnless: simulated) { reader throws(ConfigError) in try GPIO(reading: &reader) },
             display: try Self.table("display", in: &reader, requiredUnless: simulated) { reader throws(ConfigError) in try Display(reading: &reader) },
-            sound: try Sound(reading: &reader)
+            sound: try Sound(reading: &reader),
+            rtc: try RTC(reading: &reader)
         )
     }
 

@@ -19,14 +19,20 @@ public struct BoardProfile: Hashable, Sendable {
     public var display: Display?
     /// The sound output; defaults when the file has no `[sound]`.
     public var sound: Sound
+    /// The real-time clock it has or can take; none built in when the file has no `[rtc]`.
+    public var rtc: RTC
 
-    public init(name: String, description: String = "", simulated: Bool = false, gpio: GPIO?, display: Display?, sound: Sound = Sound()) {
+    public init(
+        name: String, description: String = "", simulated: Bool = false, gpio: GPIO?, display: Display?, sound: Sound = Sound(),
+        rtc: RTC = RTC()
+    ) {
         self.name = name
         self.description = description
         self.simulated = simulated
         self.gpio = gpio
         self.display = display
         self.sound = sound
+        self.rtc = rtc
     }
 }
 

@@ -9,7 +9,8 @@ public enum TimeSource: String, Codable, Hashable, Sendable, CaseIterable {
     /// The kernel reports the clock synchronised by an NTP client (timesyncd, chrony), now or
     /// earlier in this boot.
     case ntp
-    /// A kernel RTC set the system clock at boot (`hctosys`) and reads a time after the release.
+    /// A kernel RTC reads a time after the release, and set the system clock at boot (`hctosys`)
+    /// or agrees with it (a module's RTC, which udev reads after boot).
     case rtc
     /// A paired administrator's phone set it in this boot.
     case phone

@@ -49,6 +49,10 @@ public struct TimeSourceTracker: Sendable {
     private var lastSynchronized: Date?
     private var phoneSetAt: Date?
 
+    /// How far the clock and the RTC may differ and still agree (the RTC counts whole seconds,
+    /// and is read a moment apart from the clock).
+    public static let rtcAgreement: TimeInterval = 2
+
     public init(releaseDate: Date) {
         self.releaseDate = releaseDate
     }
@@ -83,8 +87,14 @@ public struct TimeSourceTracker: Sendable {
         case (nil, nil):
             break
         }
-        if let rtc = readings.rtc, rtc.setSystemClockAtBoot, let reads = rtc.reads, reads >= releaseDate {
-            return TimeSourceStatus(source: .rtc, confirmedAt: readings.bootedAt)
+        if let rtc = readings.rtc, let reads = rtc.reads, reads >= releaseDate {
+            // The kernel set the clock from it (a driver built in), or the clock agrees with it:
+            // a driver loaded as a module (a DS3231's rtc-ds1307) is read by udev's hwclock-set
+            // after boot, and the kernel's hctosys flag stays 0.
+            if rtc.setSystemClockAtBoot { return TimeSourceStatus(source: .rtc, confirmedAt: readings.bootedAt) }
+            if abs(reads.timeIntervalSince(readings.now)) <= Self.rtcAgreement {
+                return TimeSourceStatus(source: .rtc, confirmedAt: readings.now)
+            }
         }
         return TimeSourceStatus(source: .restored, confirmedAt: readings.savedClockAt)
     }

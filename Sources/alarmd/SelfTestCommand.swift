@@ -1,5 +1,6 @@
 import AlarmBoard
 import AlarmDaemon
+import AlarmEngine
 import AlarmProtocol
 import AlarmTime
 import ArgumentParser
@@ -43,7 +44,7 @@ struct SelfTestCommand: AsyncParsableCommand {
         valueName: "PATH"))
     var socket: String?
 
-    @Option(name: .customLong("only"), help: ArgumentHelp("Check only this part (repeatable): led, display, sound, buttons.", valueName: "PART"))
+    @Option(name: .customLong("only"), help: ArgumentHelp("Check only this part (repeatable): led, display, sound, buttons, rtc.", valueName: "PART"))
     var parts: [String] = []
 
     func validate() throws {
@@ -51,7 +52,7 @@ struct SelfTestCommand: AsyncParsableCommand {
             throw ValidationError("--show-seconds \(showSeconds) must be between 0 and 60")
         }
         for part in parts where BoardPart(rawValue: part) == nil {
-            throw ValidationError("--only \"\(part)\" is not led, display, sound or buttons")
+            throw ValidationError("--only \"\(part)\" is not led, display, sound, buttons or rtc")
         }
     }
 
@@ -72,10 +73,30 @@ struct SelfTestCommand: AsyncParsableCommand {
         let say: @Sendable (String) -> Void = { writeAll($0 + "\n", to: 1) }
         say("Self-test of \(loaded.profile.name) (\(loaded.file))\(nonInteractive ? ", non-interactive" : "")")
         let selected = parts.isEmpty ? Set(BoardPart.allCases) : Set(parts.compactMap(BoardPart.init(rawValue:)))
+        var results: [PartResult] = []
+        // Only the RTC: nothing a service holds, so no service is asked and no part opened.
+        if !selected.isDisjoint(with: BoardPart.held) {
+            results = try await checkHeldParts(loaded.profile, selected: selected, logger: logger, say: say)
+        }
+        // The machine's RTC, read from sysfs (beside the service too); a simulated board has none.
+        if selected.contains(.rtc), !loaded.profile.simulated {
+            results.append(Self.checkRTC(loaded.profile.rtc, say: say))
+        }
+        let failed = results.filter { !$0.passed }
+        say(failed.isEmpty
+            ? "All \(results.count) checked parts work."
+            : "\(failed.count) of \(results.count) parts failed: \(failed.map(\.part.rawValue).joined(separator: ", ")).")
+        if !failed.isEmpty { throw ExitCode(1) }
+    }
+
+    /// The LED, display, sound and buttons: through the running service, which holds them, or
+    /// opened here as the service opens them when none runs.
+    private func checkHeldParts(
+        _ profile: BoardProfile, selected: Set<BoardPart>, logger: Logger, say: @escaping @Sendable (String) -> Void
+    ) async throws -> [PartResult] {
         let person = nonInteractive ? nil : TerminalPerson()
         let showFor = Duration.milliseconds(Int((showSeconds * 1000).rounded()))
         let socketPath = socket ?? Self.configuredSocketPath()
-        let results: [PartResult]
         switch await RunningService.find(socket: socketPath) {
         case .refusesUser:
             writeToStandardError("alarmd: alarmd is running and holds the board, and its socket \(socketPath) refuses you: "
@@ -92,7 +113,7 @@ struct SelfTestCommand: AsyncParsableCommand {
             var run = ServiceSelfTest(client: client, only: selected, person: person, say: say)
             run.showFor = showFor
             do {
-                results = try await run.run()
+                return try await run.run()
             } catch {
                 writeToStandardError("alarmd: \(error.message)\n")
                 throw ExitCode(error.exitStatus)
@@ -101,16 +122,22 @@ struct SelfTestCommand: AsyncParsableCommand {
             // The service's own opener, quiet: what it would journal, the checks below report.
             var quiet = logger
             quiet.logLevel = .critical
-            let board = await DaemonBoard.open(loaded.profile, volume: nil, clock: SystemWallClock(), logger: quiet)
-            var run = SelfTestRun(parts: await board.selfTestParts(loaded.profile), only: selected, person: person, say: say)
+            let board = await DaemonBoard.open(profile, volume: nil, clock: SystemWallClock(), logger: quiet)
+            var run = SelfTestRun(parts: await board.selfTestParts(profile), only: selected, person: person, say: say)
             run.showFor = showFor
-            results = await run.run()
+            return await run.run()
         }
-        let failed = results.filter { !$0.passed }
-        say(failed.isEmpty
-            ? "All \(results.count) checked parts work."
-            : "\(failed.count) of \(results.count) parts failed: \(failed.map(\.part.rawValue).joined(separator: ", ")).")
-        if !failed.isEmpty { throw ExitCode(1) }
+    }
+
+    private static func checkRTC(_ rtc: BoardProfile.RTC, say: @Sendable (String) -> Void) -> PartResult {
+        say("RTC: reading /sys/class/rtc/rtc0...")
+        let verdict = RTCCheck(
+            profile: rtc, readings: SystemClockReadings().read(), battery: RTCCheck.battery(),
+            releaseDate: ClockTrustPolicy.firmwareReleaseDate
+        ).run()
+        let result = PartResult(part: .rtc, passed: verdict.passed, detail: verdict.detail, hint: verdict.hint)
+        SelfTestRun.sayVerdict(result, say: say)
+        return result
     }
 
     /// This command again, as root.

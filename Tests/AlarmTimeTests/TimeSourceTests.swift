@@ -36,6 +36,13 @@ import Testing
         #expect(tracker.update(readings(rtc: rtc)).status == TimeSourceStatus(source: .rtc, confirmedAt: Self.boot))
     }
 
+    @Test func anRTCThatAgreesWithTheClockIsTheSourceThoughItDidNotSetItAtBoot() {
+        var tracker = TimeSourceTracker(releaseDate: Self.release)
+        let now = Self.boot.addingTimeInterval(60)
+        let rtc = RTCReading(setSystemClockAtBoot: false, reads: now.addingTimeInterval(-1))
+        #expect(tracker.update(readings(rtc: rtc)).status == TimeSourceStatus(source: .rtc, confirmedAt: now))
+    }
+
     @Test(arguments: [
         RTCReading(setSystemClockAtBoot: false, reads: boot),
         RTCReading(setSystemClockAtBoot: true, reads: Date(timeIntervalSince1970: 0)),

@@ -164,7 +164,13 @@ import Testing
                 }
             }
         case .readOnly:
-            let remount = try await ChildProcess.run("/bin/mount", ["-o", "remount,ro", state])
+            // The kernel refuses (EBUSY) while a file is open for writing: the alert's own save,
+            // which the engine writes after the alert has started, may be under way. Each try is
+            // a process of its own, so a few hundred cover any write; none is a timed wait.
+            var remount = try await ChildProcess.run("/bin/mount", ["-o", "remount,ro", state])
+            for _ in 0..<300 where remount.standardError.contains("busy") {
+                remount = try await ChildProcess.run("/bin/mount", ["-o", "remount,ro", state])
+            }
             try #require(remount.exitStatus == 0, "\(remount)")
         }
 
