@@ -52,7 +52,7 @@ extension AlarmRuntime {
             deadline = min(deadline, clock.now.addingTimeInterval(interval))
         }
         // NTP can confirm the time by slewing, without a jump to wake the engine: look again.
-        if clockReadings != nil, timeSourceTracker.status?.source.isConfirmed != true {
+        if clockReadings != nil, timeSourceTracker.status?.source.isConfirmed != true || scheduler.hasHeldOccurrences {
             deadline = min(deadline, clock.now.addingTimeInterval(Self.timeSourceRecheckInterval))
         }
         return deadline
@@ -97,9 +97,16 @@ extension AlarmRuntime {
         // A set clock is reported by the timer; a jump between two sleeps shows in the offset.
         // The jump comes first: which dates move with it depends on the trust from before it.
         let jumped = wake == .clockChanged || abs(jump) > 1
+        let sourceChanged = updateTimeSource()
         if jumped {
             logger.notice("Wall clock set; re-evaluating every alarm", metadata: ["clock.jump": "\(jump)"])
-            outcome.merge(scheduler.clockChanged(jump: jump, now: now))
+            let holding = jump > 0 && isUnconfirmedJump(to: now)
+            outcome.merge(scheduler.clockChanged(jump: jump, now: now, holding: holding))
+            if holding, scheduler.hasHeldOccurrences {
+                logger.warning(
+                    "Wall clock jumped ahead and nothing confirms it; the alarms it passed over are held until NTP or a phone confirms the time, or the clock comes back",
+                    metadata: ["clock.jump": "\(jump)"])
+            }
         }
         let trusted = clockTrust.isTrusted(now: now)
         if trusted != scheduler.isClockTrusted {
@@ -108,9 +115,30 @@ extension AlarmRuntime {
         } else if !jumped {
             outcome.merge(scheduler.evaluate(now: now))
         }
-        if updateTimeSource(), outcome.events.isEmpty { publishDeviceSnapshot() }
+        if sourceChanged, outcome.events.isEmpty { publishDeviceSnapshot() }
+        if scheduler.hasHeldOccurrences, let confirmedAt = externalConfirmation {
+            outcome.merge(scheduler.confirmHeld(confirmedAt: confirmedAt, now: now))
+        }
         commitTimeDriven(outcome)
     }
+
+    /// When NTP or a phone last vouched for the time; an RTC does not confirm a jump (a bad
+    /// one may be what made it).
+    private var externalConfirmation: Date? {
+        guard let status = timeSourceTracker.status, status.source == .ntp || status.source == .phone else { return nil }
+        return status.confirmedAt
+    }
+
+    /// Whether a forward jump to `now` is only the clock's word: no NTP or phone confirmation at
+    /// it. Without readings of the machine (tests, scenarios) every jump is believed.
+    private func isUnconfirmedJump(to now: Date) -> Bool {
+        guard clockReadings != nil else { return false }
+        guard let confirmedAt = externalConfirmation else { return true }
+        return confirmedAt < now.addingTimeInterval(-Self.confirmationSlack)
+    }
+
+    /// How long before the engine sees a jump NTP may have confirmed it (it steps, then says so).
+    static let confirmationSlack: TimeInterval = 5
 
     /// Follows the device's time zone.
     func followTimeZone(_ changes: AsyncStream<Void>) async {

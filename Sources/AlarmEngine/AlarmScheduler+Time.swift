@@ -32,7 +32,11 @@ extension AlarmScheduler {
     /// Call this before ``setClockTrusted(_:now:)`` when a set clock also becomes trusted: when
     /// the clock was untrusted, only dates written under it move with the jump. A timer started
     /// before a power cut, under a good clock, keeps its real end when NTP sets the clock at boot.
-    public mutating func clockChanged(jump: TimeInterval?, now: Date) -> SchedulerOutcome {
+    ///
+    /// With `holding`, a forward jump nothing has confirmed holds what it passed over beyond the
+    /// grace period instead of missing it (``holdPassedOver(jump:now:into:)``); any jump puts back
+    /// the held occurrences the clock is now before.
+    public mutating func clockChanged(jump: TimeInterval?, now: Date, holding: Bool = false) -> SchedulerOutcome {
         var outcome = SchedulerOutcome()
         for var record in records.values {
             let shift = jump.flatMap { isClockTrusted || record.datesFromUntrustedClock ? $0 : nil }
@@ -55,6 +59,8 @@ extension AlarmScheduler {
             store(record)
             outcome.changedOwners.insert(record.owner)
         }
+        releaseHeld(now: now, into: &outcome)
+        if holding, let jump { holdPassedOver(jump: jump, now: now, into: &outcome) }
         reindexAll()
         outcome.merge(evaluate(now: now))
         return outcome
@@ -290,7 +296,7 @@ extension AlarmScheduler {
         return count
     }
 
-    private mutating func recordMissed(
+    mutating func recordMissed(
         _ record: AlarmRecord, dueDate: Date, reason: MissedAlarm.Reason, occurrences: Int, now: Date,
         into outcome: inout SchedulerOutcome
     ) {

@@ -161,6 +161,8 @@ public struct AlarmScheduler: Sendable {
         switch record.phase {
         case .scheduled(nil), .paused:
             deadline = nil
+        case .scheduled(let occurrence?) where record.held?.occurrence == occurrence:
+            deadline = nil  // an alarm that rings once, waiting for its held occurrence's fate
         case .scheduled(let occurrence?):
             deadline = isClockTrusted
                 ? dueDate(of: occurrence, for: record.definition).addingTimeInterval(-(record.definition.preAlert ?? 0)) : nil

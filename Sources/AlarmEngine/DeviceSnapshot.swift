@@ -111,7 +111,8 @@ extension AlarmScheduler {
     private func nextAlarm(among records: some Sequence<AlarmRecord>) -> UpcomingAlarm? {
         var next: UpcomingAlarm?
         for record in records {
-            guard case .scheduled(let occurrence?) = record.phase else { continue }
+            // A held occurrence waits for the clock to come back: it is not what rings next.
+            guard case .scheduled(let occurrence?) = record.phase, record.held?.occurrence != occurrence else { continue }
             let due = dueDate(of: occurrence, for: record.definition)
             if next.map({ due < $0.dueDate || (due == $0.dueDate && Self.creationOrder(record, $0.record)) }) ?? true {
                 next = UpcomingAlarm(record: record, dueDate: due)

@@ -32,6 +32,10 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     /// The app that scheduled it, as the client declared itself when it connected; `nil` when
     /// it declared none. Its intents go to that app's processes only (`IntentRecipient`).
     public var app: String?
+    /// An occurrence a forward clock jump passed over while nothing confirmed the new time: kept
+    /// rather than missed, it rings on its real time if the clock comes back before it, and is
+    /// recorded as missed once a trusted source confirms the jump.
+    public var held: HeldOccurrence?
 
     public init(
         id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, phase: AlarmPhase, createdAt: Date,
@@ -60,10 +64,29 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
         skippedDate = try container.decodeIfPresent(CivilDate.self, forKey: .skippedDate)
         app = try container.decodeIfPresent(String.self, forKey: .app)
+        held = try container.decodeIfPresent(HeldOccurrence.self, forKey: .held)
     }
 
     public var alarm: Alarm {
         Alarm(id: id, schedule: definition.schedule, countdownDuration: definition.countdownDuration, state: phase.state)
+    }
+}
+
+/// An occurrence held over an unconfirmed forward clock jump (``AlarmRecord/held``).
+public struct HeldOccurrence: Codable, Hashable, Sendable {
+    /// The occurrence the jump passed over.
+    public var occurrence: Occurrence
+    /// The record's ``AlarmRecord/lastOccurrenceDay`` before it moved on past the jump, put back
+    /// if the clock returns.
+    public var lastOccurrenceDay: CivilDate?
+    /// The clock's time just after the jump: only a confirmation of the time from then on
+    /// (NTP synchronised, a phone) makes the jump real.
+    public var since: Date
+
+    public init(occurrence: Occurrence, lastOccurrenceDay: CivilDate?, since: Date) {
+        self.occurrence = occurrence
+        self.lastOccurrenceDay = lastOccurrenceDay
+        self.since = since
     }
 }
 
