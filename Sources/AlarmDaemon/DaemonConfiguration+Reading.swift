@@ -31,8 +31,10 @@ extension DaemonConfiguration {
     }
 
     /// Keys earlier releases read, and what a person sets instead.
-    static let retiredKeys = [
+    public static let retiredKeys = [
         "buttons.debounce": "buttons are debounced once, by the board profile's gpio.debounce_ms",
+        "clock.trust": "alarms ring on the clock's best guess whatever set it, and `alarmctl status` says where its time "
+            + "came from and whether anything confirmed it (docs/durability.md)",
     ]
 
     /// Reads every key of the format from `reader`, so that its ``ConfigReader/unknownKeys`` are
@@ -72,10 +74,6 @@ extension DaemonConfiguration {
 
         appliance.longPressDuration = try reader.value("buttons.long_press", as: .duration(in: .milliseconds(500) ... .seconds(10)), default: defaults.appliance.longPressDuration)
 
-        if let trust = try reader.optional("clock.trust", as: .word(ClockTrust.self)) {
-            clockTrust = trust.policy
-        }
-
         control.maximumClients = try reader.value("control.max_clients", as: .integer(in: 1...1024), default: defaults.control.maximumClients)
         control.maximumClientsPerUser = try reader.value(
             "control.max_clients_per_user", as: .integer(in: 1...1024), default: defaults.control.maximumClientsPerUser)
@@ -86,20 +84,6 @@ extension DaemonConfiguration {
         }
         appliance.authorizationTimeout = try reader.value(
             "control.authorization_timeout", as: .duration(in: .seconds(5) ... .seconds(600)), default: defaults.appliance.authorizationTimeout)
-    }
-
-    enum ClockTrust: String, CaseIterable, Sendable {
-        case releaseDate = "release-date"
-        case synchronized
-        case always
-
-        var policy: ClockTrustPolicy {
-            switch self {
-            case .releaseDate: .default
-            case .synchronized: .synchronized
-            case .always: .always
-            }
-        }
     }
 }
 

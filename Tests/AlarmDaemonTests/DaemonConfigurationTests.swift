@@ -38,8 +38,8 @@ import Testing
         retry = "1m"
         [buttons]
         long_press = "1500ms"
-        [clock]
-        trust = "synchronized"
+        # [clock] trust is retired: the time source replaces it
+        #
         [control]
         max_clients = 8
         max_clients_per_user = 2
@@ -73,7 +73,6 @@ import Testing
         expected.appliance.nextAlarmDisplayDuration = .seconds(3)
         expected.appliance.displayRetryInterval = .seconds(60)
         expected.appliance.longPressDuration = .milliseconds(1500)
-        expected.clockTrust = .synchronized
         expected.control.maximumClients = 8
         expected.control.maximumClientsPerUser = 2
         expected.control.maximumAdministratorClients = 4
@@ -146,7 +145,6 @@ import Testing
         (16, "volume_db = 3", "a.toml:16: sound.volume_db: must be from -60.0 to 0.0, found 3"),
         (18, "crescendo = \"11m\"", "a.toml:18: sound.crescendo: must be from 0 to 10m, found \"11m\""),
         (22, "clock = \"24\"", "a.toml:22: display.clock: must be one of \"24h\", \"12h\"; found \"24\""),
-        (29, "trust = \"ntp\"", "a.toml:29: clock.trust: must be one of \"release-date\", \"synchronized\", \"always\"; found \"ntp\""),
         (31, "max_clients = \"8\"", "a.toml:31: control.max_clients: expected an integer from 1 to 1024, found string \"8\""),
         (32, "max_clients_per_user = 0", "a.toml:32: control.max_clients_per_user: must be from 1 to 1024, found 0"),
         (34, "idle_timeout = 5m", "a.toml:34: control.idle_timeout: invalid value 5m (strings need quotes: \"5m\")"),
@@ -178,6 +176,15 @@ import Testing
             "w.toml:6: sounds.volume_db: unknown key, ignored (did you mean sound.volume_db?)",
         ])
         #expect(loaded.configuration.defaultSnooze == .seconds(540))
+    }
+
+    @Test(arguments: ["release-date", "synchronized", "always", "ntp"])
+    func theRetiredClockTrustIsIgnoredWithAWarningAndAlarmsRingOnTheClocksBestGuess(_ value: String) throws {
+        let loaded = try DaemonConfiguration.parse("[clock]\ntrust = \"\(value)\"", file: "t.toml")
+        #expect(loaded.configuration.clockTrust == DaemonConfiguration().clockTrust)
+        #expect(loaded.warnings.map(\.description) == [
+            "t.toml:2: clock.trust: no longer read, ignored: " + DaemonConfiguration.retiredKeys["clock.trust"]!,
+        ])
     }
 
     @Test func theRetiredButtonDebounceNamesTheBoardsInstead() throws {
