@@ -33,7 +33,8 @@ public enum ScenarioRunner {
             let zone = try database.rules(named: script.setup.zoneName)
             device = try await SimulatedDevice(
                 start: zone.instant(for: script.setup.start), zone: zone, displaySize: script.setup.displaySize,
-                ledHasColor: script.setup.ledHasColor, settings: settings, storeDirectory: storeDirectory, logger: logger)
+                ledHasColor: script.setup.ledHasColor, settings: settings, timeUnconfirmed: script.setup.timeUnconfirmed,
+                storeDirectory: storeDirectory, logger: logger)
         } catch {
             output("FAIL  start: \(error)")
             report.failed += 1
@@ -95,6 +96,10 @@ private struct Run {
             await device.advance(to: nextInstant(at: time, in: zone))
         case .setClock(let local):
             await device.setWallClock(to: zone.instant(for: local))
+        case .ntpSynchronised:
+            guard let machine = device.machine else { return "`ntp synchronised` needs `time unconfirmed` after `start`" }
+            machine.synchronize()
+            await device.appliance.refresh()
         case .setZone(let name):
             do {
                 await device.setTimeZone(try database.rules(named: name))

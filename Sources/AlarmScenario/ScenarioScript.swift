@@ -29,6 +29,9 @@ public struct ScenarioScript: Hashable, Sendable {
         public var zoneName: String
         public var displaySize: DisplaySize = .sixteenByTwo
         public var ledHasColor = false
+        /// `time unconfirmed`: the machine's clock is only its best guess (no NTP, no RTC), so the
+        /// engine holds what a forward jump passes over until `ntp synchronised`.
+        public var timeUnconfirmed = false
     }
 
     public struct Step: Hashable, Sendable {
@@ -45,6 +48,8 @@ public struct ScenarioScript: Hashable, Sendable {
         case wait(TimeInterval)
         case waitUntil(CivilTime)
         case setClock(LocalDateTime)
+        /// NTP synchronises the machine's clock (after `time unconfirmed`): the time is confirmed.
+        case ntpSynchronised
         case setZone(String)
         case press(Button)
         case hold(Button, TimeInterval)
@@ -124,6 +129,13 @@ extension ScenarioScript {
                 try parseBoard(&reader, into: &setup!)
                 continue
             }
+            if command == "time" {
+                guard steps.isEmpty else { throw fail("`time unconfirmed` must come right after `start`") }
+                try reader.expect("unconfirmed")
+                try reader.finish()
+                setup!.timeUnconfirmed = true
+                continue
+            }
             let action = try parseAction(command, &reader, names: &names)
             try reader.finish()
             let shown = words.map { $0.contains(" ") || $0.isEmpty ? "\"\($0)\"" : $0 }.joined(separator: " ")
@@ -181,6 +193,9 @@ extension ScenarioScript {
             if reader.accept("clock") { return .setClock(LocalDateTime(date: try reader.date(), time: try reader.time())) }
             if reader.accept("zone") { return .setZone(try reader.word("a time zone")) }
             throw reader.fail("`set` takes `clock DATE TIME` or `zone NAME`")
+        case "ntp":
+            try reader.expect("synchronised")
+            return .ntpSynchronised
         case "press":
             return .press(try reader.button())
         case "hold":

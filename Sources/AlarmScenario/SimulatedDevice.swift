@@ -37,13 +37,17 @@ public final class SimulatedDevice: Sendable {
     private let current: Mutex<(device: AlarmDevice<SimulatedBoard>, wakeUps: Int)>
     /// The store's simulated fault, which outlives a restart as a broken card does.
     private let storageFailure = Mutex<Int32?>(nil)
+    /// The machine's clock state, for a device whose time nothing confirmed yet; `nil`: the
+    /// engine reads no machine and believes every jump.
+    public let machine: SimulatedMachineClock?
 
     public init(
         start: Date, zone: TimeZoneRules, displaySize: DisplaySize = .sixteenByTwo, ledHasColor: Bool = false,
-        settings: ApplianceSettings = ApplianceSettings(), policy: EnginePolicy = .default,
+        settings: ApplianceSettings = ApplianceSettings(), policy: EnginePolicy = .default, timeUnconfirmed: Bool = false,
         storeDirectory: String, logger: Logger
     ) async throws {
         clock = ManualWallClock(now: start)
+        machine = timeUnconfirmed ? SimulatedMachineClock(clock: clock) : nil
         zones = ManualTimeZoneProvider(zone)
         indicator = FakeIndicator(hasColor: ledHasColor)
         audio = FakeAudioOutput(clock: clock)
@@ -56,7 +60,7 @@ public final class SimulatedDevice: Sendable {
         let device = try await Self.boot(
             clock: clock, zones: zones, policy: policy, storeDirectory: storeDirectory, logger: logger,
             hardware: ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display),
-            settings: settings)
+            settings: settings, machine: machine)
         current = Mutex((device, 0))
         await device.appliance.start()
     }
@@ -64,16 +68,18 @@ public final class SimulatedDevice: Sendable {
     /// The device as the service assembles it, on the fakes, trusting the clock from the start.
     private static func boot(
         clock: ManualWallClock, zones: ManualTimeZoneProvider, policy: EnginePolicy, storeDirectory: String,
-        logger: Logger, hardware: ApplianceHardware, settings: ApplianceSettings
+        logger: Logger, hardware: ApplianceHardware, settings: ApplianceSettings, machine: SimulatedMachineClock?
     ) async throws -> AlarmDevice<SimulatedBoard> {
         var configuration = DaemonConfiguration()
         configuration.engine = policy
         configuration.clockTrust = .always
         configuration.appliance = settings
         configuration.stateDirectory = storeDirectory
+        var readings: (@Sendable () -> ClockReadings)?
+        if let machine { readings = { machine.readings() } }
         return try await AlarmDevice(
             configuration: configuration, clock: clock, timeZones: zones, authorizer: FixedAuthorization(.authorized),
-            logger: logger
+            logger: logger, clockReadings: readings
         ) { _ in SimulatedBoard(hardware: hardware) }
     }
 
@@ -201,7 +207,7 @@ public final class SimulatedDevice: Sendable {
         let device = try await Self.boot(
             clock: clock, zones: zones, policy: policy, storeDirectory: storeDirectory, logger: logger,
             hardware: ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display),
-            settings: settings)
+            settings: settings, machine: machine)
         device.runtime.store.simulateWriteFailure(storageFailure.withLock { $0 })
         current.withLock { $0 = (device, $0.wakeUps) }
         await device.appliance.start()
@@ -214,4 +220,28 @@ struct SimulatedBoard: DeviceBoard {
     var soundProblemAtStart: HardwareError? { nil }
 
     func close() async {}
+}
+
+/// A machine whose clock nothing has confirmed (no NTP yet, no RTC, no clock file: the time is
+/// its best guess), until ``synchronize()``.
+public final class SimulatedMachineClock: Sendable {
+    private let clock: ManualWallClock
+    private let synchronized = Atomic(false)
+    private let bootedAt: Date
+
+    init(clock: ManualWallClock) {
+        self.clock = clock
+        bootedAt = clock.now
+    }
+
+    /// NTP synchronises the clock from now on.
+    public func synchronize() {
+        synchronized.store(true, ordering: .relaxed)
+    }
+
+    func readings() -> ClockReadings {
+        ClockReadings(
+            now: clock.now, bootedAt: bootedAt, ntpSynchronized: synchronized.load(ordering: .relaxed), rtc: nil,
+            savedClockAt: nil)
+    }
 }
