@@ -300,7 +300,7 @@ let package = Package(
             name: "AlarmDaemonTests",
             dependencies: [
                 "AlarmDaemon", "JournalLogging", "AlarmProtocol", "AlarmBoard", "TOMLConfig", "AlarmEngine", "AlarmAppliance", "AlarmSimulator",
-                "AlarmTime", "LinuxSupport", "AlarmTestKit", "AlarmALSA", "AlarmHardware", "AlarmKitCore", "AlarmModel",
+                "AlarmTime", "LinuxSupport", "AlarmTestKit", "AlarmALSA", "AlarmHardware", "AlarmKitCore", "AlarmModel", "AlarmClient", "AlarmControl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -119,6 +119,12 @@ extension ControlClient {
         _ = try await call(.trySound, TrySoundParameters(volumeDB: volumeDB))
     }
 
+    /// Sets the clock to `time` (administrators): refused when NTP keeps a time it disagrees
+    /// with, or for a time before the firmware's release or years ahead.
+    public func setTime(_ time: Date, from setter: SetTimeParameters.Setter) async throws -> SetTimeReport {
+        try await call(.setTime, SetTimeParameters(time: time, from: setter))
+    }
+
     /// The sound files an alarm may name.
     public func sounds() async throws -> [String] {
         try await call(.sounds)

@@ -122,10 +122,10 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     /// from `status`, and `selfTest` where the board's parts can be checked (`selfTest`).
     public func controlServer(
         _ configuration: ControlServer.Configuration, status: (@Sendable (ClientID?) async -> StatusReport)?,
-        selfTest: DaemonOperations.SelfTestBoard?
+        selfTest: DaemonOperations.SelfTestBoard?, time: DaemonOperations.TimeSetting? = nil
     ) -> ControlServer {
         let handlers = DaemonOperations.handlers(
-            runtime: runtime, appliance: appliance, settings: household, status: status, board: selfTest)
+            runtime: runtime, appliance: appliance, settings: household, status: status, board: selfTest, time: time)
         return ControlServer(configuration: configuration, runtime: runtime, handlers: handlers, logger: logger)
     }
 

@@ -25,7 +25,7 @@ public enum DaemonOperations {
     ///   every client's alarms).
     public static func handlers(
         runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile,
-        status: (@Sendable (ClientID?) async -> StatusReport)?, board: SelfTestBoard?
+        status: (@Sendable (ClientID?) async -> StatusReport)?, board: SelfTestBoard?, time: TimeSetting? = nil
     ) -> ControlHandlers {
         var handlers = ControlHandlers()
         if let status {
@@ -37,6 +37,7 @@ public enum DaemonOperations {
         serveSettings(&handlers, runtime: runtime, appliance: appliance, settings: settings)
         serveDevice(&handlers, runtime: runtime, appliance: appliance)
         if let board { handlers.register(.selfTest, selfTestHandler(appliance: appliance, board: board)) }
+        if let time { serveTime(&handlers, runtime: runtime, setting: time) }
         return handlers
     }
 

@@ -83,6 +83,16 @@ extension AlarmRuntime {
         return true
     }
 
+    /// A person set the clock (from the phone page or a shell) to the time it reads now: the
+    /// time source becomes `phone`, and the jump is handled as a confirmed one.
+    public func clockSetByPerson(from who: String, previous: Date) {
+        logger.notice("Clock set by a person", metadata: [
+            "clock.by": "\(who)", "clock.from": "\(ISO8601.format(previous, in: .utc))", "clock.to": "\(ISO8601.format(clock.now, in: .utc))",
+        ])
+        timeSourceTracker.phoneSetTheClock(at: clock.now)
+        handleWake(.clockChanged)
+    }
+
     /// Where the clock's time came from, as last decided; `nil` without ``Configuration/clockReadings``.
     public var timeSource: TimeSourceStatus? { timeSourceTracker.status }
 

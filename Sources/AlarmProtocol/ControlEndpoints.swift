@@ -97,6 +97,10 @@ extension ControlEndpoint where Parameters == SelfTestParameters, Answer == Self
     public static var selfTest: Self { .init(.selfTest) }
 }
 
+extension ControlEndpoint where Parameters == SetTimeParameters, Answer == SetTimeReport {
+    public static var setTime: Self { .init(.setTime) }
+}
+
 extension ControlOperation {
     /// The operation of a command on an alarm (each is named by its raw value).
     public init(_ command: AlarmCommand) {

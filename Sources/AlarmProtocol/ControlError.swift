@@ -37,6 +37,8 @@ public struct ControlErrorCode: RawRepresentable, Codable, Hashable, Sendable, C
     public static let forbidden = Self(rawValue: "forbidden")
     /// Too many clients, requests in flight or subscriptions; try again later.
     public static let busy = Self(rawValue: "busy")
+    /// The daemon will not do it, for the reason in the message (a time NTP contradicts).
+    public static let refused = Self(rawValue: "refused")
 }
 
 /// The `error` object of a failed response: a code, one readable line, and the fields that let a

@@ -35,6 +35,7 @@ import FoundationEssentials
 /// | `sounds` | none | `[String]` |
 /// | `requestPairing` (administrators) | ``PairingParameters`` | ``PairingReply`` |
 /// | `selfTest` (administrators) | ``SelfTestParameters`` | ``SelfTestReport`` |
+/// | `setTime` (administrators) | ``SetTimeParameters`` | ``SetTimeReport`` |
 ///
 /// To add an operation: a case here (and its arm in ``endpoint``, and in
 /// ``requiresAdministrator`` if it is for administrators), its parameter and answer types with
@@ -50,6 +51,7 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
     case authorizationState, requestAuthorization
     case allAlarms, authorizations, setAuthorization
     case status, history, alarmRecords, settings, setSettings, trySound, deviceAction, sounds, requestPairing, selfTest
+    case setTime
 
     /// The `op` field.
     public var name: String { rawValue }
@@ -62,7 +64,7 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
     public var requiresAdministrator: Bool {
         switch self {
         case .subscribeDevice, .allAlarms, .authorizations, .setAuthorization,
-            .setSettings, .trySound, .deviceAction, .requestPairing, .selfTest:
+            .setSettings, .trySound, .deviceAction, .requestPairing, .selfTest, .setTime:
             true
         default:
             false
@@ -99,6 +101,7 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
         case .sounds: ControlEndpoint.sounds
         case .requestPairing: ControlEndpoint.requestPairing
         case .selfTest: ControlEndpoint.selfTest
+        case .setTime: ControlEndpoint.setTime
         }
     }
 }

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 
 // The parameters and answers of the daemon's own operations (status and self-test have theirs in
@@ -150,5 +151,34 @@ public struct PairingReply: Codable, Hashable, Sendable {
     public init(answer: Answer, retryAfter: Int? = nil) {
         self.answer = answer
         self.retryAfter = retryAfter
+    }
+}
+
+/// `setTime`'s parameters: the time to set the clock to, as the phone (or a shell) reads it.
+public struct SetTimeParameters: Codable, Hashable, Sendable {
+    public var time: Date
+    /// Who tells it: the phone page (`phone`) or `alarmctl time set` (`shell`).
+    public var from: Setter
+
+    public enum Setter: String, Codable, Hashable, Sendable {
+        case phone, shell
+    }
+
+    public init(time: Date, from: Setter) {
+        self.time = time
+        self.from = from
+    }
+}
+
+/// What `setTime` did: the clock's time before and after, and its time source now.
+public struct SetTimeReport: Codable, Hashable, Sendable {
+    public var previous: Date
+    public var now: Date
+    public var timeSource: TimeSource?
+
+    public init(previous: Date, now: Date, timeSource: TimeSource?) {
+        self.previous = previous
+        self.now = now
+        self.timeSource = timeSource
     }
 }
