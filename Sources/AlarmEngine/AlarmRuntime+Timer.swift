@@ -107,7 +107,9 @@ extension AlarmRuntime {
         // A set clock is reported by the timer; a jump between two sleeps shows in the offset.
         // The jump comes first: which dates move with it depends on the trust from before it.
         let jumped = wake == .clockChanged || abs(jump) > 1
-        let sourceChanged = updateTimeSource()
+        // The machine is read before a jump is handled (whether NTP confirmed it), and otherwise
+        // only after what is due is published: an alert's sound never waits for sysfs.
+        var sourceChanged = jumped && updateTimeSource()
         if jumped {
             logger.notice("Wall clock set; re-evaluating every alarm", metadata: ["clock.jump": "\(jump)"])
             let holding = jump > 0 && isUnconfirmedJump(to: now)
@@ -125,11 +127,12 @@ extension AlarmRuntime {
         } else if !jumped {
             outcome.merge(scheduler.evaluate(now: now))
         }
-        if sourceChanged, outcome.events.isEmpty { publishDeviceSnapshot() }
-        if scheduler.hasHeldOccurrences, let confirmedAt = externalConfirmation {
-            outcome.merge(scheduler.confirmHeld(confirmedAt: confirmedAt, now: now))
-        }
         commitTimeDriven(outcome)
+        if !jumped { sourceChanged = updateTimeSource() }
+        if sourceChanged { publishDeviceSnapshot() }
+        if scheduler.hasHeldOccurrences, let confirmedAt = externalConfirmation {
+            commitTimeDriven(scheduler.confirmHeld(confirmedAt: confirmedAt, now: now))
+        }
     }
 
     /// When NTP or a phone last vouched for the time; an RTC does not confirm a jump (a bad
