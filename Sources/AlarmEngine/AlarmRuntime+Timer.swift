@@ -52,7 +52,7 @@ extension AlarmRuntime {
             deadline = min(deadline, clock.now.addingTimeInterval(interval))
         }
         // NTP can confirm the time by slewing, without a jump to wake the engine: look again.
-        if clockReadings != nil, timeSourceTracker.status?.source.isConfirmed != true || scheduler.hasHeldOccurrences {
+        if isLookingForConfirmation {
             deadline = min(deadline, clock.now.addingTimeInterval(Self.timeSourceRecheckInterval))
         }
         return deadline
@@ -93,8 +93,21 @@ extension AlarmRuntime {
         handleWake(.clockChanged)
     }
 
+    /// Whether the engine reads the machine at each wake (and once a minute): while nothing has
+    /// confirmed the time, or occurrences are held. A confirmed clock is read again only at a
+    /// jump, or when someone asks (``currentTimeSource()``).
+    var isLookingForConfirmation: Bool {
+        clockReadings != nil && (timeSourceTracker.status?.source.isConfirmed != true || scheduler.hasHeldOccurrences)
+    }
+
     /// Where the clock's time came from, as last decided; `nil` without ``Configuration/clockReadings``.
     public var timeSource: TimeSourceStatus? { timeSourceTracker.status }
+
+    /// The time source read from the machine now (when NTP last confirmed it, for `status`).
+    public func currentTimeSource() -> TimeSourceStatus? {
+        if updateTimeSource() { publishDeviceSnapshot() }
+        return timeSourceTracker.status
+    }
 
     /// Brings everything up to the clock: trust, jumps and due deadlines.
     func handleWake(_ wake: WallClockWake) {
@@ -128,7 +141,7 @@ extension AlarmRuntime {
             outcome.merge(scheduler.evaluate(now: now))
         }
         commitTimeDriven(outcome)
-        if !jumped { sourceChanged = updateTimeSource() }
+        if !jumped, isLookingForConfirmation { sourceChanged = updateTimeSource() }
         if sourceChanged { publishDeviceSnapshot() }
         if scheduler.hasHeldOccurrences, let confirmedAt = externalConfirmation {
             commitTimeDriven(scheduler.confirmHeld(confirmedAt: confirmedAt, now: now))

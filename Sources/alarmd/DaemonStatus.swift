@@ -48,7 +48,7 @@ struct DaemonStatus: Sendable {
             version: AlarmdVersion.current, board: boardName, startedAt: startedAt,
             clockTrusted: clockTrusted, timeZone: timeZone.identifier, scope: viewer == nil ? .device : .client,
             alarms: alarms.alarmCount, alerting: alarms.alertingCount, nextAlarm: alarms.nextAlarm?.dueDate, parts: parts,
-            time: await runtime.timeSource)
+            time: await runtime.currentTimeSource())
     }
 
     /// The store: a fault while it cannot be read or saves fail (with the errno a person searches
