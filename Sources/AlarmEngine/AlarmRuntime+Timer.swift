@@ -122,8 +122,9 @@ extension AlarmRuntime {
         let jumped = wake == .clockChanged || abs(jump) > 1
         // The machine is read before a jump is handled (whether NTP confirmed it), and otherwise
         // only after what is due is published: an alert's sound never waits for sysfs.
-        var sourceChanged = jumped && updateTimeSource()
+        var sourceChanged = false
         if jumped {
+            sourceChanged = updateTimeSource()
             logger.notice("Wall clock set; re-evaluating every alarm", metadata: ["clock.jump": "\(jump)"])
             let holding = jump > 0 && isUnconfirmedJump(to: now)
             outcome.merge(scheduler.clockChanged(jump: jump, now: now, holding: holding))
