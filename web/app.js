@@ -8,7 +8,7 @@ Test hooks: each element with an id also has data-testid = id (set near the end 
  device device-summary status-list missed-list settings settings-{try,save}
  set-{volume,volume-out,crescendo,snooze,autosilence} phones pairing-list
  ringing ringing-{kind,label,more,stop,snooze} confirm-dialog confirm-{text,yes,no}
-data-testid only: alarm-error ringing-error timer-quick-{1,5,10}
+data-testid only: alarm-error ringing-error timer-quick-{1,5,10} clock-time set-clock
 Rows (data-testid, data-id = the server's id) and data-testid inside them:
  alarm-row: alarm-row-{time,label,repeat,next,owner} alarm-switch (role=switch) alarm-{edit,skip,unskip,delete,end-snooze}
  timer-row: timer-{name,state,countdown,pause,resume,cancel} (timer-countdown reads mm:ss)
@@ -536,6 +536,20 @@ const TIME_SOURCES = {
   unset: 'Not set',
 };
 
+// The clock's time beside this phone's, and the offer to set it from the phone when nothing
+// confirmed the clock's time or the two differ by more than 30 s (alarmd refuses what NTP
+// contradicts, and says why).
+function clockRow(st) {
+  const clock = new Date(serverNow()), phone = new Date();
+  const apart = Math.abs(skew) / 1000;
+  const offer = st.timeSource === 'restored' || st.timeSource === 'unset' || apart > 30;
+  const hhmmss = (d) => d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return h('li', { class: 'part', tid: 'clock-time' },
+    h('span', {}, 'Clock'), h('span', { class: 'hint' }, `${hhmmss(clock)} · this phone ${hhmmss(phone)}`),
+    offer && h('button', { class: 'btn small', tid: 'set-clock', onclick: () => post('/api/time', 'Clock set to this phone’s time', { time: Date.now() / 1000 }) },
+      'Set the clock to this phone’s time'));
+}
+
 function renderDevice() {
   if (!state.status) { // a clock that does not report its parts: say so, rather than guess faults
     $('status-list').replaceChildren(h('li', { class: 'hint' }, 'The clock does not report its parts.'));
@@ -554,6 +568,7 @@ function renderDevice() {
     $('status-list').replaceChildren(
       ...parts.map((p) => statusRow(PART_NAMES[p.name] || p.name, p.ok, p.detail, p.name)),
       statusRow('Time', clockOk, clockDetail, 'clock'),
+      clockRow(st),
       statusRow('Storage', storageOk, st.storageDetail || (storageOk ? '' : st.storage), 'storage'));
     const bad = parts.filter((p) => !p.ok).length + !clockOk + !storageOk;
     say('device-summary', bad ? `${bad} problem${bad > 1 ? 's' : ''}` : 'All working');

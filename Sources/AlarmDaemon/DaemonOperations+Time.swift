@@ -15,10 +15,28 @@ public protocol WallClockSetting: Sendable {
 /// Why the clock could not be set.
 public struct ClockSetError: Error, CustomStringConvertible {
     public var errno: Int32
+    /// Said instead of the errno's meaning (the simulator's refusal).
+    public var reason: String?
+
+    public init(errno: Int32, reason: String? = nil) {
+        self.errno = errno
+        self.reason = reason
+    }
+
     public var description: String {
-        errno == EPERM
+        if let reason { return reason }
+        return errno == EPERM
             ? "alarmd may not set the clock (EPERM): the packaged alarmd.service grants it CAP_SYS_TIME for this"
             : "clock_settime failed: \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
+
+/// The simulator's: it never sets the computer it runs on.
+public struct RefusingWallClockSetting: WallClockSetting {
+    public init() {}
+
+    public func set(to time: Date) throws(ClockSetError) {
+        throw ClockSetError(errno: EPERM, reason: "the simulator does not set this computer's clock")
     }
 }
 

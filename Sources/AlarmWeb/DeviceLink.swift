@@ -80,6 +80,11 @@ public final class DeviceLink: Sendable {
     }
 
     /// STOP or SNOOZE on anyone's ringing alarm, as the device's buttons would.
+    /// Sets the clock to the phone's time (alarmd refuses what NTP contradicts, or nonsense).
+    func setTime(_ time: Date) async throws -> SetTimeReport {
+        try await client.setTime(time, from: .phone)
+    }
+
     func deviceAction(_ action: AlarmAction, id: Alarm.ID, owner: UInt32) async throws {
         try await client.deviceAction(action, id: id, owner: owner)
     }

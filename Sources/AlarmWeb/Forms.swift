@@ -136,3 +136,20 @@ enum SettingsForm {
         }
     }
 }
+
+/// `POST /api/time`: the phone's time, in seconds since 1970.
+struct TimeForm: Decodable {
+    var time: Double
+
+    static func decode(_ body: Data) throws -> TimeForm {
+        do {
+            let form = try WebJSON.decode(TimeForm.self, from: body)
+            guard form.time.isFinite else { throw WebError(400, "expected {\"time\": SECONDS_SINCE_1970}: time is not a number") }
+            return form
+        } catch let error as WebError {
+            throw error
+        } catch {
+            throw WebError(400, "expected {\"time\": SECONDS_SINCE_1970}: \(AlarmForm.summary(error))")
+        }
+    }
+}

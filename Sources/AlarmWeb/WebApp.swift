@@ -127,6 +127,16 @@ public final class WebApp: Sendable {
             let id = UUID()
             try await link.schedule(id: id, definition: try TimerForm.decode(request.body).timer())
             return .json(201, ["id": id.uuidString])
+        default:
+            return try await routeDevice(route, request, path: path)
+        }
+    }
+
+    /// The household's routes: settings, the clock's time, the paired phones.
+    private func routeDevice(
+        _ route: (String, Int, String, String, String), _ request: WebRequest, path: String
+    ) async throws -> WebResponse {
+        switch route {
         case ("PUT", 1, "settings", _, _):
             try await link.setSettings(try SettingsForm.decode(request.body))
             await publishState()
@@ -134,6 +144,10 @@ public final class WebApp: Sendable {
         case ("POST", 2, "settings", "try", _):
             try await link.trySound(volumeDB: try SettingsForm.decode(request.body).volumeDB)
             return .json(200, ["ok": true])
+        case ("POST", 1, "time", _, _):
+            let report = try await link.setTime(Date(timeIntervalSince1970: try TimeForm.decode(request.body).time))
+            await publishState()
+            return .json(200, ["timeSource": report.timeSource?.rawValue ?? ""])
         case ("DELETE", 2, "pairings", let id, _):
             guard try book.revoke(id: id) else { throw WebError(404, "no paired browser \(id)") }
             await publishState()

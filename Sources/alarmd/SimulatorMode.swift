@@ -96,7 +96,8 @@ struct SimulatorMode {
         // phone page (alarm-web, run as them) may show every alarm and ask to pair.
         let server = device.controlServer(
             .init(socketPath: path, administrators: .init(groupID: getgid())),
-            status: DaemonStatus(device: device, boardName: "simulated").report(alarmsOf:), selfTest: nil)
+            status: DaemonStatus(device: device, boardName: "simulated").report(alarmsOf:), selfTest: nil,
+            time: .init(setter: RefusingWallClockSetting(), readings: SystemClockReadings(now: { device.clock.now }).read))
         do {
             try server.start()
         } catch {
