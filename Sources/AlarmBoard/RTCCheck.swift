@@ -1,6 +1,5 @@
 import AlarmTime
 import FoundationEssentials
-import Glibc
 
 /// `alarmd selftest`'s real-time clock check, from sysfs only (no device is opened, so it runs
 /// beside the service as well): is there an RTC, does it read a real time, does it agree with the
@@ -116,13 +115,6 @@ public struct RTCCheck: Sendable {
     }
 
     private static func microvolts(_ path: String) -> Double? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        let text = String(decoding: buffer[..<count], as: UTF8.self).split(whereSeparator: \.isWhitespace).first
-        return text.flatMap { Double($0) }.map { $0 / 1_000_000 }
+        SystemClockReadings.firstLine(of: path).flatMap { Double($0) }.map { $0 / 1_000_000 }
     }
 }

@@ -232,7 +232,7 @@ extension AlarmScheduler {
         if case .day(let day) = occurrence {
             record.lastOccurrenceDay = max(record.lastOccurrenceDay ?? day, day)
         }
-        guard case .relative(let relative) = record.definition.schedule, Self.weekdays(of: relative) != nil else {
+        guard Self.repeats(record.definition) else {
             remove(record.key)
             outcome.events.append(.removed(record.key))
             outcome.changedOwners.insert(record.owner)

@@ -50,14 +50,10 @@ public struct SystemClockReadings: Sendable {
         }.max()
     }
 
-    /// The first line of a small sysfs file, without its newline.
-    private static func firstLine(of path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").first.map(String.init)
+    /// The first line of a small sysfs or state file, without its newline; `nil` if it cannot
+    /// be read.
+    public static func firstLine(of path: String) -> String? {
+        guard case .success(let bytes) = SystemFile.read(path, maximumSize: 4096) else { return nil }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map(String.init)
     }
 }
