@@ -46,6 +46,8 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     public let clock: any WallClock
     /// The configuration with the household's settings in effect at start.
     public let configuration: DaemonConfiguration
+    /// What the machine says of its clock, for the engine's time source and `setTime`.
+    let clockReadings: (@Sendable () -> ClockReadings)?
     let logger: Logger
 
     /// Reads the household's settings, opens the board with them in effect and builds the
@@ -84,7 +86,7 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
             Task { await DaemonOperations.putIntoEffect(settings, appliance: appliance, runtime: runtime) }
         }
         (self.board, self.household, self.runtime, self.appliance) = (board, household, runtime, appliance)
-        (self.clock, self.configuration, self.logger) = (clock, configuration, logger)
+        (self.clock, self.configuration, self.clockReadings, self.logger) = (clock, configuration, clockReadings, logger)
         if let problem = board.soundProblemAtStart {
             // Missing at start: the LED and the clock screen say so before any alarm needs it.
             await appliance.soundUnavailable(problem)
@@ -118,12 +120,15 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     }
 
     /// The control socket on this device, answering the engine's operations and the daemon's
-    /// own (``DaemonOperations/handlers(runtime:appliance:settings:status:board:)``): `status`
-    /// from `status`, and `selfTest` where the board's parts can be checked (`selfTest`).
+    /// own (``DaemonOperations/handlers(runtime:appliance:settings:status:board:time:)``): `status`
+    /// from `status`, `selfTest` where the board's parts can be checked (`selfTest`), and
+    /// `setTime` where the clock can be set (`clockSetter`) and the machine read.
     public func controlServer(
         _ configuration: ControlServer.Configuration, status: (@Sendable (ClientID?) async -> StatusReport)?,
-        selfTest: DaemonOperations.SelfTestBoard?, time: DaemonOperations.TimeSetting? = nil
+        selfTest: DaemonOperations.SelfTestBoard?, clockSetter: (any WallClockSetting)? = nil
     ) -> ControlServer {
+        // `setTime` reads the machine as the engine does.
+        let time = clockSetter.flatMap { setter in clockReadings.map { DaemonOperations.TimeSetting(setter: setter, readings: $0) } }
         let handlers = DaemonOperations.handlers(
             runtime: runtime, appliance: appliance, settings: household, status: status, board: selfTest, time: time)
         return ControlServer(configuration: configuration, runtime: runtime, handlers: handlers, logger: logger)

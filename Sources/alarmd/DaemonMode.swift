@@ -65,7 +65,7 @@ struct DaemonMode {
         let status = DaemonStatus(device: device, boardName: profile.name)
         let server = device.controlServer(
             Self.controlConfiguration(configuration), status: status.report(alarmsOf:), selfTest: device.board.selfTestBoard(profile),
-            time: .init(setter: SystemWallClockSetting(), readings: SystemClockReadings().read))
+            clockSetter: SystemWallClockSetting())
         do {
             try server.start()
         } catch {

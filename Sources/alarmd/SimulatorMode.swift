@@ -97,7 +97,7 @@ struct SimulatorMode {
         let server = device.controlServer(
             .init(socketPath: path, administrators: .init(groupID: getgid())),
             status: DaemonStatus(device: device, boardName: "simulated").report(alarmsOf:), selfTest: nil,
-            time: .init(setter: RefusingWallClockSetting(), readings: SystemClockReadings(now: { device.clock.now }).read))
+            clockSetter: RefusingWallClockSetting())
         do {
             try server.start()
         } catch {

@@ -57,7 +57,7 @@ import Testing
             ) { _ in AlarmDeviceTests.MixerBoard(card: card, audio: audio, clock: clock) }
             server = device.controlServer(
                 .init(socketPath: socketPath), status: nil, selfTest: nil,
-                time: .init(setter: ManualSetting(clock: clock), readings: readings))
+                clockSetter: ManualSetting(clock: clock))
             try server.start()
         }
 
