@@ -575,7 +575,7 @@ function renderDevice() {
     $('device-summary').className = bad ? 'bad' : 'hint';
   }
   const missed = (state.missed || []).map((m) => h('li', { tid: 'missed-row' },
-    `${m.label || 'Alarm'} · ${valid(new Date(m.date)) ? when(new Date(m.date)) : ''}`));
+    `${m.label || 'Alarm'} · ${valid(new Date(m.date)) ? when(new Date(m.date)) : ''}${m.why ? ` · ${m.why}` : ''}`));
   $('missed-list').replaceChildren(...(missed.length ? missed : [h('li', { class: 'hint' }, 'None')]));
 }
 

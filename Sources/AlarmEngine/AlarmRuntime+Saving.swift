@@ -110,12 +110,12 @@ extension AlarmRuntime {
 
     /// Saves (if anything changed, or an earlier save failed) and publishes a change that
     /// happened with time, not at a client's request: an alert, a miss, a zone change.
-    func commitTimeDriven(_ outcome: SchedulerOutcome) {
+    func commitTimeDriven(_ outcome: SchedulerOutcome, because reason: HistoryEntry.Reason? = nil) {
         // Published before it is saved, and saved in a job of its own: an alert has started
         // whether or not it is on disk yet, and neither the sound nor the appliance's next look
         // at the engine may wait for a disk sync (tens of milliseconds on an SD card). A restart
         // before the save rings it again.
-        publish(outcome)
+        publish(outcome, because: reason)
         if outcome.hasChanges { durability.markUnsaved() }
         switch durability {
         case .saveQueued:
@@ -169,8 +169,8 @@ extension AlarmRuntime {
     }
 
     /// Sends changed lists and events to subscribers, logs the events, records the history and
-    /// re-arms the timer.
-    func publish(_ outcome: SchedulerOutcome) {
+    /// re-arms the timer. `reason` is why what rang late or was missed did (the history says it).
+    func publish(_ outcome: SchedulerOutcome, because reason: HistoryEntry.Reason? = nil) {
         // The device first: the appliance starts the sound on it. Only with events: every look of
         // the appliance at the engine publishes an outcome, and a snapshot for an empty one would
         // have it look again, and again.
@@ -185,22 +185,25 @@ extension AlarmRuntime {
             alarmLists.publish(scheduler.alarms(of: owner), for: owner)
         }
         Self.log(outcome.events, to: logger)
-        recordHistory(outcome.events)
+        recordHistory(outcome.events, because: reason)
         rearmTimer()
     }
 
-    private func recordHistory(_ events: [SchedulerEvent]) {
+    func recordHistory(_ events: [SchedulerEvent], because reason: HistoryEntry.Reason?) {
         let now = clock.now
         var entries: [HistoryEntry] = []
-        func entry(_ kind: HistoryEntry.Kind, _ key: AlarmKey, at date: Date? = nil) {
+        func entry(_ kind: HistoryEntry.Kind, _ key: AlarmKey, lateBy: TimeInterval? = nil) {
             guard let title = scheduler.record(for: key)?.definition.presentation.alert.title ?? lastKnownTitles[key] else {
                 return
             }
-            entries.append(HistoryEntry(date: date ?? now, kind: kind, alarmID: key.id, owner: key.owner, title: title))
+            entries.append(HistoryEntry(
+                date: now, kind: kind, alarmID: key.id, owner: key.owner, title: title, lateBy: lateBy,
+                reason: lateBy == nil ? nil : reason))
         }
         for event in events {
             switch event {
-            case .alertStarted(let key, _): entry(.rang, key)
+            // Within a second is on time: the timer's own slack, not a story for the history.
+            case .alertStarted(let key, let lateBy): entry(.rang, key, lateBy: lateBy >= 1 ? lateBy : nil)
             case .countdownStarted(let key, _):
                 if case .countdown(let countdown)? = scheduler.record(for: key)?.phase, countdown.kind == .postAlert {
                     entry(.snoozed, key)
@@ -209,7 +212,8 @@ extension AlarmRuntime {
             case .autoSilenced(let key): entry(.autoSilenced, key)
             case .missed(let missed) where missed.reason == .tooLate:
                 entries.append(HistoryEntry(
-                    date: missed.dueDate, kind: .missed, alarmID: missed.alarmID, owner: missed.owner, title: missed.title))
+                    date: missed.dueDate, kind: .missed, alarmID: missed.alarmID, owner: missed.owner, title: missed.title,
+                    reason: reason))
             case .disabled(let key): entry(.disabled, key)
             case .enabled(let key): entry(.enabled, key)
             case .skipped(let key): entry(.skipped, key)

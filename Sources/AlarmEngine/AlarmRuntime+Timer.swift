@@ -135,17 +135,18 @@ extension AlarmRuntime {
             }
         }
         let trusted = clockTrust.isTrusted(now: now)
-        if trusted != scheduler.isClockTrusted {
+        let trustChanged = trusted != scheduler.isClockTrusted
+        if trustChanged {
             logger.notice(trusted ? "Wall clock now trusted" : "Wall clock no longer trusted", metadata: ["clock.now": "\(now)"])
             outcome.merge(scheduler.setClockTrusted(trusted, now: now))
         } else if !jumped {
             outcome.merge(scheduler.evaluate(now: now))
         }
-        commitTimeDriven(outcome)
+        commitTimeDriven(outcome, because: jumped || trustChanged ? .clockSet : nil)
         if !jumped, isLookingForConfirmation { sourceChanged = updateTimeSource() }
         if sourceChanged { publishDeviceSnapshot() }
         if scheduler.hasHeldOccurrences, let confirmedAt = externalConfirmation {
-            commitTimeDriven(scheduler.confirmHeld(confirmedAt: confirmedAt, now: now))
+            commitTimeDriven(scheduler.confirmHeld(confirmedAt: confirmedAt, now: now), because: .clockSet)
         }
     }
 

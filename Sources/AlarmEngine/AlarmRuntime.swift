@@ -92,6 +92,9 @@ public actor AlarmRuntime {
     var history: AlarmHistory
     /// Each alarm's title as last seen, for history entries about alarms already gone.
     var lastKnownTitles: [AlarmKey: String] = [:]
+    /// What became due while alarmd was not running, found at start: recorded in the history
+    /// once the engine runs.
+    var eventsAtStart: [SchedulerEvent] = []
 
     /// Loads the store and resumes every alarm in wall time: countdowns count as if the process
     /// had never stopped, paused ones stay paused, alerts resume within auto-silence, and missed
@@ -133,6 +136,7 @@ public actor AlarmRuntime {
             alarms: scheduler.alarmCount, zone: zone, trusted: trusted, now: now,
             storeDirectory: configuration.storeDirectory, logger: logger)
         let outcome = scheduler.evaluate(now: now)
+        eventsAtStart = outcome.events
         Self.log(outcome.events, to: logger)
         Self.logResumedAlerts(of: scheduler, besides: outcome.events, now: now, to: logger)
         if !loaded.unreadable.isEmpty {
@@ -168,6 +172,8 @@ public actor AlarmRuntime {
         let zoneChanges = timeZones.changes()
         timeZoneMayHaveChanged()
         if updateTimeSource() { publishDeviceSnapshot() }
+        recordHistory(eventsAtStart, because: .notRunning)
+        eventsAtStart = []
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runTimer() }
             group.addTask { await self.followTimeZone(zoneChanges) }

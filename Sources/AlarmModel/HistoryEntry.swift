@@ -19,17 +19,63 @@ public struct HistoryEntry: Codable, Hashable, Sendable {
         case disabled, enabled, skipped
     }
 
+    /// Why an alarm rang late or could not ring, when the clock knows.
+    public enum Reason: String, Codable, Hashable, Sendable {
+        /// The clock was set across its time: by hand, by a phone, or corrected by NTP.
+        case clockSet
+        /// alarmd was not running at its time (the device was off, or restarting).
+        case notRunning
+    }
+
     public var date: Date
     public var kind: Kind
     public var alarmID: Alarm.ID
     public var owner: ClientID
     public var title: String
+    /// For `rang` more than a second after its time: how late, in seconds.
+    public var lateBy: TimeInterval?
+    /// For a late `rang` or a `missed`: why, when known.
+    public var reason: Reason?
 
-    public init(date: Date, kind: Kind, alarmID: Alarm.ID, owner: ClientID, title: String) {
+    public init(
+        date: Date, kind: Kind, alarmID: Alarm.ID, owner: ClientID, title: String, lateBy: TimeInterval? = nil,
+        reason: Reason? = nil
+    ) {
         self.date = date
         self.kind = kind
         self.alarmID = alarmID
         self.owner = owner
         self.title = title
+        self.lateBy = lateBy
+        self.reason = reason
+    }
+
+    /// What a person reads beside the entry: "rang 10 min late: the clock was set", "the clock
+    /// was off"; `nil` when there is nothing to say.
+    public var explanation: String? {
+        let why: String? = switch reason {
+        case .clockSet?: kind == .missed ? "the clock was set past its time" : "the clock was set"
+        case .notRunning?: "the clock was off or restarting"
+        case nil: nil
+        }
+        switch kind {
+        case .rang:
+            guard let lateBy, lateBy >= 1 else { return why }
+            let late = "\(Self.duration(lateBy)) late"
+            return why.map { "\(late): \($0)" } ?? late
+        case .missed:
+            return why
+        default:
+            return nil
+        }
+    }
+
+    /// "45 s", "10 min", "2 h 5 min".
+    static func duration(_ seconds: TimeInterval) -> String {
+        let whole = Int(seconds.rounded())
+        if whole < 60 { return "\(whole) s" }
+        let minutes = whole / 60
+        if minutes < 60 { return "\(minutes) min" }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
     }
 }

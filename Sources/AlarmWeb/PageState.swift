@@ -73,6 +73,8 @@ struct PageState: Encodable, Sendable {
     struct Missed: Encodable, Sendable {
         var label: String
         var date: Date
+        /// Why, when the clock knows ("the clock was set past its time", "rang unanswered").
+        var why: String?
     }
 
     struct PairingItem: Encodable, Sendable {
@@ -149,7 +151,7 @@ struct PageState: Encodable, Sendable {
         }
         // Alarms that could not ring or rang unanswered in the last day, newest first.
         missed = history.filter { ($0.kind == .missed || $0.kind == .autoSilenced) && now.timeIntervalSince($0.date) < 86_400 }
-            .sorted { $0.date > $1.date }.map { Missed(label: $0.title, date: $0.date) }
+            .sorted { $0.date > $1.date }.map { Missed(label: $0.title, date: $0.date, why: $0.kind == .autoSilenced ? "rang unanswered" : $0.explanation) }
         if let status {
             let storage = status.parts.first { $0.name == "storage" }
             self.status = Status(

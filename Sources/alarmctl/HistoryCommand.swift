@@ -11,11 +11,13 @@ struct HistoryCommand: AsyncParsableCommand {
         commandName: "history",
         abstract: "Show what your alarms did: rang, snoozed, stopped, missed, auto-silenced.",
         discussion: """
-            Oldest first: the local time, the kind, the id's first 8 characters and the title. \
-            alarmd keeps the latest 500 entries. --all (administrators) shows every user's, with \
-            an OWNER column. --json prints {"version":1,"entries":[{"date":INSTANT,"kind":KIND,\
-            "id":ID,"owner":UID,"title":TITLE}]}, KIND being rang, snoozed, stopped, missed, \
-            autoSilenced, disabled, enabled or skipped.
+            Oldest first: the local time, the kind, the id's first 8 characters, the title and, \
+            for an alarm that rang late or was missed, why (the clock was set across its time, or \
+            was off). alarmd keeps the latest 500 entries. --all (administrators) shows every \
+            user's, with an OWNER column. --json prints {"version":1,"entries":[{"date":INSTANT,\
+            "kind":KIND,"id":ID,"owner":UID,"title":TITLE}]}, KIND being rang, snoozed, stopped, \
+            missed, autoSilenced, disabled, enabled or skipped; a late rang has "lateBySeconds", \
+            and a late rang or a missed has "reason" when known: clockSet or notRunning.
             """
     )
 
@@ -36,7 +38,7 @@ struct HistoryCommand: AsyncParsableCommand {
             let output = entries.map {
                 JSONOutput.History.Entry(
                     date: ISO8601.format($0.date, in: zone), kind: $0.kind.rawValue, id: $0.alarmID.uuidString,
-                    owner: $0.owner.rawValue, title: $0.title)
+                    owner: $0.owner.rawValue, title: $0.title, lateBySeconds: $0.lateBy, reason: $0.reason?.rawValue)
             }
             print(JSONOutput.document(JSONOutput.History(entries: output)), terminator: "")
             return
@@ -45,11 +47,15 @@ struct HistoryCommand: AsyncParsableCommand {
             print("No history yet.")
             return
         }
-        var table = TextTable(header: all ? ["TIME", "KIND", "ID", "OWNER", "TITLE"] : ["TIME", "KIND", "ID", "TITLE"])
+        let explained = entries.contains { $0.explanation != nil }
+        var header = all ? ["TIME", "KIND", "ID", "OWNER", "TITLE"] : ["TIME", "KIND", "ID", "TITLE"]
+        if explained { header.append("WHY") }
+        var table = TextTable(header: header)
         for entry in entries {
             var row = [TimeText.dateAndTime(entry.date, in: zone), Self.kindName(entry.kind), String(entry.alarmID.uuidString.prefix(8))]
             if all { row.append(UserNames.short(entry.owner.rawValue)) }
             row.append(entry.title)
+            if explained { row.append(entry.explanation ?? "") }
             table.append(row)
         }
         print(table.text, terminator: "")

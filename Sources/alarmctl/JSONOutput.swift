@@ -62,6 +62,10 @@ enum JSONOutput {
             var id: String
             var owner: UInt32
             var title: String
+            /// A late `rang`: how late, in seconds.
+            var lateBySeconds: Double?
+            /// Why it rang late or was missed: clockSet or notRunning.
+            var reason: String?
         }
 
         var version = JSONOutput.version

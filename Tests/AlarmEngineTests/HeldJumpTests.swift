@@ -21,10 +21,11 @@ import Testing
         let directory: TemporaryDirectory
     }
 
-    func rig(synchronized: Bool = false) throws -> Rig {
+    /// An engine on a machine whose time was restored from a clock file an hour before `start`.
+    func rig(synchronized: Bool = false, at start: Date? = nil) throws -> Rig {
         let directory = try TemporaryDirectory()
-        let clock = ManualWallClock(now: monday6)
-        let machine = TimeSourceRuntimeTests.Machine(clock: clock, saved: monday6.addingTimeInterval(-3600))
+        let clock = ManualWallClock(now: start ?? monday6)
+        let machine = TimeSourceRuntimeTests.Machine(clock: clock, saved: clock.now.addingTimeInterval(-3600))
         machine.synchronized.store(synchronized, ordering: .relaxed)
         var configuration = AlarmRuntime.Configuration(clockTrust: .always, storeDirectory: directory.path)
         configuration.clockReadings = { machine.readings() }
