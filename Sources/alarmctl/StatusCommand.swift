@@ -13,7 +13,8 @@ struct StatusCommand: AsyncParsableCommand {
             A part is ok, starting or fault (with the cause). The alarm figures are your own \
             alarms, or every user's for administrators (root and the admin group). --json prints \
             alarmd's status report as it sends it (instants as seconds since 1970): version, board, \
-            startedAt, clockTrusted, timeZone, scope (whose alarms are counted: "client", yours, or \
+            startedAt, clockTrusted, timeSource (ntp, rtc, phone, restored or unset: where the \
+            clock's time came from) and timeConfirmedAt (when that source last vouched for it), timeZone, scope (whose alarms are counted: "client", yours, or \
             "device", every user's), alarms, alerting, nextAlarm and parts ([{name, state, detail}]).
             """
     )

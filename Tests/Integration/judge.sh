@@ -410,6 +410,93 @@ judge_power_off() {
     verdict power-off "alarm $id scheduled, QEMU killed with SIGKILL on the serial marker, the alarm listed after the next boot"
 }
 
+# --- rtc, restored, phone-time, ntp: where the clock's time came from ------------------------------
+
+# (b) The main boot: the machine's RTC set the clock at boot, so the source is `rtc`.
+judge_rtc() {
+    local dir=$1
+    load_facts "$dir"
+    expect "rtc0 did not set the clock at boot ($(tr '\n' ' ' <"$dir/rtc0.txt" 2>/dev/null))" test "$(sed -n 2p "$dir/rtc0.txt")" = 1
+    jexpect "the time source is $(jv .timeSource "$dir/status.json"), not rtc" "$dir/status.json" '.timeSource == "rtc"'
+    expect "alarmd selftest --only rtc exited $f_selftest_rtc_status ($(tr '\n' ' ' <"$dir/selftest-rtc.txt" | head -c 300))" [ "$f_selftest_rtc_status" = 0 ]
+    expect "the self-test did not pass the RTC ($(grep -m1 'rtc' "$dir/selftest-rtc.txt"))" grep -q '^PASS  rtc: rtc0 agrees with the clock' "$dir/selftest-rtc.txt"
+    verdict rtc "$(sed -n 1p "$dir/rtc0.txt") set the clock at boot; source $(jv .timeSource "$dir/status.json"); $(grep -m1 '^PASS  rtc' "$dir/selftest-rtc.txt")"
+}
+
+# (a) The boot after the cut, with no RTC and no network: `restored` from timesyncd's file, the
+# time blinking on the LCD with "Clock unverified", and an alarm ringing on the clock's guess.
+judge_restored() {
+    local dir=$1 s behind t frame shown=0 blank=0 warned=0
+    load_facts "$dir"
+    s=$f_alarm_at
+    behind=$(calc "$f_host_time - $f_guest_time")
+    expect "the guest has an RTC ($(tr '\n' ' ' <"$dir/rtc-devices.txt"))" test ! -s "$dir/rtc-devices.txt"
+    expect "the clock is not behind the host's by the cut's 2 h or more ($(calc "$behind / 60") min)" \
+        awk "BEGIN { exit !($behind >= 7200 && $behind < 7200 + 900) }"
+    expect "timesyncd did not restore the saved clock ($(grep -m1 -i 'clock' "$dir/timesyncd-journal.txt" | head -c 200))" \
+        grep -q 'restoring from recorded timestamp' "$dir/timesyncd-journal.txt"
+    jexpect "the time source is $(jv .timeSource "$dir/status.json"), not restored" "$dir/status.json" '.timeSource == "restored"'
+    jexpect "confirmed at $(jv .timeConfirmedAt "$dir/status.json"), not when the clock was saved ($f_saved_at)" "$dir/status.json" \
+        '.timeConfirmedAt != null and (.timeConfirmedAt - $saved | fabs) < 2' --argjson saved "$f_saved_at"
+    jexpect "the clock is not trusted" "$dir/status.json" '.clockTrusted == true'
+    expect "the journal does not say the time is not confirmed" grep -q 'Clock time not confirmed: restored' "$dir/alarmd-journal.txt"
+    expect "the self-test did not say there is no RTC ($(grep -m1 'rtc' "$dir/selftest-rtc.txt"))" grep -q '^PASS  rtc: none fitted' "$dir/selftest-rtc.txt"
+    # The idle screen, decoded half a second into each of four seconds.
+    for t in 0 1 2 3; do
+        frame=$(calc "${f_idle_from%.*} + 1.5 + $t")
+        lcd "$dir" "lcd-idle-$t" afterkill --at "$frame"
+        jq -e '.text[0] | test("[0-9]{1,2}:[0-9]{2}")' "$dir/lcd-idle-$t.json" >/dev/null 2>&1 && shown=$((shown + 1))
+        jq -e '.text[0] | test("^ *$")' "$dir/lcd-idle-$t.json" >/dev/null 2>&1 && blank=$((blank + 1))
+        jq -e '.text | join(" ") | test("unverified")' "$dir/lcd-idle-$t.json" >/dev/null 2>&1 && warned=$((warned + 1))
+    done
+    expect "the LCD's time does not blink (shown in $shown of 4 seconds, blank in $blank)" test $shown = 2 -a $blank = 2
+    expect "the LCD never says the clock is unverified ($(jq -c .text "$dir/lcd-idle-0.json" "$dir/lcd-idle-1.json" 2>/dev/null | tr '\n' ' '))" test $warned -ge 1
+    analyse sound sound "$dir/audio" --after "$(calc "$s - 1")" --before "$f_press_stop"
+    analyse led led "$dir/led.txt" --after "$(calc "$s - 1")" --before "$f_press_stop"
+    jexpect "not alerting at its time ($(jv .alarm.state "$dir/show-ringing.json"))" "$dir/show-ringing.json" '.alarm.state == "alerting"'
+    jexpect "no sound within 1 s of its time on the restored clock (first sound $(jv .first_sound "$dir/sound.json"), due $s)" "$dir/sound.json" \
+        '.first_sound != null and .first_sound - $s > -0.05 and .first_sound - $s < 1' --argjson s "$s"
+    jexpect "the LED did not go high within 1 s ($(jv .first_high "$dir/led.json"))" "$dir/led.json" \
+        '.first_high != null and .first_high - $s > -0.05 and .first_high - $s < 1' --argjson s "$s"
+    verdict restored "no RTC, clock $(calc "$behind / 60") min behind the host's, source $(jv .timeSource "$dir/status.json") (saved $(date -u -d "@$f_saved_at" +%H:%M:%S)), LCD time shown $shown/blank $blank of 4 s, \"unverified\" in $warned; rang +$(ms "$(jv .first_sound "$dir/sound.json") - $s") ms"
+}
+
+# (d) The page set the clock from the host's time: it moved, the source is `phone`, the alarm it
+# passed within the grace rang at once, the one beyond was missed, and the history says why.
+judge_phone_time() {
+    local dir=$1 after
+    load_facts "$dir"
+    after=$(calc "$f_host_after - $f_guest_after")
+    expect "the page did not set the time ($(head -n 1 "$dir/page-time.txt"))" grep -q '^HTTP/1.1 200' "$dir/page-time.txt"
+    expect "the clock is $after s from the host's after the page set it" awk "BEGIN { exit !($after > -1 && $after < 1) }"
+    jexpect "the time source is $(jv .timeSource "$dir/status.json"), not phone" "$dir/status.json" '.timeSource == "phone"'
+    jexpect "the alarm the clock passed 10 min ago is $(jv .alarm.state "$dir/show-within.json"), not alerting" "$dir/show-within.json" '.alarm.state == "alerting"'
+    jexpect "the history has no late ring for the clock being set ($(jv -c --arg id "$f_within_id" '[.entries[] | select(.id == $id)]' "$dir/history.json"))" "$dir/history.json" \
+        '[.entries[] | select(.id == $id and .kind == "rang" and .reason == "clockSet" and .lateBySeconds > 590 and .lateBySeconds < 660)] | length == 1' --arg id "$f_within_id"
+    jexpect "the history has no miss for the clock being set ($(jv -c --arg id "$f_beyond_id" '[.entries[] | select(.id == $id)]' "$dir/history.json"))" "$dir/history.json" \
+        '[.entries[] | select(.id == $id and .kind == "missed" and .reason == "clockSet")] | length == 1' --arg id "$f_beyond_id"
+    analyse sound sound "$dir/audio" --after "$f_set_at"
+    jexpect "no sound after the clock was set" "$dir/sound.json" '.first_sound != null'
+    verdict phone-time "page answered \"$(head -n 1 "$dir/page-time.txt" | tr -d '\r')\", clock within $after s of the host's, source $(jv .timeSource "$dir/status.json"); 10 min late: $(jv .alarm.state "$dir/show-within.json"), history rang late $(jv --arg id "$f_within_id" '[.entries[] | select(.id == $id and .kind == "rang")][0].lateBySeconds | floor' "$dir/history.json") s; 50 min late: missed (clockSet)"
+}
+
+# (c) NTP on the network: synchronised, the source `ntp`; a phone's time 10 min off is refused.
+judge_ntp() {
+    local dir=$1 before after
+    load_facts "$dir"
+    before=$(calc "$f_host_before - $f_guest_before")
+    after=$(calc "$f_host_after - $f_guest_after")
+    expect "chronyd on the host did not run ($(tail -n 2 "$results/chronyd.log" 2>/dev/null | tr '\n' ' '))" grep -q 'chronyd version' "$results/chronyd.log"
+    expect "timesyncd did not synchronise with 10.0.2.2 ($(tail -n 2 "$dir/timesyncd-journal.txt" | tr '\n' ' ' | head -c 300))" \
+        grep -q 'Contacted time server 10.0.2.2' "$dir/timesyncd-journal.txt"
+    jexpect "the time source is $(jv .timeSource "$dir/status.json"), not ntp" "$dir/status.json" '.timeSource == "ntp"'
+    expect "the clock is $before s from the host's after NTP" awk "BEGIN { exit !($before > -1 && $before < 1) }"
+    expect "a phone's time 10 min off was not refused ($(head -n 1 "$dir/page-time-refused.txt"))" bash -c "! grep -q '^HTTP/1.1 200' '$dir/page-time-refused.txt'"
+    expect "the refusal does not say NTP wins ($(tail -n 1 "$dir/page-time-refused.txt" | head -c 200))" grep -q 'NTP' "$dir/page-time-refused.txt"
+    expect "the clock moved on a refused time ($after s from the host's)" awk "BEGIN { exit !($after > -1 && $after < 1) }"
+    verdict ntp "synchronised $(calc "$f_synchronised_seen - $f_network_up") s after the network came up, source $(jv .timeSource "$dir/status.json"), clock within $before s of the host's; a phone 10 min off: \"$(head -n 1 "$dir/page-time-refused.txt" | tr -d '\r')\""
+}
+
 # --- pi4 -------------------------------------------------------------------------------------------
 
 # The afterkill guest shaped like a Raspberry Pi 4 (vm-test's shape_like_a_pi4), alarmd restarted
@@ -543,7 +630,7 @@ judge_ready() {
         judged=$((judged + 1))
         read -r role episode <<<"$(sed -n "${judged}p" "$results/ready")"
         case "$role/$episode" in
-        main/boot) judge_boot "$results/main/boot" ;;
+        main/boot) judge_boot "$results/main/boot"; judge_rtc "$results/main/boot" ;;
         main/ring) judge_ring "$results/main/ring" ;;
         main/timer) judge_timer "$results/main/timer" ;;
         main/intent) judge_intent "$results/main/intent" ;;
@@ -552,6 +639,9 @@ judge_ready() {
         main/measurements) judge_measurements "$results/main/measurements" ;;
         main/watchdog) judge_watchdog "$results/main/watchdog" ;;
         afterkill/power-off) judge_power_off "$results/afterkill/power-off" ;;
+        afterkill/restored) judge_restored "$results/afterkill/restored" ;;
+        afterkill/phone-time) judge_phone_time "$results/afterkill/phone-time" ;;
+        afterkill/ntp) judge_ntp "$results/afterkill/ntp" ;;
         afterkill/pi4) judge_pi4 "$results/afterkill/pi4" ;;
         side/no-sound) judge_no_sound "$results/side/no-sound" ;;
         side/ring) judge_libgpiod2 "$results/side/ring" ;;
