@@ -79,5 +79,6 @@ int64_t alarmd_boottime_nanoseconds(void) {
 int alarmd_clock_is_synchronized(void) {
     struct timex status = {0};
     int state = adjtimex(&status);
-    return state >= 0 && state != TIME_ERROR && !(status.status & STA_UNSYNC);
+    if (state < 0) return -errno;
+    return state != TIME_ERROR && !(status.status & STA_UNSYNC);
 }

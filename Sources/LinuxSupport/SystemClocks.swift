@@ -5,8 +5,16 @@ public enum SystemClocks {
     /// `CLOCK_BOOTTIME`: monotonic, and counting while the system is suspended.
     public static var bootTime: Duration { .nanoseconds(alarmd_boottime_nanoseconds()) }
 
-    /// Whether the kernel considers the wall clock synchronised by an NTP client.
-    public static var isSynchronized: Bool { alarmd_clock_is_synchronized() != 0 }
+    /// Whether the kernel considers the wall clock synchronised by an NTP client (`false` when
+    /// its state cannot be read: ``synchronizationReadError``).
+    public static var isSynchronized: Bool { alarmd_clock_is_synchronized() == 1 }
+
+    /// The `errno` that keeps the kernel's NTP state from being read (`EPERM` under a seccomp
+    /// filter without `clock_adjtime`), or `nil` when it can be.
+    public static var synchronizationReadError: Int32? {
+        let result = alarmd_clock_is_synchronized()
+        return result < 0 ? -result : nil
+    }
 }
 
 extension Duration {

@@ -47,6 +47,11 @@ struct DaemonMode {
         // The board's parts open after the household's settings are read; missing ones are
         // logged and retried by their backends, and the alarm still rings on whatever works.
         let clock = SystemWallClock()
+        if let code = SystemClocks.synchronizationReadError {
+            logger.warning(
+                "The kernel's NTP state cannot be read: the time source is never ntp, and a phone's time is never refused for NTP's",
+                metadata: ["errno": "\(code)", "hint": "the unit's SystemCallFilter must allow clock_adjtime"])
+        }
         let prompter = DevicePrompter(userName: Self.userName(of:))
         let device: AlarmDevice<DaemonBoard>
         do {

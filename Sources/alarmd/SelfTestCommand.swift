@@ -26,12 +26,19 @@ struct SelfTestCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The board profile: a name from the profiles directory, or a path.", valueName: "NAME|PATH"))
-    var board: String
+    @Option(help: ArgumentHelp(
+        "The board profile: a name from the profiles directory, or a path (default: the service's, from its configuration file).",
+        valueName: "NAME|PATH"))
+    var board: String?
 
     @Option(help: ArgumentHelp(
         "Where named profiles are (default: /usr/share/alarmd/boards if it exists, else ./board).", valueName: "DIR"))
     var boardsDirectory: String?
+
+    @Option(help: ArgumentHelp(
+        "The service's configuration file, for its board and socket (default: \(DaemonConfiguration.defaultPath)).",
+        valueName: "FILE"))
+    var config: String?
 
     @Flag(help: "Run the output checks without asking anything; buttons are only opened, not pressed.")
     var nonInteractive = false
@@ -57,10 +64,9 @@ struct SelfTestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = BoardProfile.lookupDirectory(for: boardsDirectory ?? BoardProfile.installedDirectory)
         let loaded: BoardProfile.Loaded
         do {
-            loaded = try BoardProfile.load(nameOrPath: board, directory: directory)
+            loaded = try loadBoard()
         } catch {
             writeToStandardError("alarmd: \(error)\n")
             throw ExitCode(78)
@@ -96,7 +102,7 @@ struct SelfTestCommand: AsyncParsableCommand {
     ) async throws -> [PartResult] {
         let person = nonInteractive ? nil : TerminalPerson()
         let showFor = Duration.milliseconds(Int((showSeconds * 1000).rounded()))
-        let socketPath = socket ?? Self.configuredSocketPath()
+        let socketPath = socket ?? Self.configuredSocketPath(config)
         switch await RunningService.find(socket: socketPath) {
         case .refusesUser:
             writeToStandardError("alarmd: alarmd is running and holds the board, and its socket \(socketPath) refuses you: "
@@ -147,7 +153,19 @@ struct SelfTestCommand: AsyncParsableCommand {
 
     /// Where the service listens: the configuration file's `socket`, else the default. A
     /// file that cannot be read leaves the default (the service would not have started with it).
-    static func configuredSocketPath() -> String {
-        (try? DaemonConfiguration.load(path: nil))?.configuration.socketPath ?? ControlProtocol.defaultSocketPath
+    /// `--board`, or else the board the service uses: the configuration file's (`board =
+    /// "auto"` detected as the service detects it).
+    private func loadBoard() throws -> BoardProfile.Loaded {
+        if let board {
+            let directory = BoardProfile.lookupDirectory(for: boardsDirectory ?? BoardProfile.installedDirectory)
+            return try BoardProfile.load(nameOrPath: board, directory: directory)
+        }
+        var configuration = try DaemonConfiguration.load(path: config).configuration
+        if let boardsDirectory { configuration.boardsDirectory = boardsDirectory }
+        return try configuration.loadBoard()
+    }
+
+    static func configuredSocketPath(_ config: String?) -> String {
+        (try? DaemonConfiguration.load(path: config))?.configuration.socketPath ?? ControlProtocol.defaultSocketPath
     }
 }

@@ -110,6 +110,20 @@ import Testing
         #expect(unknown.standardError.contains("no board profile named \"rpi6\"; available: qemu, rpi3bplus, rpi4b, rpi5, simulated, zero2w"))
     }
 
+    @Test func withoutABoardTheServicesConfigurationSaysWhich() async throws {
+        let directory = try TemporaryDirectory()
+        let config = directory.path + "/alarmd.toml"
+        try TestFiles.write(Array("board = \"simulated\"\nsocket = \"\(directory.path)/none.sock\"\n".utf8), to: config)
+        let result = try await selftest(["--config", config, "--non-interactive", "--only", "led"])
+        #expect(result.exitStatus == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("Self-test of simulated ("))
+
+        try TestFiles.write(Array("board = \"rpi6\"\n".utf8), to: config)
+        let unknown = try await selftest(["--config", config, "--non-interactive"])
+        #expect(unknown.exitStatus == 78)
+        #expect(unknown.standardError.contains("no board profile named \"rpi6\""), "\(unknown.standardError)")
+    }
+
     @Test func badArgumentsAreUsageErrors() async throws {
         let result = try await selftest(["--board", "simulated", "--only", "speaker"])
         #expect(result.exitStatus == 64)

@@ -40,7 +40,9 @@ int alarmd_eventfd_drain(int fd);
 int64_t alarmd_boottime_nanoseconds(void);
 
 /// Whether the kernel considers the system clock synchronised (adjtimex: not TIME_ERROR and
-/// STA_UNSYNC clear), as NTP daemons such as systemd-timesyncd and chrony leave it.
+/// STA_UNSYNC clear), as NTP daemons such as systemd-timesyncd and chrony leave it: 1 or 0, or
+/// -errno when the state cannot be read (glibc's adjtimex is the clock_adjtime system call, which
+/// a seccomp filter may forbid).
 int alarmd_clock_is_synchronized(void);
 
 #endif
