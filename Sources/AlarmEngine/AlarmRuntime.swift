@@ -130,8 +130,7 @@ public actor AlarmRuntime {
         var scheduler = AlarmScheduler(
             policy: configuration.policy, timeZone: zone, clockTrusted: trusted,
             snapshot: loaded.state?.scheduler ?? SchedulerSnapshot())
-        let authorizations = Dictionary(
-            (loaded.state?.authorizations ?? []).map { ($0.client, $0.state) }, uniquingKeysWith: { _, last in last })
+        let authorizations = Self.authorizations(in: loaded.state)
         Self.logStart(
             alarms: scheduler.alarmCount, zone: zone, trusted: trusted, now: now,
             storeDirectory: configuration.storeDirectory, logger: logger)
@@ -164,6 +163,11 @@ public actor AlarmRuntime {
         self.authorizations = authorizations
         self.clockOffset = Self.offset(now: now, monotonic: clock.monotonicNow)
         Self.publish(scheduler, authorizations, to: alarmLists, authorizationStates)
+    }
+
+    /// The stored authorization of each client (the last one, should a client appear twice).
+    private static func authorizations(in state: StoredState?) -> [ClientID: AlarmManager.AuthorizationState] {
+        Dictionary((state?.authorizations ?? []).map { ($0.client, $0.state) }, uniquingKeysWith: { _, last in last })
     }
 
     /// Runs the timer and the time-zone watch until the task is cancelled.

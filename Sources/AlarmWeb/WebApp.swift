@@ -212,10 +212,11 @@ public final class WebApp: Sendable {
 
     static func status(of error: ControlError) -> Int {
         switch error.code {
-        case .malformed: 400
+        case .malformed, .invalidConfiguration: 400
         case .forbidden: 403
         case .busy: 503
-        case .invalidTransition: 409
+        // The device's state says no (NTP keeps the time; the alarm is not in that state).
+        case .invalidTransition, .refused: 409
         case .notFound: 404
         default: 503
         }

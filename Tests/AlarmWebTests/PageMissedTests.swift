@@ -1,5 +1,6 @@
 import AlarmKitCore
 import AlarmModel
+import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 import Testing
@@ -31,5 +32,16 @@ struct PageMissedTests {
         #expect(page.missed.map(\.why) == [
             nil, "the clock was set past its time", "rang unanswered", "the clock was off or restarting",
         ])
+    }
+}
+
+/// What the page hears when alarmd says no: a refusal of the device's state is a conflict, a
+/// bad value the phone's error, never "unavailable" (which the page reads as a clock out of reach).
+struct DeviceRefusalStatusTests {
+    @Test func refusalsAreConflictsAndBadValuesBadRequests() {
+        #expect(WebApp.status(of: ControlError(.refused, "NTP wins")) == 409)
+        #expect(WebApp.status(of: ControlError(.invalidTransition, "not alerting")) == 409)
+        #expect(WebApp.status(of: ControlError(.invalidConfiguration, "years ahead")) == 400)
+        #expect(WebApp.status(of: ControlError(.serviceUnavailable, "cannot set the clock")) == 503)
     }
 }

@@ -440,7 +440,11 @@ judge_restored() {
         '.timeConfirmedAt != null and (.timeConfirmedAt - $saved | fabs) < 2' --argjson saved "$f_saved_at"
     jexpect "the clock is not trusted" "$dir/status.json" '.clockTrusted == true'
     expect "the journal does not say the time is not confirmed" grep -q 'Clock time not confirmed: restored' "$dir/alarmd-journal.txt"
-    expect "the self-test did not say there is no RTC ($(grep -m1 'rtc' "$dir/selftest-rtc.txt"))" grep -q '^PASS  rtc: none fitted' "$dir/selftest-rtc.txt"
+    # The qemu profile says the board has an RTC, and this boot hides it: the self-test fails it
+    # with a hint, as on a Pi whose RTC's driver did not register.
+    expect "the self-test did not fail the missing RTC with a hint ($(grep -m1 'rtc:' "$dir/selftest-rtc.txt"))" \
+        grep -q '^FAIL  rtc: no RTC (/sys/class/rtc/rtc0), though the board has one' "$dir/selftest-rtc.txt"
+    expect "the self-test's missing RTC has no hint" grep -q 'hint: `dmesg | grep -i rtc`' "$dir/selftest-rtc.txt"
     # The idle screen, decoded half a second into each of four seconds.
     for t in 0 1 2 3; do
         frame=$(calc "${f_idle_from%.*} + 1.5 + $t")
@@ -491,7 +495,7 @@ judge_ntp() {
         grep -q 'Contacted time server 10.0.2.2' "$dir/timesyncd-journal.txt"
     jexpect "the time source is $(jv .timeSource "$dir/status.json"), not ntp" "$dir/status.json" '.timeSource == "ntp"'
     expect "the clock is $before s from the host's after NTP" awk "BEGIN { exit !($before > -1 && $before < 1) }"
-    expect "a phone's time 10 min off was not refused ($(head -n 1 "$dir/page-time-refused.txt"))" bash -c "! grep -q '^HTTP/1.1 200' '$dir/page-time-refused.txt'"
+    expect "a phone's time 10 min off was not refused with 409 ($(head -n 1 "$dir/page-time-refused.txt"))" grep -q '^HTTP/1.1 409' "$dir/page-time-refused.txt"
     expect "the refusal does not say NTP wins ($(tail -n 1 "$dir/page-time-refused.txt" | head -c 200))" grep -q 'NTP' "$dir/page-time-refused.txt"
     expect "the clock moved on a refused time ($after s from the host's)" awk "BEGIN { exit !($after > -1 && $after < 1) }"
     verdict ntp "synchronised $(calc "$f_synchronised_seen - $f_network_up") s after the network came up, source $(jv .timeSource "$dir/status.json"), clock within $before s of the host's; a phone 10 min off: \"$(head -n 1 "$dir/page-time-refused.txt" | tr -d '\r')\""
