@@ -92,12 +92,20 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
+        // libsndfile: alarm sounds in WAV, FLAC, Ogg Vorbis, Opus and MP3, decoded as a stream.
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+        // Sound files for alarms: read as a stream of frames for playing, checked when chosen.
+        .target(name: "AlarmSoundFile", dependencies: ["CSndFile"]),
         // What Swift cannot write itself: ALSA's variadic error handler, defined once for the process.
         .target(name: "CALSAShim", dependencies: ["CALSA"]),
         // The ALSA backend of `AudioOutput`: a writer thread per playback, gain ramp in software.
         .target(
             name: "AlarmALSA",
-            dependencies: ["AlarmHardware", "AlarmTime", "CALSA", "CALSAShim", "LinuxSupport"]
+            dependencies: ["AlarmHardware", "AlarmSoundFile", "AlarmTime", "CALSA", "CALSAShim", "LinuxSupport"]
         ),
         // libgpiod, v1 (Debian/Raspberry Pi OS bookworm) or v2 (trixie): whichever pkg-config finds.
         .systemLibrary(
@@ -143,7 +151,7 @@ let package = Package(
             name: "AlarmDaemon",
             dependencies: [
                 "AlarmAppliance", "AlarmBoard", "AlarmControl", "AlarmEngine", "AlarmHardware", "AlarmKitCore", "AlarmModel", "AlarmProtocol",
-                "AlarmTime", "JournalLogging", "TOMLConfig",
+                "AlarmSoundFile", "AlarmTime", "JournalLogging", "LinuxSupport", "TOMLConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -214,7 +222,7 @@ let package = Package(
         // as another user.
         .target(
             name: "AlarmTestKit",
-            dependencies: ["AlarmClient", "AlarmKitCore", "AlarmProtocol", "CTestSupport", "LinuxSupport"],
+            dependencies: ["AlarmClient", "AlarmKitCore", "AlarmProtocol", "CSndFile", "CTestSupport", "LinuxSupport"],
             path: "Tests/AlarmTestKit"
         ),
         // A program that uses only `import AlarmKit`, as an app on the device does (AlarmKitAppTests).
@@ -284,7 +292,10 @@ let package = Package(
                 "AlarmSimulator", "AlarmTime", "AlarmTestKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "AlarmALSATests", dependencies: ["AlarmALSA", "AlarmBoard", "AlarmHardware", "AlarmSimulator", "AlarmTestKit", "CALSAShim"]),
+        .testTarget(
+            name: "AlarmALSATests",
+            dependencies: ["AlarmALSA", "AlarmBoard", "AlarmHardware", "AlarmSimulator", "AlarmSoundFile", "AlarmTestKit", "CALSAShim"]),
+        .testTarget(name: "AlarmSoundFileTests", dependencies: ["AlarmSoundFile", "AlarmTestKit"]),
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit", "AlarmTime", "TOMLConfig"]),

@@ -11,7 +11,7 @@ import Synchronization
 /// sound's own rate and channel count (the built-in tone at 48 kHz mono); `default` and
 /// `plughw:` devices convert to what the card takes.
 ///
-/// - Important: A bare `hw:` device converts nothing: a WAV file at a rate the card cannot play
+/// - Important: A bare `hw:` device converts nothing: a sound file at a rate the card cannot play
 ///   is refused (`.io`), and the built-in tone is generated at whatever rate the card offers.
 public final class ALSAAudioOutput: AudioOutput, Sendable {
     /// The period and buffer sizes asked of ALSA (it picks the nearest it can do): 20 ms periods
@@ -74,13 +74,14 @@ public final class ALSAAudioOutput: AudioOutput, Sendable {
     /// Starts `source`, replacing anything playing, and returns once the device is open and the
     /// first period has been written (or at once, if a concurrent ``stop()`` ended it first).
     ///
-    /// `.file` plays a PCM WAV file (16 or 24 bit, mono or stereo, 8 to 96 kHz). The gain ramp
+    /// `.file` plays a sound file (WAV, FLAC, Ogg Vorbis, Opus, MP3; mono or stereo, 8 to
+    /// 192 kHz), decoded as it plays, its opening when the playback is prepared. The gain ramp
     /// is applied to the samples and measured in frames played. A playback that does not loop
     /// ends by itself after its last frame has been heard; see ``waitUntilIdle()``.
     ///
     /// - Throws: ``HardwareError``: `.deviceUnavailable` (no such device or card), `.busy` (held
     ///   by another program) or `.io`, naming ``device``; or `.io` naming the file's path when
-    ///   it cannot be read or is not a WAV file this output plays, so the caller can fall back to
+    ///   it cannot be read or decoded (the reason goes to the diagnostics), so the caller can fall back to
     ///   the built-in tone. After a throw nothing plays: what played before was stopped.
     public func play(_ source: SoundSource, gain: GainRamp, looping: Bool) async throws {
         let go = PlaybackSession.Go(gain: gain, looping: looping)

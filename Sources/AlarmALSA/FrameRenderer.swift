@@ -1,4 +1,5 @@
 import AlarmHardware
+import AlarmSoundFile
 
 /// Turns a sound into the device's frames: loops it, maps its channels onto the device's, and
 /// applies the gain ramp.
@@ -7,60 +8,61 @@ import AlarmHardware
 /// sound as it says, however the writer was scheduled. The gain steps once a millisecond, far
 /// finer than an ear hears.
 struct FrameRenderer {
-    let sound: PCMSound
+    let feed: any SampleFeed
     let deviceChannels: Int
     let rate: Int
     let gain: GainRamp
-    let looping: Bool
-    /// The next frame of `sound` to play.
-    private(set) var position = 0
     /// Frames played so far: the ramp's clock.
     private(set) var played = 0
 
     private let blockFrames: Int
     private let finalAmplitude: Double
 
-    init(sound: PCMSound, deviceChannels: Int, gain: GainRamp, looping: Bool) {
-        self.sound = sound
+    init(feed: any SampleFeed, deviceChannels: Int, gain: GainRamp, looping: Bool) {
+        self.feed = feed
+        feed.looping = looping
         self.deviceChannels = deviceChannels
-        self.rate = sound.sampleRate
+        self.rate = feed.sampleRate
         self.gain = gain
-        self.looping = looping
-        blockFrames = max(sound.sampleRate / 1000, 1)
+        blockFrames = max(feed.sampleRate / 1000, 1)
         finalAmplitude = GainRamp.amplitude(decibels: gain.target)
     }
 
     /// Whether a sound that does not loop has been played to its end.
-    var isFinished: Bool { !looping && position >= sound.frameCount }
+    var isFinished: Bool { feed.isExhausted }
 
-    /// The frames the next write may take: `limit`, or fewer at the end of a sound that does not loop.
-    func nextChunk(limit: Int) -> Int {
-        looping ? limit : min(limit, sound.frameCount - position)
+    /// The frames the next write may take: `limit`, or fewer at the end of a sound (or at the
+    /// loop point of one in memory). Decodes them if the sound is a file.
+    /// - Throws: ``SoundFileError`` when the file's data cannot be decoded.
+    func nextChunk(limit: Int) throws(SoundFileError) -> Int {
+        try feed.peek(frames: limit).count / feed.channels
     }
 
-    /// Renders the next `frames` frames into `buffer` (resized as needed) without consuming them:
-    /// ``advance(by:)`` consumes what the device actually took.
-    func render(into buffer: inout [Int16], frames: Int) {
+    /// Renders the next `frames` frames (at most ``nextChunk(limit:)``) into `buffer` (resized as
+    /// needed) without consuming them: ``advance(by:)`` consumes what the device actually took.
+    func render(into buffer: inout [Int16], frames: Int) throws(SoundFileError) {
         let needed = frames * deviceChannels
         if buffer.count < needed { buffer = [Int16](repeating: 0, count: needed) }
-        let sourceChannels = sound.channels
-        sound.samples.withUnsafeBufferPointer { samples in
+        let source = try feed.peek(frames: frames)
+        let sourceChannels = feed.channels
+        let frames = min(frames, source.count / sourceChannels)
+        source.withUnsafeBufferPointer { samples in
             buffer.withUnsafeMutableBufferPointer { output in
                 var frame = 0
                 while frame < frames {
                     let blockEnd = min(frames, frame + blockFrames)
                     let amplitude = self.amplitude(atFrame: played + frame)
                     for index in frame..<blockEnd {
-                        let source = ((position + index) % sound.frameCount) * sourceChannels
+                        let from = index * sourceChannels
                         let target = index * deviceChannels
                         for channel in 0..<deviceChannels {
                             let value: Double
                             if sourceChannels == deviceChannels || sourceChannels == 1 {
-                                value = Double(samples[source + min(channel, sourceChannels - 1)])
+                                value = Double(samples[from + min(channel, sourceChannels - 1)])
                             } else if deviceChannels == 1 {
-                                value = (Double(samples[source]) + Double(samples[source + 1])) / 2
+                                value = (Double(samples[from]) + Double(samples[from + 1])) / 2
                             } else {
-                                value = channel < sourceChannels ? Double(samples[source + channel]) : 0
+                                value = channel < sourceChannels ? Double(samples[from + channel]) : 0
                             }
                             output[target + channel] = Int16(clamping: Int((value * amplitude).rounded()))
                         }
@@ -74,8 +76,7 @@ struct FrameRenderer {
     /// Consumes `frames` frames that the device took.
     mutating func advance(by frames: Int) {
         played += frames
-        position += frames
-        if looping { position %= sound.frameCount }
+        feed.consume(frames: frames)
     }
 
     private func amplitude(atFrame frame: Int) -> Double {

@@ -1,4 +1,5 @@
 import AlarmHardware
+import AlarmSoundFile
 import Glibc
 import Synchronization
 
@@ -45,7 +46,7 @@ struct PlaybackWriter {
         }
         guard !session.isStopRequested else { return }
         let holdDeadline = monotonicSeconds() + request.hold / .seconds(1)
-        let opened: (device: any PCMStream, sound: PCMSound)
+        let opened: (device: any PCMStream, feed: any SampleFeed)
         do throws(HardwareError) {
             opened = try writer.open()
             request.counters.opens.add(1, ordering: .relaxed)
@@ -61,7 +62,7 @@ struct PlaybackWriter {
             return
         }
         let renderer = FrameRenderer(
-            sound: opened.sound, deviceChannels: opened.device.channels, gain: go.gain, looping: go.looping)
+            feed: opened.feed, deviceChannels: opened.device.channels, gain: go.gain, looping: go.looping)
         var loop = WriteLoop(
             device: opened.device, renderer: renderer, session: session, counters: request.counters,
             diagnostics: diagnostics)
@@ -75,29 +76,45 @@ struct PlaybackWriter {
         }
     }
 
-    /// Loads the sound and opens the device for it.
-    private func open() throws(HardwareError) -> (device: any PCMStream, sound: PCMSound) {
-        var sound: PCMSound
+    /// How much of a sound file is decoded when it is opened, before its playback is claimed:
+    /// more than the two periods the device starts on, so the alarm's first sound waits for no
+    /// decoder (an MP3's first frames cost its decoder's start-up).
+    static let decodedAheadSeconds = 0.5
+
+    /// Opens the sound (decoding a file's opening) and the device for it.
+    private func open() throws(HardwareError) -> (device: any PCMStream, feed: any SampleFeed) {
+        var feed: any SampleFeed
         switch request.source {
-        case .builtInTone: sound = .builtInTone(sampleRate: 48_000)
-        case .file(let path): sound = try .file(path, why: diagnostics)
+        case .builtInTone:
+            feed = MemoryFeed(.builtInTone(sampleRate: 48_000))
+        case .file(let path):
+            do throws(SoundFileError) {
+                let reader = try SoundFileReader(path: path)
+                guard SoundFileReader.channelCounts.contains(reader.channels), SoundFileReader.sampleRates.contains(reader.sampleRate) else {
+                    throw SoundFileError(path: path, reason: "\(reader.channels) channels at \(reader.sampleRate) Hz is not an alarm sound")
+                }
+                feed = try FileFeed(reader, decodingAhead: Int(Self.decodedAheadSeconds * Double(reader.sampleRate)))
+            } catch {
+                diagnostics("\(error)")
+                throw HardwareError(.io, device: path, errno: error.errno)
+            }
         }
         let device = try request.pcm.open(
             name: request.device, configuration: request.configuration,
-            rate: sound.sampleRate, channels: sound.channels,
+            rate: feed.sampleRate, channels: feed.channels,
             periodMicroseconds: ALSAAudioOutput.periodMicroseconds,
             bufferMicroseconds: ALSAAudioOutput.bufferMicroseconds)
-        if device.rate != sound.sampleRate {
+        if device.rate != feed.sampleRate {
             guard case .builtInTone = request.source else {
                 // `default` and `plughw:` resample; a bare `hw:` may not, and playing a file at the
                 // wrong rate would change its pitch. Refuse, so the appliance falls back to the tone.
-                diagnostics("\(request.device): cannot play \(sound.sampleRate) Hz (nearest \(device.rate) Hz)")
+                diagnostics("\(request.device): cannot play \(feed.sampleRate) Hz (nearest \(device.rate) Hz)")
                 device.close()
                 throw HardwareError(.io, device: request.device, errno: EINVAL)
             }
-            sound = .builtInTone(sampleRate: device.rate)
+            feed = MemoryFeed(.builtInTone(sampleRate: device.rate))
         }
-        return (device, sound)
+        return (device, feed)
     }
 
     private func forwardALSAMessage() {
@@ -142,7 +159,12 @@ struct WriteLoop {
         while true {
             if session.isStopRequested { return .stopped }
             if renderer.isFinished { return playOut() }
-            let chunk = renderer.nextChunk(limit: device.periodFrames)
+            let chunk: Int
+            do throws(SoundFileError) {
+                chunk = try renderer.nextChunk(limit: device.periodFrames)
+            } catch {
+                return fileFailed(error)
+            }
             if let excess = framesAheadOfClock(after: chunk), excess > 0 {
                 waitForStop(seconds: Double(excess) / (Double(device.rate) * Self.pacingSlack))
                 continue
@@ -158,7 +180,11 @@ struct WriteLoop {
                 if let failure = waitForDevice() { return .failed(failure) }
                 continue
             }
-            renderer.render(into: &buffer, frames: chunk)
+            do throws(SoundFileError) {
+                try renderer.render(into: &buffer, frames: chunk)
+            } catch {
+                return fileFailed(error)
+            }
             let written = device.write(buffer, frames: chunk)
             if written < 0 {
                 if let failure = recover(from: written) { return .failed(failure) }
@@ -171,6 +197,13 @@ struct WriteLoop {
             renderer.advance(by: written)
             session.reportStart(nil)
         }
+    }
+
+    /// A sound file that stops decoding while it plays: the playback ends with a fault naming the
+    /// file, and the appliance plays the built-in tone in its place.
+    private func fileFailed(_ error: SoundFileError) -> Outcome {
+        diagnostics("\(error)")
+        return .failed(HardwareError(.io, device: error.path, errno: error.errno))
     }
 
     /// Lets the last buffer of a sound that does not loop be heard, then ends. A stop cuts it short.

@@ -64,6 +64,10 @@ public final class ControlServer: Sendable {
         public var maximumPendingRequests = 32
         /// Subscriptions per connection; more get `busy`.
         public var maximumSubscriptions = 16
+        /// Checks the `.named` sound an alarm is scheduled or replaced with, and says why it cannot
+        /// ring (a missing or undecodable file), so that it is refused then, not found out at the
+        /// alarm; `nil` checks nothing (the name's form is checked in any case).
+        public var soundCheck: (@Sendable (_ name: String) async -> String?)?
         /// Reported by `hello`.
         public var serverName = "alarmd"
         /// Reported by `hello`: this build's version, the one `alarmd --version` and the package show.

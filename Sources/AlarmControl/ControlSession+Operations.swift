@@ -50,6 +50,7 @@ extension ControlSession {
         }
         handlers.serve(.replace) { session, _, parameters, _ in
             try await session.authorizeAdministrator()
+            try await session.checkSound(of: parameters.definition)
             return .result(try await session.runtime.replace(id: parameters.id, definition: parameters.definition, client: session.peer.client))
         }
         handlers.serve(.takeIntent) { session, _, parameters, _ in
@@ -120,6 +121,7 @@ extension ControlSession {
         try parameters.definition.validate()
         let client = peer.client
         try await authorizeAdministrator()
+        try await checkSound(of: parameters.definition)
         let authorization = await runtime.authorizationState(for: client)
         if authorization == .notDetermined {
             // After a prompt nobody answered, refuse rather than ask again in the queue.
@@ -132,6 +134,14 @@ extension ControlSession {
         }
         let alarm = try await runtime.schedule(id: parameters.id, definition: parameters.definition, client: client, app: app)
         return .result(alarm)
+    }
+
+    /// Refuses a definition whose named sound cannot ring, with the reason.
+    func checkSound(of definition: AlarmDefinition) async throws {
+        guard case .named(let name) = definition.sound, let check = server.configuration.soundCheck else { return }
+        if let reason = await check(name) {
+            throw AlarmOperationError.invalidConfiguration("sound \"\(name)\" cannot ring: \(reason)")
+        }
     }
 
     /// `requestAuthorization`: the state at once unless it is not determined; then a prompt,

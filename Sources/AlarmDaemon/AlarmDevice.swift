@@ -4,6 +4,8 @@ import AlarmEngine
 import AlarmHardware
 import AlarmModel
 import AlarmProtocol
+import AlarmSoundFile
+import LinuxSupport
 import AlarmTime
 import Logging
 import ServiceLifecycle
@@ -131,6 +133,22 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
         let time = clockSetter.flatMap { setter in clockReadings.map { DaemonOperations.TimeSetting(setter: setter, readings: $0) } }
         let handlers = DaemonOperations.handlers(
             runtime: runtime, appliance: appliance, settings: household, status: status, board: selfTest, time: time)
+        var configuration = configuration
+        if configuration.soundCheck == nil {
+            let appliance = appliance
+            configuration.soundCheck = { name in
+                let path = await appliance.settings.soundsDirectory + "/" + name
+                // Decoding a file's opening takes milliseconds to tens of them: a thread of its own.
+                return await DetachedThread.run { () -> String? in
+                    do throws(SoundFileError) {
+                        _ = try SoundFileReader.check(path)
+                        return nil
+                    } catch {
+                        return error.reason
+                    }
+                }
+            }
+        }
         return ControlServer(configuration: configuration, runtime: runtime, handlers: handlers, logger: logger)
     }
 

@@ -5,6 +5,7 @@ import AlarmHardware
 import AlarmKitCore
 import AlarmModel
 import AlarmProtocol
+import AlarmSoundFile
 import FoundationEssentials
 
 /// The daemon's own operations on the control socket, beside the AlarmKit ones: each a handler
@@ -99,11 +100,13 @@ public enum DaemonOperations {
             }
             return NullAnswer()
         }
-        // The sound files an alarm may name: the WAV files of the sounds directory.
+        // The sound files an alarm may name: the sounds directory's files in the formats it plays.
         handlers.register(.sounds) { _, _ in
             let directory = await appliance.settings.soundsDirectory
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            return names.filter { $0.lowercased().hasSuffix(".wav") && !$0.hasPrefix(".") }.sorted()
+            return names.filter { name in
+                !name.hasPrefix(".") && SoundFileReader.fileExtensions.contains { name.lowercased().hasSuffix("." + $0) }
+            }.sorted()
         }
     }
 

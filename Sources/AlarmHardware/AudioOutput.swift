@@ -4,7 +4,8 @@ import Glibc
 public enum SoundSource: Hashable, Sendable {
     /// The built-in alarm tone, generated in code: it needs no file and cannot be missing.
     case builtInTone
-    /// A WAV file (PCM 16 or 24 bit, mono or stereo, 8 to 96 kHz), by absolute path.
+    /// A sound file by absolute path: WAV, FLAC, Ogg Vorbis, Opus or MP3, mono or stereo,
+    /// 8 to 192 kHz (decoded as it plays by libsndfile on a board).
     case file(String)
 }
 

@@ -29,7 +29,7 @@ struct AlarmCtl: AsyncParsableCommand {
             ScheduleCommand.self, TimerCommand.self, ListCommand.self, ShowCommand.self,
             CancelCommand.self, StopCommand.self, SnoozeCommand.self, PauseCommand.self, ResumeCommand.self,
             DisableCommand.self, EnableCommand.self, SkipCommand.self,
-            WatchCommand.self, AuthCommand.self, StatusCommand.self, HistoryCommand.self, TimeCommand.self, Preview.self, WebCommand.self,
+            WatchCommand.self, AuthCommand.self, StatusCommand.self, HistoryCommand.self, TimeCommand.self, SoundsCommand.self, Preview.self, WebCommand.self,
         ]
     )
 

@@ -72,6 +72,11 @@ enum JSONOutput {
         var entries: [Entry]
     }
 
+    struct Sounds: Encodable {
+        var version = JSONOutput.version
+        var sounds: [String]
+    }
+
     struct Change: Encodable {
         var version = JSONOutput.version
         var time: String

@@ -23,7 +23,9 @@ struct ScheduleCommand: AsyncParsableCommand {
             time it rings (pause and resume work during it). \
             --stop-intent NAME delivers the intent NAME to you when STOP is pressed at the device: \
             `alarmctl watch --json` prints it, so a script can react. \
-            --sound names a WAV file in the device's sounds directory (default: the built-in tone). \
+            --sound names a sound file in the device's sounds directory (WAV, FLAC, Ogg Vorbis, Opus or \
+            MP3; `alarmctl sounds` lists them; default: the built-in tone): one that cannot be \
+            decoded is refused then, with the reason. \
             A user's first alarm asks the person at the device for permission first (up to 60 s; \
             see `alarmctl auth`). Prints the new alarm's id and when it rings (--json: the alarm \
             as `show --json`).

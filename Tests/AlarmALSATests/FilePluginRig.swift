@@ -1,5 +1,6 @@
 @testable import AlarmALSA
 import AlarmHardware
+import AlarmSoundFile
 import AlarmTestKit
 import Glibc
 import Synchronization
@@ -51,9 +52,16 @@ final class FilePluginRig: Sendable {
 
     /// The recording, once the output has closed the device (the file plugin writes the WAV
     /// header's lengths on close).
-    func recording() throws -> WAVFile {
-        let bytes = try #require(TestFiles.read(recordingPath), "nothing was recorded")
-        return try WAVFile(bytes: bytes)
+    func recording() throws -> Recording {
+        let reader = try SoundFileReader(path: recordingPath)
+        var samples: [Int16] = []
+        var buffer = [Int16](repeating: 0, count: 4_096 * reader.channels)
+        while true {
+            let got = try buffer.withUnsafeMutableBufferPointer { try reader.read(into: $0, frames: 4_096) }
+            if got == 0 { break }
+            samples += buffer[0..<(got * reader.channels)]
+        }
+        return Recording(sampleRate: reader.sampleRate, channels: reader.channels, samples: samples)
     }
 
     /// The recording's size in bytes so far; 0 before it exists.
@@ -73,6 +81,15 @@ final class FilePluginRig: Sendable {
     }
 }
 
+/// What the file plugin recorded: interleaved 16-bit frames.
+struct Recording {
+    var sampleRate: Int
+    var channels: Int
+    var samples: [Int16]
+
+    var frameCount: Int { samples.count / channels }
+}
+
 /// What a diagnostics sink received.
 final class DiagnosticLines: Sendable {
     private let lines = Mutex<[String]>([])
@@ -84,7 +101,7 @@ final class DiagnosticLines: Sendable {
 /// Signal measurements with tolerances in mind.
 enum Signal {
     /// One channel of `wav` as fractions of full scale.
-    static func channel(_ channel: Int, of wav: WAVFile) -> [Double] {
+    static func channel(_ channel: Int, of wav: Recording) -> [Double] {
         stride(from: channel, to: wav.samples.count, by: wav.channels).map { Double(wav.samples[$0]) / 32_767 }
     }
 

@@ -62,6 +62,28 @@ struct AlarmCommandTests {
         }
     }
 
+    @Test func aSoundThatCannotRingIsRefusedWhenChosenWithTheReason() async throws {
+        let daemon = try RunningDaemon()
+        defer { daemon.stop() }
+        let sounds = daemon.directory.path + "/sounds"
+        try TestSoundFiles.write(TestSoundFiles.sine(frequency: 880, seconds: 1, rate: 44_100), to: sounds + "/chime.mp3", as: .mp3, rate: 44_100)
+        try TestFiles.write(Array("not a sound".utf8), to: sounds + "/notes.ogg")
+
+        let mp3 = try await daemon.alarmctl(["schedule", "--at", "07:00", "--sound", "chime.mp3"])
+        #expect(mp3.exitStatus == 0, "stderr: \(mp3.standardError)")
+        let missing = try await daemon.alarmctl(["schedule", "--at", "07:00", "--sound", "gone.flac"])
+        #expect(missing.exitStatus != 0)
+        #expect(missing.standardError.contains("sound \"gone.flac\" cannot ring: cannot be opened: No such file or directory"), "\(missing.standardError)")
+        let text = try await daemon.alarmctl(["schedule", "--at", "07:00", "--sound", "notes.ogg"])
+        #expect(text.exitStatus != 0)
+        #expect(text.standardError.contains("sound \"notes.ogg\" cannot ring: "), "\(text.standardError)")
+
+        let listed = try await daemon.alarmctl(["list", "--json"])
+        #expect(Output.array(try Output.json(listed.standardOutput)["alarms"]).count == 1, "only the MP3's alarm was accepted")
+        let names = try await daemon.alarmctl(["sounds"])
+        #expect(Output.lines(names.standardOutput) == ["birds.wav", "chime.mp3", "notes.ogg"], "\(names.standardOutput)")
+    }
+
     @Test func scheduleOnAnInstantIsFixedInTimeAndDefaultsToANineMinuteSnooze() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }

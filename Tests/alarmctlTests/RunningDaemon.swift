@@ -46,6 +46,16 @@ final class RunningDaemon {
     init(configuration text: String = "", state: StoredState? = nil) throws {
         directory = try TemporaryDirectory()
         let configuration = directory.path + "/alarmd.toml"
+        // A sounds directory with one sound, `birds.wav` (a second of a 1 kHz tone), unless the
+        // configuration names its own.
+        var text = text
+        if !text.contains("[sound]") {
+            let sounds = directory.path + "/sounds"
+            mkdir(sounds, 0o755)
+            try TestFiles.write(
+                SineWAV.bytes(sampleRate: 48_000, bits: 16, seconds: 1, channels: [(1_000, 0.5)]), to: sounds + "/birds.wav")
+            text += "\n[sound]\nsounds_directory = \"\(sounds)\"\n"
+        }
         try TestFiles.write(Array(text.utf8), to: configuration)
         if let state {
             mkdir(directory.path + "/state", 0o700)
