@@ -96,10 +96,7 @@ final class FileFeed: SampleFeed {
                 decoded.removeFirst(start)
                 start = 0
             }
-            let channels = channels
-            let got = try scratch.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) in
-                try reader.read(into: buffer, frames: Self.decodeFrames)
-            }
+            let got = try reader.read(into: &scratch, frames: Self.decodeFrames)
             if got > 0 {
                 decoded += scratch[0..<(got * channels)]
                 decodedSinceRewind = true

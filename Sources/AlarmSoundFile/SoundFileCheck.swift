@@ -43,9 +43,7 @@ extension SoundFileReader {
         var buffer = [Int16](repeating: 0, count: chunk * reader.channels)
         var decoded = 0
         while decoded < checkedSeconds * reader.sampleRate {
-            let got = try buffer.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) in
-                try reader.read(into: buffer, frames: chunk)
-            }
+            let got = try reader.read(into: &buffer, frames: chunk)
             if got == 0 { break }
             decoded += got
         }

@@ -55,12 +55,13 @@ public final class SoundFileReader {
         sf_close(handle)
     }
 
-    /// Decodes up to `frames` frames into `buffer` (which holds at least `frames` × ``channels``
-    /// samples); fewer only at the end of the file, `0` past it.
+    /// Decodes up to `frames` frames into the start of `buffer` (which holds at least `frames` ×
+    /// ``channels`` samples); fewer only at the end of the file, `0` past it.
     /// - Throws: ``SoundFileError`` when the data cannot be decoded.
-    public func read(into buffer: UnsafeMutableBufferPointer<Int16>, frames: Int) throws(SoundFileError) -> Int {
+    public func read(into buffer: inout [Int16], frames: Int) throws(SoundFileError) -> Int {
         precondition(buffer.count >= frames * channels, "the buffer holds fewer than \(frames) frames")
-        let got = Int(sf_readf_short(handle, buffer.baseAddress, sf_count_t(frames)))
+        let handle = handle
+        let got = buffer.withUnsafeMutableBufferPointer { Int(sf_readf_short(handle, $0.baseAddress, sf_count_t(frames))) }
         if got < frames, sf_error(handle) != Int32(SF_ERR_NO_ERROR) {
             throw SoundFileError(path: path, reason: "cannot be decoded: " + String(cString: sf_strerror(handle)))
         }

@@ -57,7 +57,7 @@ final class FilePluginRig: Sendable {
         var samples: [Int16] = []
         var buffer = [Int16](repeating: 0, count: 4_096 * reader.channels)
         while true {
-            let got = try buffer.withUnsafeMutableBufferPointer { try reader.read(into: $0, frames: 4_096) }
+            let got = try reader.read(into: &buffer, frames: 4_096)
             if got == 0 { break }
             samples += buffer[0..<(got * reader.channels)]
         }

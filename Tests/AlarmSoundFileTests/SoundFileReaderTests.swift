@@ -12,7 +12,7 @@ import Testing
         var samples: [Int16] = []
         var buffer = [Int16](repeating: 0, count: chunk * reader.channels)
         while true {
-            let got = try buffer.withUnsafeMutableBufferPointer { try reader.read(into: $0, frames: chunk) }
+            let got = try reader.read(into: &buffer, frames: chunk)
             if got == 0 { break }
             samples += buffer[0..<(got * reader.channels)]
         }
@@ -58,11 +58,11 @@ import Testing
         try TestSoundFiles.write(written, to: path, as: .flac, rate: 8_000)
         let reader = try SoundFileReader(path: path)
         var buffer = [Int16](repeating: 0, count: 2_000)
-        let first = try buffer.withUnsafeMutableBufferPointer { try reader.read(into: $0, frames: 2_000) }
+        let first = try reader.read(into: &buffer, frames: 2_000)
         #expect(first == 800)
-        #expect(try buffer.withUnsafeMutableBufferPointer { try reader.read(into: $0, frames: 2_000) } == 0)
+        #expect(try reader.read(into: &buffer, frames: 2_000) == 0)
         try reader.rewind()
-        #expect(try buffer.withUnsafeMutableBufferPointer { try reader.read(into: $0, frames: 10) } == 10)
+        #expect(try reader.read(into: &buffer, frames: 10) == 10)
         #expect(Array(buffer[0..<10]) == Array(written[0..<10]))
     }
 
