@@ -33,18 +33,29 @@ func runSoundBenchmarks(quick: Bool) async throws {
     }
     let stop = Summary(stops)
 
-    // play(): from the call to its return (the device open and the first period written), and
-    // to the buffer's last period written, when a card starts playing (the start threshold is
-    // the whole buffer). Built-in tone and a one-second WAV file, as an alert starts them.
+    // play(): from the call to its return (the first period written), and to the buffer's
+    // last period written. Cold: the device opened and the sound loaded by the play; prepared:
+    // as an alert starts, after `prepare` opened the device and decoded a file's opening. The
+    // built-in tone and 60 s files of a 1 kHz tone, 48 kHz mono, in the formats people have.
     let scratch = try TemporaryDirectory()
-    let wavPath = scratch.path + "/sine.wav"
-    try TestFiles.write(SineWAV.bytes(sampleRate: 48_000, bits: 16, seconds: 1, channels: [(1_000, 0.5)]), to: wavPath)
+    let tone = TestSoundFiles.sine(frequency: 1_000, seconds: 60, rate: 48_000)
+    var sources: [(String, SoundSource)] = [("built-in tone", .builtInTone)]
+    for format in [TestSoundFiles.Format.wav, .flac, .mp3] {
+        let path = scratch.path + "/tone." + format.rawValue
+        try TestSoundFiles.write(tone, to: path, as: format, rate: 48_000)
+        sources.append(("60 s \(format.rawValue.uppercased()) file", .file(path)))
+    }
     let periodsPerBuffer = ALSAAudioOutput.bufferMicroseconds / ALSAAudioOutput.periodMicroseconds
     var starts: [(name: String, returned: Summary, started: Summary)] = []
-    for (name, source) in [("built-in tone", SoundSource.builtInTone), ("1 s WAV file, 48 kHz mono", .file(wavPath))] {
+    for (name, source, prepared) in sources.flatMap({ [($0.0 + ", cold", $0.1, false), ($0.0 + ", prepared", $0.1, true)] }) {
         var returned: [Double] = [], started: [Double] = []
         for index in 0..<(samples + 5) {
             await output.stop()
+            if prepared {
+                let opens = output.statistics.opens
+                await output.prepare(source, for: .seconds(30))
+                while output.statistics.opens == opens { try await Task.sleep(for: .milliseconds(1)) }
+            }
             let writesBefore = output.statistics.writes
             let start = ContinuousClock.now
             try await output.play(source, gain: gain, looping: true)
@@ -60,19 +71,28 @@ func runSoundBenchmarks(quick: Bool) async throws {
         starts.append((name, Summary(returned), Summary(started)))
     }
 
-    // A playing alarm: the looping tone for a while, in real time.
+    // A playing alarm, in real time for a while: the looping tone, and the MP3 decoded as it plays.
     let seconds = quick ? 2.0 : 10.0
-    let before = output.statistics
-    let cpuBefore = processCPUTime()
-    let wallBefore = ContinuousClock.now
-    try await output.play(.builtInTone, gain: gain, looping: true)
-    try await Task.sleep(for: .seconds(seconds))
-    await output.stop()
-    let wall = ContinuousClock.now - wallBefore
-    let cpu = processCPUTime() - cpuBefore
-    let after = output.statistics
-    let writes = after.writes - before.writes, frames = after.frames - before.frames, waits = after.waits - before.waits
-    let wallSeconds = wall / .seconds(1)
+    var playing: [[String]] = []
+    var framesPerSecond = 0.0
+    for (name, source) in [("looping tone, crescendo", SoundSource.builtInTone), ("60 s MP3 file, crescendo", sources[3].1)] {
+        let before = output.statistics
+        let cpuBefore = processCPUTime()
+        let wallBefore = ContinuousClock.now
+        try await output.play(source, gain: gain, looping: true)
+        try await Task.sleep(for: .seconds(seconds))
+        await output.stop()
+        let wall = ContinuousClock.now - wallBefore
+        let cpu = processCPUTime() - cpuBefore
+        let after = output.statistics
+        let writes = after.writes - before.writes, frames = after.frames - before.frames, waits = after.waits - before.waits
+        let wallSeconds = wall / .seconds(1)
+        framesPerSecond = Double(frames) / wallSeconds
+        playing.append([
+            name, fixed(wallSeconds, 1), "\(writes)", "\(frames)", fixed(Double(frames) / Double(max(writes, 1)), 0),
+            fixed(Double(waits) / wallSeconds, 1), fixed(cpu / .milliseconds(1), 1), fixed(100 * (cpu / wall), 2),
+        ])
+    }
 
     print("== 5. Sound: ALSAAudioOutput on the file plugin over null, 48 kHz mono built-in tone, \(ALSAAudioOutput.periodMicroseconds / 1000) ms periods in a \(ALSAAudioOutput.bufferMicroseconds / 1000) ms buffer")
     printTable(
@@ -87,11 +107,6 @@ func runSoundBenchmarks(quick: Bool) async throws {
         })
     print("")
     printTable(
-        [["playing for \(fixed(wallSeconds, 1)) s", "writes", "frames", "frames/write", "writer wake-ups/s", "CPU ms", "CPU % of a core"]],
-        [[
-            "looping tone, crescendo", "\(writes)", "\(frames)", fixed(Double(frames) / Double(max(writes, 1)), 0),
-            fixed(Double(waits) / wallSeconds, 1), fixed(cpu / .milliseconds(1), 1),
-            fixed(100 * (cpu / wall), 2),
-        ]])
-    print("(process CPU over the whole interval: the writer thread plus an idle runtime; \(fixed(Double(frames) / wallSeconds, 0)) frames/s written)")
+        [["playing", "s", "writes", "frames", "frames/write", "writer wake-ups/s", "CPU ms", "CPU % of a core"]], playing)
+    print("(process CPU over the whole interval: the writer thread plus an idle runtime; \(fixed(framesPerSecond, 0)) frames/s written)")
 }

@@ -259,6 +259,23 @@ judge_clock() {
     verdict clock "jumped to +3 s: rang after $(ms "$(jv .first_sound "$dir/forward/sound.json") - $f_forward_at") ms, once; back to -3 s and past it: silent, history 1 ring, next $tomorrow"
 }
 
+# --- corrupt-sound: a sound damaged after its alarm was scheduled rings the built-in tone -------------
+
+judge_corrupt_sound() {
+    local dir=$1 s
+    load_facts "$dir"
+    s=$f_alarm_at
+    jexpect "the alarm with the MP3 was not scheduled: $(head -c 300 "$dir/schedule.json" 2>/dev/null)" "$dir/schedule.json" '.alarm.id != null'
+    analyse sound sound "$dir/audio" --after "$(calc "$s - 0.5")" --before "$f_press_stop"
+    jexpect "not alerting at its time ($(jv .alarm.state "$dir/show-ringing.json"))" "$dir/show-ringing.json" '.alarm.state == "alerting"'
+    jexpect "no sound within 1 s of its time (first sound $(jv .first_sound "$dir/sound.json"), due $s)" "$dir/sound.json" \
+        '.first_sound != null and .first_sound - $s > -0.05 and .first_sound - $s < 1' --argjson s "$s"
+    jexpect "not the built-in tone's 2,000 Hz ($(jv .frequency_hz "$dir/sound.json") Hz)" "$dir/sound.json" '.frequency_hz > 1950 and .frequency_hz < 2050'
+    expect "the journal does not name the damaged file ($(grep -m1 'vm-damaged' "$dir/alarmd-journal.txt" | head -c 300))" \
+        grep -q 'Alarm sound could not play.*vm-damaged.mp3' "$dir/alarmd-journal.txt"
+    verdict corrupt-sound "damaged $(ms "$s - $f_damaged_at") ms before its time; the built-in tone +$(ms "$(jv .first_sound "$dir/sound.json") - $s") ms at $(jv .frequency_hz "$dir/sound.json") Hz; journal: $(grep -m1 -o 'Alarm sound could not play.*' "$dir/alarmd-journal.txt" | head -c 200)"
+}
+
 # --- measurements ----------------------------------------------------------------------------------
 
 # The table: the alarm's time to its first sound, and a STOP press to silence, in ms; with where
@@ -270,7 +287,7 @@ judge_measurements() {
     : >"$dir/latencies.txt"
     mapfile -t lines <"$dir/reps.txt"
     for ((i = 0; i < ${#lines[@]}; i++)); do
-        read -r _ s p returned <<<"${lines[i]}"
+        read -r _ s p returned format <<<"${lines[i]}"
         # The next alarm is at least 1.9 s after the press (vm-test: 0.1 s hold, 0.3 s, 1.5 s lead).
         next_s=$(calc "$p + 1.3")
         analyse sound "sound-$i" "$dir/audio" --after "$(calc "$s - 0.5")" --before "$p"
@@ -285,8 +302,8 @@ judge_measurements() {
         # trigger_time in CLOCK_MONOTONIC, to realtime with the boot's offset; the first one of
         # this repetition's window.
         trigger=$(awk -v s="$s" -v o="$offset" '{ t = $2 < 1e9 ? $2 + o : $2; if (t > s - 0.5 && t < s + 1.5) { printf "%.3f", (t - s) * 1000; exit } }' "$dir/triggers.txt" 2>/dev/null)
-        # REP DUE FIRE_MS PRESS SILENCE_MS FREQ JOURNAL_MS TRIGGER_MS ALARMCTL_LEAD_S
-        echo "$i $s $fire $p $quiet $freq ${logged} ${trigger:-none} $(calc "$s - ${returned:-$s}")" >>"$dir/latencies.txt"
+        # REP DUE FIRE_MS PRESS SILENCE_MS FREQ JOURNAL_MS TRIGGER_MS ALARMCTL_LEAD_S FORMAT
+        echo "$i $s $fire $p $quiet $freq ${logged} ${trigger:-none} $(calc "$s - ${returned:-$s}") ${format:-wav}" >>"$dir/latencies.txt"
     done
     local builtin
     builtin=$(jq -r --argjson s "$(sed -n 's/^alarm_at=//p' "$results/main/ring/facts.env" 2>/dev/null || echo 0)" \
@@ -296,7 +313,7 @@ judge_measurements() {
         function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
         function row(label, a, n) { sort(a, n); printf "%-50s %4d %8.1f %8.1f %7s\n", label, n, n ? median(a, n) : -1, n ? a[n] : -1, target; target = "" }
         {
-            if ($3 != "none") fire[++nf] = $3
+            if ($3 != "none") { fire[++nf] = $3; byformat[$10, ++count[$10]] = $3 }
             if ($5 != "none") quiet[++nq] = $5
             if ($7 != "none") logged[++nl] = $7
             if ($8 != "none") trig[++nt] = $8
@@ -308,20 +325,30 @@ judge_measurements() {
             printf "%-50s %4s %8s %8s %7s\n", "measurement (QEMU TCG guest), ms", "reps", "median", "worst", "target"
             target = "50"; row("alarm time -> first sound captured", fire, nf)
             target = "50"; row("STOP press -> silence captured", quiet, nq)
+            printf "alarm time -> first sound captured, by the sound file'\''s format:\n"
+            split("wav mp3 flac", formats, " ")
+            for (f = 1; f <= 3; f++) {
+                n = count[formats[f]]; delete one
+                for (k = 1; k <= n; k++) one[k] = byformat[formats[f], k]
+                target = "50"; row("  " toupper(formats[f]), one, n)
+                sort(one, n); medians = medians sprintf(" %.1f", n ? median(one, n) : -1)
+            }
             printf "where the first goes:\n"
             row("  alarm time -> \"Alarm alerting\" journaled", logged, nl)
             row("  alarm time -> ALSA trigger (playback started)", trig, nt)
             row("  ALSA trigger -> first sound captured", after, na)
-            printf "(each repetition plays a continuous 1 kHz WAV, %d of %d captured at 1 kHz; alarmctl had returned at least %.2f s before each alarm;\n the built-in tone in the ring scenario, the first alert after boot: %s ms to sound)\n", tone, NR, lead, builtin
+            printf "(each repetition plays a continuous 1 kHz tone, a WAV, an MP3 (lame) and a FLAC (flac) in turn, %d of %d captured at 1 kHz; alarmctl had returned at least %.2f s before each alarm;\n the built-in tone in the ring scenario, the first alert after boot: %s ms to sound)\n", tone, NR, lead, builtin
             sort(fire, nf); sort(quiet, nq)
-            printf "%d %d %d %.1f %.1f %.1f %.1f %d\n", NR, nf, nq, nf ? median(fire, nf) : -1, nf ? fire[nf] : -1, nq ? median(quiet, nq) : -1, nq ? quiet[nq] : -1, tone > "/dev/stderr"
+            printf "%d %d %d %.1f %.1f %.1f %.1f %d%s\n", NR, nf, nq, nf ? median(fire, nf) : -1, nf ? fire[nf] : -1, nq ? median(quiet, nq) : -1, nq ? quiet[nq] : -1, tone, medians > "/dev/stderr"
         }' "$dir/latencies.txt" >"$results/measurements.txt" 2>"$dir/summary.txt"
     cp "$results/measurements.txt" "$dir/table.txt"
-    local reps nf nq fire_median fire_worst quiet_median quiet_worst tone
-    read -r reps nf nq fire_median fire_worst quiet_median quiet_worst tone <"$dir/summary.txt"
-    expect "only $nf of $reps rings measured (at least 10)" test "$nf" -ge 10
-    expect "only $nq of $reps silences measured (at least 10)" test "$nq" -ge 10
-    expect "the WAV did not play ($tone of $reps captures at 1 kHz)" test "$tone" = "$reps"
+    local reps nf nq fire_median fire_worst quiet_median quiet_worst tone wav_median mp3_median flac_median
+    read -r reps nf nq fire_median fire_worst quiet_median quiet_worst tone wav_median mp3_median flac_median <"$dir/summary.txt"
+    expect "only $nf of $reps rings measured (at least 20)" test "$nf" -ge 20
+    expect "only $nq of $reps silences measured (at least 20)" test "$nq" -ge 20
+    expect "the sound files did not play ($tone of $reps captures at 1 kHz)" test "$tone" = "$reps"
+    expect "alarm->sound median with the MP3 $mp3_median ms, with the FLAC $flac_median ms (target 50 ms each)" \
+        awk "BEGIN { exit !($mp3_median >= 0 && $mp3_median <= 50 && $flac_median >= 0 && $flac_median <= 50) }"
     load_facts "$dir"
     expect "the phone page's event stream sent $f_page_events states while alarms were scheduled and stopped (at least $reps)" \
         test "${f_page_events:-0}" -ge "$reps"
@@ -342,7 +369,7 @@ judge_measurements() {
     jexpect "alarm-web's peak RSS under the flood was $(jv .rssPeakMiB "$flood") MiB (under 64)" "$flood" '.rssPeakMiB != null and .rssPeakMiB < 64'
     expect "alarm-web is $f_web_active after the flood, restarted $f_web_restarts times, pid $f_web_pid -> $f_web_pid_after" \
         test "$f_web_active" = active -a "$f_web_restarts" = 0 -a "$f_web_pid" = "$f_web_pid_after"
-    verdict measurements "alarm->sound median $fire_median ms, worst $fire_worst ms; STOP->silence median $quiet_median ms, worst $quiet_worst ms; target 50 ms each; with the phone page open ($f_page_events states streamed, $f_page_polls fetched) and alarm-web flooded ($(jv .idleOpened "$flood") idle connections, $(jv .hugeHeadersSent "$flood") 1 MiB headers, $(jv .hugeBodiesStarted "$flood") 512 MiB bodies; the phone answered $(jv '.phoneAnswers["200"] // 0' "$flood")/$(jv .phoneRequests "$flood"), median $(jv '.phoneMedianMs | floor' "$flood") ms; RSS peak $(jv .rssPeakMiB "$flood") MiB; CPU over the flood's $(jv '.seconds' "$flood") s: alarm-web $(( (f_web_cpu_ticks_at_stop - f_web_cpu_ticks_at_start) * 10 )) ms, alarmd $(( (f_alarmd_cpu_ticks_at_stop - f_alarmd_cpu_ticks_at_start) * 10 )) ms)"
+    verdict measurements "alarm->sound median $fire_median ms, worst $fire_worst ms (WAV $wav_median, MP3 $mp3_median, FLAC $flac_median ms); STOP->silence median $quiet_median ms, worst $quiet_worst ms; target 50 ms each; with the phone page open ($f_page_events states streamed, $f_page_polls fetched) and alarm-web flooded ($(jv .idleOpened "$flood") idle connections, $(jv .hugeHeadersSent "$flood") 1 MiB headers, $(jv .hugeBodiesStarted "$flood") 512 MiB bodies; the phone answered $(jv '.phoneAnswers["200"] // 0' "$flood")/$(jv .phoneRequests "$flood"), median $(jv '.phoneMedianMs | floor' "$flood") ms; RSS peak $(jv .rssPeakMiB "$flood") MiB; CPU over the flood's $(jv '.seconds' "$flood") s: alarm-web $(( (f_web_cpu_ticks_at_stop - f_web_cpu_ticks_at_start) * 10 )) ms, alarmd $(( (f_alarmd_cpu_ticks_at_stop - f_alarmd_cpu_ticks_at_start) * 10 )) ms)"
 }
 
 # --- zone-fifo and watchdog: one episode (vm-test's episode_watchdog) -------------------------------
@@ -640,6 +667,7 @@ judge_ready() {
         main/intent) judge_intent "$results/main/intent" ;;
         main/restart) judge_restart "$results/main/restart" ;;
         main/clock) judge_clock "$results/main/clock" ;;
+        main/corrupt-sound) judge_corrupt_sound "$results/main/corrupt-sound" ;;
         main/measurements) judge_measurements "$results/main/measurements" ;;
         main/watchdog) judge_watchdog "$results/main/watchdog" ;;
         afterkill/power-off) judge_power_off "$results/afterkill/power-off" ;;
