@@ -41,6 +41,8 @@ extension Appliance {
             await self.press(press, on: alarm, because: reason)
         case .acknowledgeMissedAlarms:
             await runtime.acknowledgeMissedAlarms()
+        case .recordSoundFallback(let alarm, let sound):
+            await runtime.recordSoundFallback(for: alarm, sound: sound)
         case .answerPrompt(let number, let answer):
             waitingAnswers.removeValue(forKey: number)?.resume(returning: answer)
         case .endSelfTestWait:

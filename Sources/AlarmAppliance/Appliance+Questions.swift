@@ -93,6 +93,10 @@ extension Appliance {
     public var partFaults: (sound: HardwareError?, display: HardwareError?, indicator: HardwareError?) {
         (soundFault, displayFault, indicatorFault)
     }
+
+    /// While an alarm rings the built-in tone because its own sound file could not play: which
+    /// file, in words for the status.
+    public var soundFallbackNote: String? { core.soundFallbackNote }
 }
 
 /// The engine's ``AuthorizationPrompter``, answered by the person at the device through the

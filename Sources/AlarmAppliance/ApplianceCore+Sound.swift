@@ -36,10 +36,29 @@ extension ApplianceCore {
     mutating func soundFailed(_ error: HardwareError) -> [PartCommand]? {
         guard case .alert(let alarm, let source?, _) = soundState else { return nil }
         soundState.soundStopped(namedSoundFailed: source.isFile)
-        sound.recordFault(error)
-        return [.log(.error, "Alarm sound failed while playing", [
+        var commands: [PartCommand] = [.log(.error, "Alarm sound failed while playing", [
             "alarm.id": "\(alarm.id)", "client": "\(alarm.owner)", "sound": "\(source)", "error": "\(error)",
         ])]
+        if case .file(let path) = source, error.device == path {
+            // The file stopped decoding, not the device: the speaker works, the tone follows.
+            commands += fileFellBack(alarm, path: path)
+        } else {
+            sound.recordFault(error)
+        }
+        return commands
+    }
+
+    /// The alarm's own sound file could not play: the status says so while it alerts, and the
+    /// history keeps it.
+    mutating func fileFellBack(_ alarm: AlarmKey, path: String) -> [PartCommand] {
+        failedSound = (alarm, path)
+        return [.recordSoundFallback(alarm, sound: path.split(separator: "/").last.map(String.init) ?? path)]
+    }
+
+    /// What the status says of the sound beside its health: the file an alerting alarm could not
+    /// play, if any.
+    var soundFallbackNote: String? {
+        failedSound.map { "the built-in tone rings: \($0.path) could not play" }
     }
 
     /// Stops the sound at once, ahead of the engine's durable write; the next refresh starts it
@@ -57,6 +76,7 @@ extension ApplianceCore {
                 if source != nil { commands.append(.stopSound) }
                 // The next alert tries its named sound again (a busy device may be free by then).
                 soundState = .silent
+                failedSound = nil
             }
             sound.cancelRetry()
             return commands
@@ -95,6 +115,7 @@ extension ApplianceCore {
         var commands: [PartCommand] = [.log(.warning, "Alarm sound could not play", [
             "alarm.id": "\(play.alarm.id)", "sound": "\(play.source)", "error": "\(error)",
         ])]
+        if case .file(let path) = play.source, error.device == path { commands += fileFellBack(play.alarm.key, path: path) }
         if let next = play.fallbacks.first {
             var retry = play
             retry.source = next

@@ -1,5 +1,6 @@
 import AlarmEngine
 import AlarmHardware
+import AlarmModel
 import FoundationEssentials
 
 /// An instant as the appliance sees it: the wall clock, for alarms and the screen, and the
@@ -45,6 +46,9 @@ struct ApplianceCore: Sendable {
 
     /// What the sound output is doing, for which alarm.
     var soundState = SoundState.silent
+    /// The alerting alarm's own sound that could not play (the built-in tone rings instead),
+    /// for the status; cleared when the alert ends.
+    var failedSound: (alarm: AlarmKey, path: String)?
     /// The sound's health: a fault shows until the next sound that plays; retried at a fixed
     /// interval while an alert has no sound.
     var sound = PartHealth.working

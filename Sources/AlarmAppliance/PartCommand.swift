@@ -31,6 +31,9 @@ enum PartCommand: Hashable, Sendable {
     case pressAlarm(AlarmPress, on: AlarmRecord, because: String)
     /// The person saw the missed alarms (and the store's problems).
     case acknowledgeMissedAlarms
+    /// The alarm's own sound (a file) could not play and the built-in tone rings instead: the
+    /// engine's history records it.
+    case recordSoundFallback(AlarmKey, sound: String)
     /// Answers the question numbered `number` (``DevicePrompt/number``).
     case answerPrompt(number: UInt64, PromptAnswer)
     /// Ends the self-test's wait on its part: an alert takes the parts back.

@@ -208,6 +208,18 @@ extension AlarmRuntime {
 
     /// What rang, was snoozed, stopped, silenced or missed (the latest 500 events, oldest first):
     /// one client's, or everyone's for `nil`.
+    /// The device rang the built-in tone for `key` because its own sound, `sound`, could not
+    /// play: recorded in the history, so the household finds out why it heard the tone.
+    public func recordSoundFallback(for key: AlarmKey, sound: String) {
+        guard let title = scheduler.record(for: key)?.definition.presentation.alert.title else { return }
+        do {
+            try history.append([HistoryEntry(
+                date: clock.now, kind: .soundFailed, alarmID: key.id, owner: key.owner, title: title, detail: sound)])
+        } catch {
+            logger.warning("Alarm history could not be written", metadata: ["history.error": "\(error)"])
+        }
+    }
+
     public func history(for client: ClientID?) -> [HistoryEntry] {
         guard let client else { return history.entries }
         return history.entries.filter { $0.owner == client }

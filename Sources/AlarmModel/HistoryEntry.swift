@@ -17,6 +17,9 @@ public struct HistoryEntry: Codable, Hashable, Sendable {
         /// Its owner disabled it, enabled it (or undid a skip), or skipped its next occurrence:
         /// the device's extensions to AlarmKit (``AlarmCommand``).
         case disabled, enabled, skipped
+        /// Its own sound could not play (missing, unreadable, undecodable) and the built-in
+        /// tone rang in its place; ``HistoryEntry/detail`` names the file.
+        case soundFailed
     }
 
     /// Why an alarm rang late or could not ring, when the clock knows.
@@ -36,10 +39,12 @@ public struct HistoryEntry: Codable, Hashable, Sendable {
     public var lateBy: TimeInterval?
     /// For a late `rang` or a `missed`: why, when known.
     public var reason: Reason?
+    /// For `soundFailed`: the sound that could not play.
+    public var detail: String?
 
     public init(
         date: Date, kind: Kind, alarmID: Alarm.ID, owner: ClientID, title: String, lateBy: TimeInterval? = nil,
-        reason: Reason? = nil
+        reason: Reason? = nil, detail: String? = nil
     ) {
         self.date = date
         self.kind = kind
@@ -48,6 +53,7 @@ public struct HistoryEntry: Codable, Hashable, Sendable {
         self.title = title
         self.lateBy = lateBy
         self.reason = reason
+        self.detail = detail
     }
 
     /// What a person reads beside the entry: "rang 10 min late: the clock was set", "the clock
@@ -65,6 +71,8 @@ public struct HistoryEntry: Codable, Hashable, Sendable {
             return why.map { "\(late): \($0)" } ?? late
         case .missed:
             return why
+        case .soundFailed:
+            return "\(detail ?? "its sound") could not play: the built-in tone rang"
         default:
             return nil
         }

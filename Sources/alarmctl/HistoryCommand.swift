@@ -16,7 +16,8 @@ struct HistoryCommand: AsyncParsableCommand {
             was off). alarmd keeps the latest 500 entries. --all (administrators) shows every \
             user's, with an OWNER column. --json prints {"version":1,"entries":[{"date":INSTANT,\
             "kind":KIND,"id":ID,"owner":UID,"title":TITLE}]}, KIND being rang, snoozed, stopped, \
-            missed, autoSilenced, disabled, enabled or skipped; a late rang has "lateBySeconds", \
+            missed, autoSilenced, disabled, enabled, skipped or soundFailed (its own sound could not \
+            play and the built-in tone rang; "detail" names the file); a late rang has "lateBySeconds", \
             and a late rang or a missed has "reason" when known: clockSet or notRunning.
             """
     )
@@ -38,7 +39,8 @@ struct HistoryCommand: AsyncParsableCommand {
             let output = entries.map {
                 JSONOutput.History.Entry(
                     date: ISO8601.format($0.date, in: zone), kind: $0.kind.rawValue, id: $0.alarmID.uuidString,
-                    owner: $0.owner.rawValue, title: $0.title, lateBySeconds: $0.lateBy, reason: $0.reason?.rawValue)
+                    owner: $0.owner.rawValue, title: $0.title, lateBySeconds: $0.lateBy, reason: $0.reason?.rawValue,
+                    detail: $0.detail)
             }
             print(JSONOutput.document(JSONOutput.History(entries: output)), terminator: "")
             return
@@ -71,6 +73,7 @@ struct HistoryCommand: AsyncParsableCommand {
         case .disabled: "disabled"
         case .enabled: "enabled"
         case .skipped: "skipped"
+        case .soundFailed: "sound failed"
         }
     }
 }

@@ -66,6 +66,8 @@ enum JSONOutput {
             var lateBySeconds: Double?
             /// Why it rang late or was missed: clockSet or notRunning.
             var reason: String?
+            /// For soundFailed: the sound file that could not play.
+            var detail: String?
         }
 
         var version = JSONOutput.version

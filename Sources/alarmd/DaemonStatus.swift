@@ -42,7 +42,9 @@ struct DaemonStatus: Sendable {
         parts.append(Self.part("led", board.indicator?.status, fault: faults.indicator))
         parts.append(.init(name: "display", state: faults.display == nil ? "ok" : "fault", detail: faults.display.map { "\($0)" }))
         // The appliance's fault: failures while an alarm rang, and the device missing at start.
-        parts.append(.init(name: "sound", state: faults.sound == nil ? "ok" : "fault", detail: faults.sound.map { "\($0)" }))
+        let fallback = await appliance.soundFallbackNote
+        let soundDetail = faults.sound.map { "\($0)" } ?? fallback
+        parts.append(.init(name: "sound", state: faults.sound == nil ? "ok" : "fault", detail: soundDetail))
         parts.append(Self.part(storage: await runtime.storageHealth))
         return StatusReport(
             version: AlarmdVersion.current, board: boardName, startedAt: startedAt,

@@ -67,6 +67,48 @@ import Testing
         #expect(core.refreshSound(with: snapshot, at: now).isEmpty, "playing already")
     }
 
+    @Test func aSoundFileThatCannotPlayIsRecordedAndNotedWhileTheToneRings() throws {
+        var settings = ApplianceSettings()
+        settings.soundsDirectory = "/sounds"
+        var core = Self.core(settings: settings)
+        let (alarm, snapshot) = Self.ringing(sound: .named("chime.mp3"))
+        let now = Self.at(Self.seven)
+        let play = try #require(core.refreshSound(with: snapshot, at: now).first)
+        // The file, not the device: the speaker is fine, the history and the status say which file.
+        let next = core.record(.failed(HardwareError(.io, device: "/sounds/chime.mp3")), of: play, at: now)
+        #expect(next.contains(.recordSoundFallback(alarm.key, sound: "chime.mp3")))
+        guard case .playAlert(let tone) = next.last else {
+            Issue.record("after a failed file: \(next)")
+            return
+        }
+        #expect(tone.source == .builtInTone)
+        _ = core.record(.done, of: .playAlert(tone), at: now)
+        #expect(core.soundFault == nil)
+        #expect(core.soundFallbackNote == "the built-in tone rings: /sounds/chime.mp3 could not play")
+
+        // The alert ends: nothing more to say.
+        _ = core.refreshSound(with: Scene.snapshot(now: Self.seven.addingTimeInterval(30)), at: Self.at(Self.seven.addingTimeInterval(30)))
+        #expect(core.soundFallbackNote == nil)
+    }
+
+    @Test func aFileThatStopsDecodingWhilePlayingGivesWayToTheToneWithoutAFault() throws {
+        var settings = ApplianceSettings()
+        settings.soundsDirectory = "/sounds"
+        var core = Self.core(settings: settings)
+        let (alarm, snapshot) = Self.ringing(sound: .named("chime.mp3"))
+        let now = Self.at(Self.seven)
+        Self.perform(core.refreshSound(with: snapshot, at: now), on: &core, at: now)
+        let failed = core.soundFailed(HardwareError(.io, device: "/sounds/chime.mp3"))
+        let commands = try #require(failed)
+        #expect(commands.contains(.recordSoundFallback(alarm.key, sound: "chime.mp3")))
+        #expect(core.soundFault == nil, "the speaker works")
+        guard case .playAlert(let tone)? = core.refreshSound(with: snapshot, at: now).first else {
+            Issue.record("the tone does not follow")
+            return
+        }
+        #expect(tone.source == .builtInTone)
+    }
+
     @Test func nothingPlayingRetriesAfterTheIntervalAndShowsTheFault() throws {
         var core = Self.core()
         let (_, snapshot) = Self.ringing()

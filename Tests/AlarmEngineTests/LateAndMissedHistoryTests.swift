@@ -65,6 +65,18 @@ import Testing
         #expect(await history(seven, rig).map(\.kind) == [.rang, .stopped])
     }
 
+    @Test func aSoundThatCouldNotPlayIsInTheHistoryByName() async throws {
+        let rig = try jumps.rig()
+        let id = Alarm.ID()
+        _ = try await rig.runtime.schedule(id: id, definition: Fixture.alarm(6, 30), client: Fixture.owner)
+        await jumps.pass(to: Fixture.at("2026-11-23T06:30:00+01:00"), rig)
+        await rig.runtime.recordSoundFallback(for: AlarmKey(owner: Fixture.owner, id: id), sound: "chime.mp3")
+        let entries = await history(id, rig)
+        #expect(entries.map(\.kind) == [.rang, .soundFailed])
+        #expect(entries.last?.detail == "chime.mp3")
+        #expect(entries.last?.explanation == "chime.mp3 could not play: the built-in tone rang")
+    }
+
     @Test func anAlarmOnTimeHasNothingToExplain() async throws {
         let rig = try jumps.rig()
         let id = Alarm.ID()

@@ -273,6 +273,10 @@ judge_corrupt_sound() {
     jexpect "not the built-in tone's 2,000 Hz ($(jv .frequency_hz "$dir/sound.json") Hz)" "$dir/sound.json" '.frequency_hz > 1950 and .frequency_hz < 2050'
     expect "the journal does not name the damaged file ($(grep -m1 'vm-damaged' "$dir/alarmd-journal.txt" | head -c 300))" \
         grep -q 'Alarm sound could not play.*vm-damaged.mp3' "$dir/alarmd-journal.txt"
+    jexpect "the status while ringing does not say the file could not play ($(jv -c '.parts[] | select(.name == "sound")' "$dir/status-ringing.json"))" \
+        "$dir/status-ringing.json" 'any(.parts[]; .name == "sound" and .state == "ok" and (.detail // "" | contains("vm-damaged.mp3 could not play")))'
+    jexpect "the history has no soundFailed for it ($(jv -c --arg id "$f_id" '[.entries[] | select(.id == $id)]' "$dir/history.json"))" \
+        "$dir/history.json" 'any(.entries[]; .id == $id and .kind == "soundFailed" and .detail == "vm-damaged.mp3")' --arg id "$f_id"
     verdict corrupt-sound "damaged $(ms "$s - $f_damaged_at") ms before its time; the built-in tone +$(ms "$(jv .first_sound "$dir/sound.json") - $s") ms at $(jv .frequency_hz "$dir/sound.json") Hz; journal: $(grep -m1 -o 'Alarm sound could not play.*' "$dir/alarmd-journal.txt" | head -c 200)"
 }
 
