@@ -356,10 +356,10 @@ judge_measurements() {
     load_facts "$dir"
     expect "the phone page's event stream sent $f_page_events states while alarms were scheduled and stopped (at least $reps)" \
         test "${f_page_events:-0}" -ge "$reps"
-    # Flooded, each of its fetches (every 0.5 s, one after the other) can take seconds under TCG:
-    # at least one per repetition, and none refused.
-    expect "the phone page answered $f_page_polls state requests (at least $reps), refused $f_page_refused" \
-        test "${f_page_polls:-0}" -ge "$reps" -a "${f_page_refused:-1}" = 0
+    # Flooded, each of its fetches (every 0.5 s, one after the other) takes 2-3 s under TCG, a
+    # repetition about 2.6 s: at least one per two repetitions, and none refused.
+    expect "the phone page answered $f_page_polls state requests (at least $(( (reps + 1) / 2 ))), refused $f_page_refused" \
+        test "${f_page_polls:-0}" -ge $(( (reps + 1) / 2 )) -a "${f_page_refused:-1}" = 0
     # Under the LAN flood (alarm-web-flood): the alarm still sounds within 50 ms at the median,
     # the flood was real, the paired phone kept being answered, and alarm-web neither died nor
     # grew past 64 MiB.
