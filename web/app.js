@@ -585,7 +585,7 @@ function renderSettings() {
   const s = state.settings;
   if (!s || settingsDirty) return; // never overwrite what the person is typing
   $('set-volume').value = s.volumeDB;
-  $('set-crescendo').value = s.crescendoSeconds;
+  $('set-crescendo').value = Math.round(s.crescendoSeconds / 60 * 100) / 100;
   $('set-snooze').value = Math.round(s.snoozeSeconds / 60);
   $('set-autosilence').value = Math.round(s.autoSilenceSeconds / 60);
   showVolume();
@@ -594,9 +594,11 @@ function renderSettings() {
 function readSettings() {
   const n = (id) => Number($(id).value);
   const bad = (id, lo, hi) => $(id).value === '' || !whole(n(id), lo, hi);
-  const range = [['set-crescendo', 0, 600], ['set-snooze', 1, 60], ['set-autosilence', 0, 60]].find((r) => bad(...r));
+  const range = [['set-snooze', 1, 60], ['set-autosilence', 0, 60]].find((r) => bad(...r));
   if (range) return showError(`${$(range[0]).labels[0].textContent}: a whole number, please.`);
-  return { volumeDB: n('set-volume'), crescendoSeconds: n('set-crescendo'), snoozeSeconds: n('set-snooze') * 60, autoSilenceSeconds: n('set-autosilence') * 60 };
+  const fade = n('set-crescendo');
+  if ($('set-crescendo').value === '' || !(fade >= 0 && fade <= 45)) return showError('Fade in: from 0 to 45 minutes, please.');
+  return { volumeDB: n('set-volume'), crescendoSeconds: Math.round(fade * 60), snoozeSeconds: n('set-snooze') * 60, autoSilenceSeconds: n('set-autosilence') * 60 };
 }
 
 async function saveSettings(ev) {

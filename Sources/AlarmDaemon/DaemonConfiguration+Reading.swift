@@ -63,7 +63,7 @@ extension DaemonConfiguration {
 
         appliance.volume = try reader.value("sound.volume_db", as: .number(in: -60...0), default: defaults.appliance.volume)
         appliance.crescendoStart = try reader.value("sound.crescendo_start_db", as: .number(in: -90...0), default: defaults.appliance.crescendoStart)
-        appliance.crescendo = try reader.value("sound.crescendo", as: .duration(in: .zero ... .seconds(600)), default: defaults.appliance.crescendo)
+        appliance.crescendo = try reader.value("sound.crescendo", as: .duration(in: .zero ... .seconds(2_700)), default: defaults.appliance.crescendo)
         appliance.soundsDirectory = try reader.value("sound.sounds_directory", as: .absolutePath, default: defaults.appliance.soundsDirectory)
         appliance.soundRetryInterval = try reader.value("sound.retry", as: .duration(in: .seconds(1) ... .seconds(600)), default: defaults.appliance.soundRetryInterval)
 

@@ -53,7 +53,7 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
             }
         }
         try check(volumeDB, -60...0, "volumeDB")
-        try check(crescendoSeconds, 0...600, "crescendoSeconds")
+        try check(crescendoSeconds, 0...2_700, "crescendoSeconds")
         try check(snoozeSeconds, 1...86_400, "snoozeSeconds")
         try check(autoSilenceSeconds, 0...86_400, "autoSilenceSeconds")
     }

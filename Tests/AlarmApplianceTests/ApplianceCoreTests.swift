@@ -109,6 +109,21 @@ import Testing
         #expect(tone.source == .builtInTone)
     }
 
+    @Test func aFortyFiveMinuteFadeRisesEvenlyInDecibelsAndAPlayMidwayContinuesIt() throws {
+        var settings = ApplianceSettings()
+        settings.crescendo = .seconds(45 * 60)
+        let core = Self.core(settings: settings)
+        let (alarm, _) = Self.ringing()
+        // The ramp as played from the alert's start: -36 dB to -6 dB, 30 dB in 45 minutes.
+        #expect(settings.gainRamp == GainRamp(from: -36, to: -6, over: .seconds(2_700)))
+        for (minutes, decibels) in [(0.0, -36.0), (15, -26), (22.5, -21), (45, -6), (60, -6)] {
+            #expect(abs(settings.gainRamp.decibels(after: .seconds(minutes * 60)) - decibels) < 1e-9, "at \(minutes) min")
+        }
+        // A play that starts 22.5 minutes into the alert (a second alarm, a retry) goes on from -21 dB.
+        let midway = Scene.snapshot(now: Self.seven.addingTimeInterval(22.5 * 60), alerting: [alarm])
+        #expect(core.gainRamp(in: midway) == GainRamp(from: -21, to: -6, over: .seconds(22.5 * 60)))
+    }
+
     @Test func nothingPlayingRetriesAfterTheIntervalAndShowsTheFault() throws {
         var core = Self.core()
         let (_, snapshot) = Self.ringing()

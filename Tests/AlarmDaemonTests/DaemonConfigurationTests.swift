@@ -143,7 +143,7 @@ import Testing
         (12, "max_alarms = 0", "a.toml:12: alarms.max_alarms: must be from 1 to 100000, found 0"),
         (13, "max_alarms_per_user = 0", "a.toml:13: alarms.max_alarms_per_user: must be from 1 to 100000, found 0"),
         (16, "volume_db = 3", "a.toml:16: sound.volume_db: must be from -60.0 to 0.0, found 3"),
-        (18, "crescendo = \"11m\"", "a.toml:18: sound.crescendo: must be from 0 to 10m, found \"11m\""),
+        (18, "crescendo = \"46m\"", "a.toml:18: sound.crescendo: must be from 0 to 45m, found \"46m\""),
         (22, "clock = \"24\"", "a.toml:22: display.clock: must be one of \"24h\", \"12h\"; found \"24\""),
         (31, "max_clients = \"8\"", "a.toml:31: control.max_clients: expected an integer from 1 to 1024, found string \"8\""),
         (32, "max_clients_per_user = 0", "a.toml:32: control.max_clients_per_user: must be from 1 to 1024, found 0"),

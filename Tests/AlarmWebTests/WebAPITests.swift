@@ -392,7 +392,8 @@ extension WebRingingTests {
 
 /// The household's settings: kept by alarmd, changed from the page, checked on both sides.
 @Suite(.timeLimit(.minutes(5))) struct WebSettingsTests {
-    static let settings = #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600}"#
+    /// A 45-minute fade in: the longest the household may choose.
+    static let settings = #"{"volumeDB":-12,"crescendoSeconds":2700,"snoozeSeconds":300,"autoSilenceSeconds":600}"#
 
     @Test func aChangeReachesTheEngineAndTheFileAndBadValuesChangeNothing() async throws {
         let rig = try await WebRig()
@@ -404,12 +405,13 @@ extension WebRingingTests {
         #expect(await rig.request("PUT", "/api/settings", json: Self.settings, cookies: cookies).status == 200)
         let after = try #require((try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))["settings"] as? [String: Any])?
             .filter { $0.key != "clock24h" }.compactMapValues { $0 as? Double })
-        #expect(after == ["volumeDB": -12, "crescendoSeconds": 60, "snoozeSeconds": 300, "autoSilenceSeconds": 600])
+        #expect(after == ["volumeDB": -12, "crescendoSeconds": 2700, "snoozeSeconds": 300, "autoSilenceSeconds": 600])
         #expect(await rig.runtime.scheduler.policy.autoSilence == 600)
         #expect(await rig.appliance.settings.volume == -12)
         let bad = [
             #"{"volumeDB":3,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
             #"{"volumeDB":-12,"crescendoSeconds":-1,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
+            #"{"volumeDB":-12,"crescendoSeconds":2701,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
             #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":0,"autoSilenceSeconds":600}"#,
             #"{"volumeDB":-12}"#, "{", "",
         ]
@@ -418,7 +420,7 @@ extension WebRingingTests {
         }
         let kept = HouseholdSettingsFile(
             directory: rig.directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: WebRig.logger)
-        #expect(kept.settings == HouseholdSettings(volumeDB: -12, crescendoSeconds: 60, snoozeSeconds: 300, autoSilenceSeconds: 600))
+        #expect(kept.settings == HouseholdSettings(volumeDB: -12, crescendoSeconds: 2700, snoozeSeconds: 300, autoSilenceSeconds: 600))
         await rig.stop()
     }
 
