@@ -24,6 +24,8 @@ extension ApplianceCore {
     /// - Counting down: SNOOZE pauses, or resumes when paused; STOP held for the long-press time
     ///   ends the countdown (cancels a timer; stops a snooze or pre-alert countdown).
     /// - Idle: a press lights the display and shows the next alarm; it never changes an alarm.
+    /// - Night hours, no alert and no question: a press on the dark display only lights it; the
+    ///   rest of that press does nothing more, and presses while it is lit act as above.
     ///
     /// Every press lights the backlight for ``ApplianceSettings/backlightDuration``.
     mutating func buttonEvent(_ event: ButtonEvent, at moment: ApplianceMoment) -> [PartCommand] {
@@ -32,8 +34,13 @@ extension ApplianceCore {
         if event.edge == .pressed {
             // A new press starts afresh, even if the last one's release was lost.
             consumedPresses.remove(event.button)
+            let wakesTheDisplay = isDarkNight(at: moment)
             backlightUntil = moment.wall.addingTimeInterval(settings.backlightDuration / .seconds(1))
-            commands += actOnPress(of: event.button)
+            if wakesTheDisplay {
+                consumedPresses.insert(event.button)
+            } else {
+                commands += actOnPress(of: event.button)
+            }
         }
         for gesture in gesturesDone {
             commands += act(on: gesture, at: moment)
@@ -42,6 +49,14 @@ extension ApplianceCore {
             consumedPresses.remove(event.button)
         }
         return commands
+    }
+
+    /// Night hours, nothing alerting or asking, and the backlight out: a press only wakes the display.
+    private func isDarkNight(at moment: ApplianceMoment) -> Bool {
+        guard let snapshot = lastSnapshot, snapshot.alerting.isEmpty, questions.isEmpty, isNight(snapshot, at: moment.wall) else {
+            return false
+        }
+        return !(backlightUntil.map { moment.wall < $0 } ?? false)
     }
 
     /// The long presses that became due at `moment`.

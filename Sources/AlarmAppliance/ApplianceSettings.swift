@@ -31,6 +31,8 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var authorizationTimeout: Duration = .seconds(60)
     /// 24-hour (`07:30`) or 12-hour (`7:30am`) times.
     public var clockFormat: ClockFormat = .twentyFourHour
+    /// When the bedroom is dark, if the household set it (``NightHours``).
+    public var nightHours: NightHours?
 
     public enum ClockFormat: String, Hashable, Sendable, CaseIterable {
         case twentyFourHour = "24h"

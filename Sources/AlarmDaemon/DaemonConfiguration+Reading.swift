@@ -69,6 +69,7 @@ extension DaemonConfiguration {
 
         appliance.clockFormat = try reader.value("display.clock", as: .word(ApplianceSettings.ClockFormat.self), default: defaults.appliance.clockFormat)
         appliance.backlightDuration = try reader.value("display.backlight", as: .duration(in: .zero ... .seconds(3600)), default: defaults.appliance.backlightDuration)
+        appliance.nightHours = try reader.value("display.night", as: .nightHours, default: defaults.appliance.nightHours)
         appliance.nextAlarmDisplayDuration = try reader.value("display.next_alarm", as: .duration(in: .zero ... .seconds(60)), default: defaults.appliance.nextAlarmDisplayDuration)
         appliance.displayRetryInterval = try reader.value("display.retry", as: .duration(in: .seconds(1) ... .seconds(600)), default: defaults.appliance.displayRetryInterval)
 
@@ -92,6 +93,21 @@ extension ConfigReader {
     fileprivate mutating func seconds(_ key: String, in range: ClosedRange<Duration>, default defaultValue: Double) throws(ConfigError) -> Double {
         guard let duration = try optional(key, as: .duration(in: range)) else { return defaultValue }
         return duration.timeInterval
+    }
+}
+
+extension ConfigType where Value == NightHours? {
+    /// `"22:00-06:30"`: the night's start and end, 24-hour times, different; `"off"`: none.
+    static var nightHours: ConfigType<NightHours?> {
+        ConfigType<NightHours?>(expected: "night hours like \"22:00-06:30\"") { value in
+            if case .string("off") = value { return .success(nil) }
+            guard case .string(let text) = value, let night = NightHours(text) else {
+                let found = if case .string(let text) = value { "\"\(text)\"" } else { ConfigType<String>.shown(value) }
+                return .failure(ConfigRefusal(
+                    "must be \"off\" or night hours like \"22:00-06:30\" (24-hour HH:MM, start and end different), found \(found)"))
+            }
+            return .success(night)
+        }
     }
 }
 

@@ -25,7 +25,9 @@ public enum ScenarioRunner {
         settings: ApplianceSettings = ApplianceSettings(),
         zones database: TimeZoneDatabase = TimeZoneDatabase(),
         logger: Logger,
-        output: (String) -> Void
+        // Escaping, so what it captures lives on the heap: Swift 6.3's debug build crashed
+        // (a null context) calling a non-escaping one after the suspensions below.
+        output: @escaping (String) -> Void
     ) async -> ScenarioReport {
         var report = ScenarioReport()
         let device: SimulatedDevice

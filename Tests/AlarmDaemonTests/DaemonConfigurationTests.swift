@@ -36,6 +36,7 @@ import Testing
         backlight = "20s"
         next_alarm = "3s"
         retry = "1m"
+        night = "23:00-06:00"
         [buttons]
         long_press = "1500ms"
         # [clock] trust is retired: the time source replaces it
@@ -72,6 +73,7 @@ import Testing
         expected.appliance.backlightDuration = .seconds(20)
         expected.appliance.nextAlarmDisplayDuration = .seconds(3)
         expected.appliance.displayRetryInterval = .seconds(60)
+        expected.appliance.nightHours = NightHours("23:00-06:00")
         expected.appliance.longPressDuration = .milliseconds(1500)
         expected.control.maximumClients = 8
         expected.control.maximumClientsPerUser = 2
@@ -145,9 +147,10 @@ import Testing
         (16, "volume_db = 3", "a.toml:16: sound.volume_db: must be from -60.0 to 0.0, found 3"),
         (18, "crescendo = \"46m\"", "a.toml:18: sound.crescendo: must be from 0 to 45m, found \"46m\""),
         (22, "clock = \"24\"", "a.toml:22: display.clock: must be one of \"24h\", \"12h\"; found \"24\""),
-        (31, "max_clients = \"8\"", "a.toml:31: control.max_clients: expected an integer from 1 to 1024, found string \"8\""),
-        (32, "max_clients_per_user = 0", "a.toml:32: control.max_clients_per_user: must be from 1 to 1024, found 0"),
-        (34, "idle_timeout = 5m", "a.toml:34: control.idle_timeout: invalid value 5m (strings need quotes: \"5m\")"),
+        (26, "night = \"22:00\"", "a.toml:26: display.night: must be \"off\" or night hours like \"22:00-06:30\" (24-hour HH:MM, start and end different), found \"22:00\""),
+        (32, "max_clients = \"8\"", "a.toml:32: control.max_clients: expected an integer from 1 to 1024, found string \"8\""),
+        (33, "max_clients_per_user = 0", "a.toml:33: control.max_clients_per_user: must be from 1 to 1024, found 0"),
+        (35, "idle_timeout = 5m", "a.toml:35: control.idle_timeout: invalid value 5m (strings need quotes: \"5m\")"),
     ])
     func aBadValueIsOneLineNamingFileLineAndKey(line: Int, replacement: String, message: String) {
         var lines = Self.everyKey.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
