@@ -90,9 +90,7 @@ struct PlaybackWriter {
         case .file(let path):
             do throws(SoundFileError) {
                 let reader = try SoundFileReader(path: path)
-                guard SoundFileReader.channelCounts.contains(reader.channels), SoundFileReader.sampleRates.contains(reader.sampleRate) else {
-                    throw SoundFileError(path: path, reason: "\(reader.channels) channels at \(reader.sampleRate) Hz is not an alarm sound")
-                }
+                try reader.requireAlarmSoundShape()
                 feed = try FileFeed(reader, decodingAhead: Int(Self.decodedAheadSeconds * Double(reader.sampleRate)))
             } catch {
                 diagnostics("\(error)")

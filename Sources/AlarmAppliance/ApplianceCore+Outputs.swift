@@ -36,14 +36,14 @@ extension ApplianceCore {
         return [.drawDisplay(update)]
     }
 
-    /// The LED's pattern for the last snapshot, if it does not show it already (and no self-test
-    /// holds it). Decided after the sound and the display: it shows whether they work.
     /// Whether `date` is within the household's night hours, on the device's clock.
     func isNight(_ snapshot: DeviceSnapshot, at date: Date) -> Bool {
         guard let night = settings.nightHours else { return false }
         return night.contains(snapshot.timeZone.localDateTime(at: date).time)
     }
 
+    /// The LED's pattern for the last snapshot, if it does not show it already (and no self-test
+    /// holds it). Decided after the sound and the display: it shows whether they work.
     func refreshIndicator() -> [PartCommand] {
         guard selfTest?.part != .led, let snapshot = lastSnapshot else { return [] }
         let pattern = IndicatorPolicy.pattern(for: indicatorState(snapshot))
@@ -52,16 +52,14 @@ extension ApplianceCore {
 
     func indicatorState(_ snapshot: DeviceSnapshot) -> IndicatorState {
         if let alert = snapshot.alerting.first { return .alerting(tint: alert.definition.tintColor) }
+        let faulty = !sound.isWorking || !display.isWorking || snapshot.storage.displayText != nil
         // At night the LED shows nothing but a fault.
-        if isNight(snapshot, at: snapshot.now) {
-            if !sound.isWorking || !display.isWorking || snapshot.storage.displayText != nil { return .hardwareFault }
-            return .idle
-        }
+        if isNight(snapshot, at: snapshot.now) { return faulty ? .hardwareFault : .idle }
         if let countdown = snapshot.countdowns.first {
             if case .paused = countdown.phase { return .paused(tint: countdown.definition.tintColor) }
             return .countingDown(tint: countdown.definition.tintColor)
         }
-        if !sound.isWorking || !display.isWorking || snapshot.storage.displayText != nil { return .hardwareFault }
+        if faulty { return .hardwareFault }
         if !snapshot.missedAlarms.isEmpty { return .missedAlarm }
         return .idle
     }

@@ -51,14 +51,14 @@ extension ApplianceCore {
     /// The alarm's own sound file could not play: the status says so while it alerts, and the
     /// history keeps it.
     mutating func fileFellBack(_ alarm: AlarmKey, path: String) -> [PartCommand] {
-        failedSound = (alarm, path)
+        failedSoundPath = path
         return [.recordSoundFallback(alarm, sound: path.split(separator: "/").last.map(String.init) ?? path)]
     }
 
     /// What the status says of the sound beside its health: the file an alerting alarm could not
     /// play, if any.
     var soundFallbackNote: String? {
-        failedSound.map { "the built-in tone rings: \($0.path) could not play" }
+        failedSoundPath.map { "the built-in tone rings: \($0) could not play" }
     }
 
     /// Stops the sound at once, ahead of the engine's durable write; the next refresh starts it
@@ -76,7 +76,7 @@ extension ApplianceCore {
                 if source != nil { commands.append(.stopSound) }
                 // The next alert tries its named sound again (a busy device may be free by then).
                 soundState = .silent
-                failedSound = nil
+                failedSoundPath = nil
             }
             sound.cancelRetry()
             return commands

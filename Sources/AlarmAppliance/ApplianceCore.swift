@@ -1,6 +1,5 @@
 import AlarmEngine
 import AlarmHardware
-import AlarmModel
 import FoundationEssentials
 
 /// An instant as the appliance sees it: the wall clock, for alarms and the screen, and the
@@ -48,7 +47,7 @@ struct ApplianceCore: Sendable {
     var soundState = SoundState.silent
     /// The alerting alarm's own sound that could not play (the built-in tone rings instead),
     /// for the status; cleared when the alert ends.
-    var failedSound: (alarm: AlarmKey, path: String)?
+    var failedSoundPath: String?
     /// The sound's health: a fault shows until the next sound that plays; retried at a fixed
     /// interval while an alert has no sound.
     var sound = PartHealth.working

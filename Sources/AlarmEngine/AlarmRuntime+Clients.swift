@@ -212,12 +212,7 @@ extension AlarmRuntime {
     /// play: recorded in the history, so the household finds out why it heard the tone.
     public func recordSoundFallback(for key: AlarmKey, sound: String) {
         guard let title = scheduler.record(for: key)?.definition.presentation.alert.title else { return }
-        do {
-            try history.append([HistoryEntry(
-                date: clock.now, kind: .soundFailed, alarmID: key.id, owner: key.owner, title: title, detail: sound)])
-        } catch {
-            logger.warning("Alarm history could not be written", metadata: ["history.error": "\(error)"])
-        }
+        appendHistory([HistoryEntry(date: clock.now, kind: .soundFailed, alarmID: key.id, owner: key.owner, title: title, detail: sound)])
     }
 
     public func history(for client: ClientID?) -> [HistoryEntry] {

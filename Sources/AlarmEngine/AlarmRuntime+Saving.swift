@@ -228,6 +228,11 @@ extension AlarmRuntime {
                 lastKnownTitles[key] = record.definition.presentation.alert.title
             }
         }
+        appendHistory(entries)
+    }
+
+    /// Appends to the history; a failure is logged, never the caller's: the alarm already did it.
+    func appendHistory(_ entries: [HistoryEntry]) {
         do {
             try history.append(entries)
         } catch {

@@ -30,15 +30,20 @@ extension SoundFileReader {
     /// it plays, and the alarm falls back to the built-in tone.
     public static let checkedSeconds = 10
 
+    /// Throws unless the file is mono or stereo at a rate a playback takes.
+    public func requireAlarmSoundShape() throws(SoundFileError) {
+        guard Self.channelCounts.contains(channels) else {
+            throw SoundFileError(path: path, reason: "has \(channels) channels; an alarm sound is mono or stereo")
+        }
+        guard Self.sampleRates.contains(sampleRate) else {
+            throw SoundFileError(path: path, reason: "is sampled at \(sampleRate) Hz; from 8 to 192 kHz plays")
+        }
+    }
+
     /// Opens `path` and decodes its opening: a sound an alarm can ring with, or why not.
     public static func check(_ path: String) throws(SoundFileError) -> SoundFileSummary {
         let reader = try SoundFileReader(path: path)
-        guard channelCounts.contains(reader.channels) else {
-            throw SoundFileError(path: path, reason: "has \(reader.channels) channels; an alarm sound is mono or stereo")
-        }
-        guard sampleRates.contains(reader.sampleRate) else {
-            throw SoundFileError(path: path, reason: "is sampled at \(reader.sampleRate) Hz; from 8 to 192 kHz plays")
-        }
+        try reader.requireAlarmSoundShape()
         let chunk = 4_096
         var buffer = [Int16](repeating: 0, count: chunk * reader.channels)
         var decoded = 0

@@ -98,32 +98,10 @@ final class DiagnosticLines: Sendable {
     var all: [String] { lines.withLock { $0 } }
 }
 
-/// Signal measurements with tolerances in mind.
-enum Signal {
+extension Signal {
     /// One channel of `wav` as fractions of full scale.
     static func channel(_ channel: Int, of wav: Recording) -> [Double] {
-        stride(from: channel, to: wav.samples.count, by: wav.channels).map { Double(wav.samples[$0]) / 32_767 }
+        fractions(wav.samples, channel: channel, of: wav.channels)
     }
-
-    /// The frequency in Hz of the sine in `samples[range]`, from its upward zero crossings
-    /// (interpolated between samples).
-    static func frequency(_ samples: [Double], in range: Range<Int>, sampleRate: Int) -> Double {
-        var crossings: [Double] = []
-        for index in (range.lowerBound + 1)..<range.upperBound where samples[index - 1] < 0 && samples[index] >= 0 {
-            let before = samples[index - 1], after = samples[index]
-            crossings.append(Double(index - 1) + (-before) / (after - before))
-        }
-        guard let first = crossings.first, let last = crossings.last, crossings.count > 1 else { return 0 }
-        return Double(crossings.count - 1) / ((last - first) / Double(sampleRate))
-    }
-
-    /// The RMS level of `samples[range]` in dB relative to full scale.
-    static func decibels(_ samples: [Double], in range: Range<Int>) -> Double {
-        let power = samples[range].reduce(0) { $0 + $1 * $1 } / Double(range.count)
-        return 10 * log10(max(power, 1e-20))
-    }
-
-    /// The frames of `seconds` at `rate`.
-    static func frames(_ seconds: Double, rate: Int) -> Int { Int((seconds * Double(rate)).rounded()) }
 }
 

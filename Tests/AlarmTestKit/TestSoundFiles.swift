@@ -50,21 +50,6 @@ public enum TestSoundFiles {
             throw TestSoundFileError(description: "\(path): wrote \(written) of \(frames) frames: \(String(cString: sf_strerror(file)))")
         }
     }
-
-    /// The frequency of a sine in `samples` (one channel), from its rising zero crossings.
-    public static func frequency(of samples: [Int16], rate: Int) -> Double {
-        var crossings: [Int] = []
-        for index in 1..<samples.count where samples[index - 1] < 0 && samples[index] >= 0 { crossings.append(index) }
-        guard let first = crossings.first, let last = crossings.last, crossings.count > 1 else { return 0 }
-        return Double(crossings.count - 1) * Double(rate) / Double(last - first)
-    }
-
-    /// The root mean square of `samples`, as a fraction of full scale.
-    public static func rms(of samples: [Int16]) -> Double {
-        guard !samples.isEmpty else { return 0 }
-        let sum = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
-        return (sum / Double(samples.count)).squareRoot() / 32_767
-    }
 }
 
 public struct TestSoundFileError: Error, CustomStringConvertible {
