@@ -135,10 +135,11 @@ extension ApplianceCore {
         return commands
     }
 
-    /// The crescendo, continued from when the first of the alerting alarms began: a second alarm
-    /// or a retry after a fault does not start quiet again.
+    /// The presented alarm's crescendo (``AlarmRecord/wake``, else the household's), continued
+    /// from when the first of the alerting alarms began: a second alarm or a retry after a fault
+    /// does not start quiet again.
     func gainRamp(in snapshot: DeviceSnapshot) -> GainRamp {
-        let ramp = settings.gainRamp
+        let ramp = settings.gainRamp(for: snapshot.alerting.first?.wake)
         let since = snapshot.alerting.compactMap { record -> Date? in
             if case .alerting(let alerting) = record.phase { return alerting.since }
             return nil

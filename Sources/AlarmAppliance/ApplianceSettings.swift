@@ -1,4 +1,5 @@
 import AlarmHardware
+import AlarmModel
 
 /// How the appliance behaves: the knobs a person or a packager sets (the daemon reads them from
 /// its configuration file). Engine policies (grace, auto-silence) live in `EnginePolicy`.
@@ -45,8 +46,14 @@ public struct ApplianceSettings: Hashable, Sendable {
         RetryBackoff(first: displayRetryInterval)
     }
 
-    /// The initial crescendo.
-    public var gainRamp: GainRamp {
-        GainRamp(from: min(crescendoStart, volume), to: volume, over: crescendo)
+    /// The household's crescendo.
+    public var gainRamp: GainRamp { gainRamp(for: nil) }
+
+    /// The crescendo of an alarm that wakes as `wake` says: its fade-in and loudest volume where
+    /// it sets them, the household's where not, from the same audible floor.
+    public func gainRamp(for wake: AlarmWake?) -> GainRamp {
+        let target = wake?.volumeDB ?? volume
+        let duration = wake?.crescendoSeconds.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) } ?? crescendo
+        return GainRamp(from: min(crescendoStart, target), to: target, over: duration)
     }
 }

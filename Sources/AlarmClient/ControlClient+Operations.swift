@@ -45,6 +45,12 @@ extension ControlClient {
         _ = try await call(.command(command), AlarmIDParameters(id: id))
     }
 
+    /// Sets how one of the caller's alarms wakes: its fade-in and loudest volume, each `nil` for
+    /// the household's (beyond AlarmKit: ``AlarmWake``). `alarmRecords` shows it (`wake`).
+    public func setWake(_ wake: AlarmWake, id: Alarm.ID) async throws {
+        _ = try await call(.setWake, SetWakeParameters(id: id, wake: wake))
+    }
+
     public func authorizationState() async throws -> AlarmManager.AuthorizationState {
         try await call(.authorizationState)
     }

@@ -27,13 +27,17 @@ extension ControlSession {
     }()
 
     /// The commands on one of the caller's alarms: AlarmKit's actions and the device's
-    /// disable, enable and skip.
+    /// disable, enable and skip; and how one wakes.
     private static func serveCommands(_ handlers: inout ControlHandlers) {
         for command in AlarmCommand.allCases {
             handlers.serve(.command(command)) { session, _, parameters, _ in
                 try await session.runtime.perform(command, id: parameters.id, client: session.peer.client)
                 return .result(NullAnswer())
             }
+        }
+        handlers.serve(.setWake) { session, _, parameters, _ in
+            try await session.runtime.setWake(parameters.wake, id: parameters.id, client: session.peer.client)
+            return .result(NullAnswer())
         }
     }
 

@@ -45,6 +45,14 @@ extension AlarmRuntime {
         }
     }
 
+    /// Sets how one of `client`'s alarms wakes (``AlarmWake``). Returns once the change is durable.
+    public func setWake(_ wake: AlarmWake, id: Alarm.ID, client: ClientID) throws {
+        let key = AlarmKey(owner: client, id: id)
+        let checkpoint = scheduler.checkpoint(for: key)
+        let outcome = try scheduler.setWake(wake, id: id, owner: client)
+        if outcome.hasChanges { try commitClientChange(outcome, undo: checkpoint) }
+    }
+
     /// A person pressed `press` on an alarm at the device or on its page, whoever owns it: performs
     /// what that button does (``AlarmRecord/response(to:)``) and then delivers the button's intent
     /// to the app that scheduled the alarm. The change is made as ``perform(_:id:client:)`` makes it (a silenced

@@ -219,7 +219,7 @@ extension AlarmRuntime {
             case .skipped(let key): entry(.skipped, key)
             case .removed(let key):
                 lastKnownTitles[key] = nil
-            case .scheduled, .paused, .resumed, .missed, .rescheduled:
+            case .scheduled, .paused, .resumed, .missed, .rescheduled, .wakeChanged:
                 break
             }
         }

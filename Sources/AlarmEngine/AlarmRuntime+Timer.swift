@@ -227,6 +227,8 @@ extension AlarmRuntime {
                 logger.info("Alarm enabled", metadata: metadata(key))
             case .skipped(let key):
                 logger.info("Alarm skips its next occurrence", metadata: metadata(key))
+            case .wakeChanged(let key):
+                logger.info("Alarm's wake changed", metadata: metadata(key))
             }
         }
     }

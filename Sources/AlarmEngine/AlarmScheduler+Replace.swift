@@ -10,7 +10,7 @@ extension AlarmScheduler {
     /// is the new definition's first (a timer counts down from `now`; an alarm waits for its first
     /// occurrence after `now`, today's included), it is enabled and skips nothing, and a snooze or
     /// pre-alert countdown of the old definition ends. It keeps its place in the lists (its
-    /// creation date and sequence number).
+    /// creation date and sequence number), its app and how it wakes (``AlarmRecord/wake``).
     ///
     /// - Throws: ``AlarmOperationError/notFound(_:)`` (also for an id only another client uses),
     ///   ``AlarmOperationError/invalidConfiguration(_:)`` as `schedule` does, or an
@@ -44,8 +44,9 @@ extension AlarmScheduler {
         var record = AlarmRecord(
             id: key.id, owner: key.owner, definition: definition, phase: phase, createdAt: old.createdAt,
             sequenceNumber: old.sequenceNumber)
-        // Its intents still go to the app that scheduled it.
+        // Its intents still go to the app that scheduled it, and it wakes as its owner chose.
         record.app = old.app
+        record.wake = old.wake
         store(record)
         outcome.events.append(.scheduled(key))
         if case .countdown(let countdown) = phase {

@@ -107,3 +107,25 @@ extension AlarmPhase {
         }
     }
 }
+
+extension AlarmScheduler {
+    /// Sets how one of `owner`'s alarms wakes (``AlarmRecord/wake``), in any state: an alert
+    /// already ringing keeps its ramp, the next one plays the new one. Setting what holds already
+    /// changes nothing.
+    ///
+    /// - Throws: ``AlarmOperationError/notFound(_:)``, or `.invalidConfiguration` for a value out
+    ///   of range; nothing changes then.
+    public mutating func setWake(_ wake: AlarmWake, id: Alarm.ID, owner: ClientID) throws(AlarmOperationError) -> SchedulerOutcome {
+        try wake.validate()
+        let key = AlarmKey(owner: owner, id: id)
+        guard var record = records[key] else { throw .notFound(id) }
+        var outcome = SchedulerOutcome()
+        let stored = wake.isHouseholdDefault ? nil : wake
+        guard record.wake != stored else { return outcome }
+        record.wake = stored
+        store(record)
+        outcome.events.append(.wakeChanged(key))
+        outcome.changedOwners.insert(owner)
+        return outcome
+    }
+}

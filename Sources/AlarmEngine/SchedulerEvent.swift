@@ -22,6 +22,8 @@ public enum SchedulerEvent: Hashable, Sendable {
     case enabled(AlarmKey)
     /// Its owner skipped its next occurrence (``AlarmCommand/skip``).
     case skipped(AlarmKey)
+    /// Its owner changed how it wakes (``AlarmWake``): its next alert plays so.
+    case wakeChanged(AlarmKey)
     /// A repeating alarm moved on to its next occurrence.
     case rescheduled(AlarmKey, nextDueDate: Date?)
     /// The alarm no longer exists (cancelled, or a one-shot that finished).

@@ -36,6 +36,9 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     /// rather than missed, it rings on its real time if the clock comes back before it, and is
     /// recorded as missed once a trusted source confirms the jump.
     public var held: HeldOccurrence?
+    /// How it wakes where it differs from the household's settings (``AlarmWake``); `nil` for
+    /// the household's.
+    public var wake: AlarmWake?
 
     public init(
         id: Alarm.ID, owner: ClientID, definition: AlarmDefinition, phase: AlarmPhase, createdAt: Date,
@@ -49,8 +52,8 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         self.sequenceNumber = sequenceNumber
     }
 
-    /// Reads `enabled`, `skippedDate` and `app` as enabled, skipping nothing and no app when they
-    /// are absent, so that stores written without them load.
+    /// Reads `enabled`, `skippedDate`, `app` and `wake` as enabled, skipping nothing, no app and
+    /// the household's wake when they are absent, so that stores written without them load.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(Alarm.ID.self, forKey: .id)
@@ -65,6 +68,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         skippedDate = try container.decodeIfPresent(CivilDate.self, forKey: .skippedDate)
         app = try container.decodeIfPresent(String.self, forKey: .app)
         held = try container.decodeIfPresent(HeldOccurrence.self, forKey: .held)
+        wake = try container.decodeIfPresent(AlarmWake.self, forKey: .wake)
     }
 
     public var alarm: Alarm {

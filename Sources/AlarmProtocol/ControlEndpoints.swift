@@ -25,6 +25,10 @@ extension ControlEndpoint where Parameters == AlarmIDParameters, Answer == NullA
     public static var acknowledgeIntent: Self { .init(.acknowledgeIntent) }
 }
 
+extension ControlEndpoint where Parameters == SetWakeParameters, Answer == NullAnswer {
+    public static var setWake: Self { .init(.setWake) }
+}
+
 extension ControlEndpoint where Parameters == NoParameters, Answer == ControlSubscription {
     public static var subscribeAlarms: Self { .init(.subscribeAlarms) }
     public static var subscribeAuthorization: Self { .init(.subscribeAuthorization) }

@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import FoundationEssentials
 
 // The typed bodies of protocol version 1: parameters, results and the envelopes around them.
@@ -98,6 +99,18 @@ public struct AlarmIDParameters: Codable, Equatable, Sendable {
 
     public init(id: Alarm.ID) {
         self.id = id
+    }
+}
+
+/// The parameters of `setWake`: how one of the caller's alarms wakes. Each field left out (or
+/// the whole `wake` empty) is the household's.
+public struct SetWakeParameters: Codable, Equatable, Sendable {
+    public var id: Alarm.ID
+    public var wake: AlarmWake
+
+    public init(id: Alarm.ID, wake: AlarmWake) {
+        self.id = id
+        self.wake = wake
     }
 }
 

@@ -16,6 +16,7 @@ import FoundationEssentials
 /// | `schedule`, `replace` (beyond AlarmKit: same id) | ``ScheduleParameters`` | the `Alarm` |
 /// | `stop`, `countdown`, `pause`, `resume`, `cancel` (``AlarmCommand``, as AlarmKit's) | `id` | `null` |
 /// | `disable`, `enable`, `skip` (beyond AlarmKit: ``AlarmCommand``) | `id` | `null` |
+/// | `setWake` (beyond AlarmKit: ``AlarmWake``) | ``SetWakeParameters`` | `null` |
 /// | `subscribeAlarms`, `subscribeAuthorization`, `subscribeIntents` | none | ``ControlSubscription``; then events |
 /// | `subscribeDevice` (administrators) | none | ``ControlSubscription``; then `device` events |
 /// | `unsubscribe` | `subscription` | `null` (also for an unknown number) |
@@ -45,7 +46,7 @@ import FoundationEssentials
 public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
     case hello, alarms, schedule, replace
     case stop, countdown, pause, resume, cancel
-    case disable, enable, skip
+    case disable, enable, skip, setWake
     case subscribeAlarms, subscribeAuthorization, subscribeIntents, subscribeDevice, unsubscribe
     case takeIntent, acknowledgeIntent
     case authorizationState, requestAuthorization
@@ -80,6 +81,7 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
         case .replace: ControlEndpoint.replace
         case .stop, .countdown, .pause, .resume, .cancel, .disable, .enable, .skip, .acknowledgeIntent:
             ControlEndpoint<AlarmIDParameters, NullAnswer>(self)
+        case .setWake: ControlEndpoint.setWake
         case .subscribeAlarms: ControlEndpoint.subscribeAlarms
         case .subscribeAuthorization: ControlEndpoint.subscribeAuthorization
         case .subscribeIntents: ControlEndpoint.subscribeIntents

@@ -124,6 +124,27 @@ import Testing
         #expect(core.gainRamp(in: midway) == GainRamp(from: -21, to: -6, over: .seconds(22.5 * 60)))
     }
 
+    @Test func anAlarmsOwnWakePlaysItsFadeToItsVolumeAndTheRestIsTheHouseholds() throws {
+        var settings = ApplianceSettings()
+        settings.crescendo = .seconds(60)
+        settings.volume = -6
+        let core = Self.core(settings: settings)
+        var (alarm, _) = Self.ringing()
+        alarm.wake = AlarmWake(crescendoSeconds: 1_200, volumeDB: -16)
+        let start = Scene.snapshot(now: Self.seven, alerting: [alarm])
+        #expect(core.gainRamp(in: start) == GainRamp(from: -36, to: -16, over: .seconds(1_200)))
+        // Ten minutes in, halfway up its own 20-minute fade: -26 dB, as even in dB as the household's.
+        let halfway = Scene.snapshot(now: Self.seven.addingTimeInterval(600), alerting: [alarm])
+        #expect(core.gainRamp(in: halfway) == GainRamp(from: -26, to: -16, over: .seconds(600)))
+
+        alarm.wake = AlarmWake(volumeDB: -40)
+        let quiet = Scene.snapshot(now: Self.seven, alerting: [alarm])
+        #expect(core.gainRamp(in: quiet) == GainRamp(from: -40, to: -40, over: .seconds(60)),
+                "below the floor: no ramp down to it, the household's fade-in length")
+        alarm.wake = AlarmWake(crescendoSeconds: 0)
+        #expect(core.gainRamp(in: Scene.snapshot(now: Self.seven, alerting: [alarm])) == .constant(-6), "no fade: full at once")
+    }
+
     @Test func nothingPlayingRetriesAfterTheIntervalAndShowsTheFault() throws {
         var core = Self.core()
         let (_, snapshot) = Self.ringing()

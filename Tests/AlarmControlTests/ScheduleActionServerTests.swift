@@ -50,6 +50,31 @@ import Testing
         }
     }
 
+    @Test func setWakeIsKeptAcrossARestartAndABadValueIsInvalidConfiguration() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            let client = rig.client()
+            let id = Alarm.ID()
+            _ = try await client.schedule(id: id, definition: Self.weekly())
+            let gentle = AlarmWake(crescendoSeconds: 1_800, volumeDB: -12)
+            try await client.setWake(gentle, id: id)
+            #expect(try await client.alarmRecords(all: false, id: id).first?.wake == gentle)
+
+            let before = rig.storeFiles()
+            let error = await #expect(throws: AlarmOperationError.self) {
+                try await client.setWake(AlarmWake(crescendoSeconds: 3_600), id: id)
+            }
+            #expect(error == .invalidConfiguration("wake.crescendoSeconds is 3600.0; it must be from 0 to 2700 s (45 minutes)"))
+            #expect(rig.storeFiles() == before)
+            let elsewhere = Alarm.ID()
+            await #expect(throws: AlarmOperationError.notFound(elsewhere)) { try await client.setWake(gentle, id: elsewhere) }
+
+            try await rig.restart()
+            try rig.server.start()
+            #expect(await rig.runtime.record(for: AlarmKey(owner: Self.me, id: id))?.wake == gentle)
+        }
+    }
+
     @Test func aRefusalIsInvalidTransitionWithItsReasonAndChangesNothing() async throws {
         let rig = try ServerRig()
         try await rig.serving {

@@ -1,0 +1,61 @@
+import AlarmKitCore
+import FoundationEssentials
+import Glibc
+
+/// How one alarm wakes where it differs from the household's settings: its fade-in and the
+/// loudest it gets. A device extension to AlarmKit, set with the control socket's `setWake`
+/// (alarmctl `wake`, the page's alarm form); an alarm without one, as every AlarmKit app's, wakes
+/// as the household chose. Kept with the alarm, not in its definition, so a `replace` keeps it.
+public struct AlarmWake: Codable, Hashable, Sendable {
+    /// How long the sound takes to rise from the audible floor to ``volumeDB``, in seconds;
+    /// `nil`: the household's.
+    public var crescendoSeconds: Double?
+    /// The loudest it gets, in dB of full scale; `nil`: the household's.
+    public var volumeDB: Double?
+
+    /// The fade-ins people ask for reach 45 minutes; 0 starts at the full volume.
+    public static let crescendoRange: ClosedRange<Double> = 0...2_700
+    /// 0 dB is the card's full scale; -60 dB is as good as silent.
+    public static let volumeRange: ClosedRange<Double> = -60...0
+
+    public init(crescendoSeconds: Double? = nil, volumeDB: Double? = nil) {
+        self.crescendoSeconds = crescendoSeconds
+        self.volumeDB = volumeDB
+    }
+
+    /// Nothing differs from the household's.
+    public var isHouseholdDefault: Bool { crescendoSeconds == nil && volumeDB == nil }
+
+    /// Checks the ranges; `.invalidConfiguration` names the bad field.
+    public func validate() throws(AlarmOperationError) {
+        if let crescendoSeconds, !(crescendoSeconds.isFinite && Self.crescendoRange.contains(crescendoSeconds)) {
+            throw .invalidConfiguration(
+                "wake.crescendoSeconds is \(crescendoSeconds); it must be from 0 to \(Int(Self.crescendoRange.upperBound)) s (45 minutes)")
+        }
+        if let volumeDB, !(volumeDB.isFinite && Self.volumeRange.contains(volumeDB)) {
+            throw .invalidConfiguration("wake.volumeDB is \(volumeDB); it must be from -60 to 0 dB")
+        }
+    }
+}
+
+/// A volume as people read it, 0 to 100 %, and the dB of full scale it stands for: the mapping
+/// `alsamixer` shows for a card's dB range (a percentage of 10^(dB/60) between the floor's and
+/// full scale's), which follows loudness far more evenly than a percentage of the dB range: 50 %
+/// is -15.6 dB, 77 % the default -6 dB. 0 % is the floor of ``AlarmWake/volumeRange``.
+public enum VolumePercent {
+    private static let floorAmplitude = pow(10, AlarmWake.volumeRange.lowerBound / 60)
+
+    /// The percentage, 0 to 100, rounded to a whole percent, of `decibels` (clamped to the range).
+    public static func percent(decibels: Double) -> Int {
+        let clamped = min(max(decibels, AlarmWake.volumeRange.lowerBound), AlarmWake.volumeRange.upperBound)
+        let normalized = (pow(10, clamped / 60) - floorAmplitude) / (1 - floorAmplitude)
+        return Int((normalized * 100).rounded())
+    }
+
+    /// The dB of full scale of `percent` (clamped to 0...100), to a tenth of a dB.
+    public static func decibels(percent: Double) -> Double {
+        let fraction = min(max(percent, 0), 100) / 100
+        let decibels = 60 * log10(floorAmplitude + fraction * (1 - floorAmplitude))
+        return (decibels * 10).rounded() / 10
+    }
+}
