@@ -28,7 +28,7 @@ struct AlarmCtl: AsyncParsableCommand {
         subcommands: [
             ScheduleCommand.self, TimerCommand.self, ListCommand.self, ShowCommand.self,
             CancelCommand.self, StopCommand.self, SnoozeCommand.self, PauseCommand.self, ResumeCommand.self,
-            DisableCommand.self, EnableCommand.self, SkipCommand.self,
+            DisableCommand.self, EnableCommand.self, SkipCommand.self, WakeCommand.self,
             WatchCommand.self, AuthCommand.self, StatusCommand.self, HistoryCommand.self, TimeCommand.self, SoundsCommand.self, Preview.self, WebCommand.self,
         ]
     )

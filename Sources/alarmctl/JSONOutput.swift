@@ -132,6 +132,13 @@ struct AlarmJSON: Encodable {
     @Null var secondary: String?
     @Null var enabled: Bool?
     @Null var skippedDate: String?
+    @Null var wake: Wake?
+
+    /// How it wakes (`alarmctl wake`): each `null` is the household's.
+    struct Wake: Encodable {
+        @Null var fadeSeconds: Double?
+        @Null var volumePercent: Int?
+    }
 
     struct Schedule: Encodable {
         var type: String
@@ -168,5 +175,8 @@ struct AlarmJSON: Encodable {
         secondary = view.secondary
         enabled = view.enabled
         skippedDate = view.skippedDate?.description
+        wake = view.record.map { record in
+            Wake(fadeSeconds: record.wake?.crescendoSeconds, volumePercent: record.wake?.volumeDB.map(VolumePercent.percent(decibels:)))
+        }
     }
 }

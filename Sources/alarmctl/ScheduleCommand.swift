@@ -26,6 +26,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             --sound names a sound file in the device's sounds directory (WAV, FLAC, Ogg Vorbis, Opus or \
             MP3; `alarmctl sounds` lists them; default: the built-in tone): one that cannot be \
             decoded is refused then, with the reason. \
+            --fade and --volume set how this alarm wakes (see `alarmctl wake`). \
             A user's first alarm asks the person at the device for permission first (up to 60 s; \
             see `alarmctl auth`). Prints the new alarm's id and when it rings (--json: the alarm \
             as `show --json`).
@@ -67,6 +68,8 @@ struct ScheduleCommand: AsyncParsableCommand {
     @Flag(help: "Print the alarm as JSON.")
     var json = false
 
+    @OptionGroup var wake: WakeOptions
+
     @OptionGroup var connection: SocketOptions
 
     /// The intent a `--secondary custom` button runs.
@@ -78,10 +81,15 @@ struct ScheduleCommand: AsyncParsableCommand {
         let zone = TimeText.localZone()
         let definition = try makeDefinition(now: Date(), zone: zone)
         let alarmID = try ScheduleInput.parse(id)
+        // Checked before anything is scheduled: a bad --volume never leaves a half-made alarm.
+        let ownWake = wake.isEmpty ? nil : try wake.applied(to: nil)
         let session = try await connection.connect()
         defer { session.close() }
         try await session.announceAuthorizationPrompt()
         let alarm = try await session.call { try await $0.schedule(id: alarmID, definition: definition) }
+        if let ownWake {
+            try await session.call { try await $0.setWake(ownWake, id: alarmID) }
+        }
         try await ScheduledOutput.print(alarm, title: title, session: session, json: json, zone: zone)
     }
 

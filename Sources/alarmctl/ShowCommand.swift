@@ -17,7 +17,9 @@ struct ShowCommand: AsyncParsableCommand {
             [] meaning once), countdown (null or {"preAlert":SECONDS,"postAlert":SECONDS}, either \
             null), nextAlert (INSTANT or null), remaining (whole seconds of a countdown, or null), \
             sound and secondary (null if not reported), enabled (false once disabled; null if not \
-            reported) and skippedDate (the local day it skips, YYYY-MM-DD, or null). Instants are \
+            reported), skippedDate (the local day it skips, YYYY-MM-DD, or null) and wake \
+            ({"fadeSeconds":SECONDS,"volumePercent":PERCENT}, either null for the household's; \
+            null if not reported). Instants are \
             ISO 8601 with the local offset.
             """
     )
@@ -72,6 +74,7 @@ struct ShowCommand: AsyncParsableCommand {
         }
         if let definition = view.definition {
             lines.append(("Sound", view.sound ?? "default"))
+            lines.append(("Wake", WakeOptions.describe(view.record?.wake)))
             var secondary = view.secondary ?? "none"
             if let button = definition.presentation.alert.secondaryButton { secondary += " (button \"\(button.text)\")" }
             if let intent = definition.secondaryIntent { secondary += ", intent \(intent.name)" }

@@ -64,6 +64,29 @@ struct ScheduleActionCommandTests {
         #expect(Output.array(history["entries"]).compactMap { $0["kind"]?.stringValue } == ["skipped", "enabled", "disabled", "enabled"])
     }
 
+    @Test func wakeSetsTheFadeAndVolumeShowPrintsThemAndDefaultGivesThemBack() async throws {
+        let daemon = try RunningDaemon()
+        defer { daemon.stop() }
+        let id = AlarmCommandTests.id(1)
+        let scheduled = try await daemon.alarmctl(["schedule", "--at", "6:45", "--title", "Slow", "--id", id, "--fade", "30m", "--volume", "60%"])
+        #expect(scheduled.exitStatus == 0, "stderr: \(scheduled.standardError)")
+        func wake() async throws -> JSONValue? {
+            try Output.json(try await daemon.alarmctl(["show", "AAAA0001", "--json"]).standardOutput)["alarm"]?["wake"]
+        }
+        #expect(try await wake() == .object(["fadeSeconds": .integer(1_800), "volumePercent": .integer(60)]))
+        let shown = Output.lines(try await daemon.alarmctl(["show", "AAAA0001"]).standardOutput)
+        #expect(shown.contains("Wake:        fades in over 30m, to 60%"))
+
+        let changed = try await daemon.alarmctl(["wake", "aaaa0001", "--fade", "0"])
+        #expect(changed.standardOutput == "Wakes \(id) \"Slow\": full at once, to 60%\n", "stderr: \(changed.standardError)")
+        let back = try await daemon.alarmctl(["wake", "AAAA0001", "--volume", "default"])
+        #expect(back.standardOutput == "Wakes \(id) \"Slow\": full at once, to the household's volume\n")
+        #expect(try await wake() == .object(["fadeSeconds": .integer(0), "volumePercent": .null]))
+        _ = try await daemon.alarmctl(["wake", "AAAA0001", "--fade", "default"])
+        #expect(try await daemon.alarmctl(["wake", "AAAA0001"]).standardOutput
+            == "\(id): the household's fade-in, to the household's volume\n")
+    }
+
     @Test func aOneTimeAlarmCannotSkipNorATimerBeDisabledWithTheDaemonsReason() async throws {
         let daemon = try RunningDaemon()
         defer { daemon.stop() }

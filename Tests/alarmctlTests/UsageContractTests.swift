@@ -33,6 +33,10 @@ import Testing
         (["schedule", "--at", "07:00", "--sound", "../etc/passwd"], "../etc/passwd"),
         (["schedule", "--at", "07:00", "--id", "not-a-uuid"], "not-a-uuid"),
         (["schedule", "--at", "07:00", "--title", String(repeating: "x", count: 201)], "title"),
+        (["schedule", "--at", "07:00", "--volume", "150%"], "150%"),
+        (["schedule", "--at", "07:00", "--fade", "46m"], "46m"),
+        (["wake", "6F0C", "--fade", "soon"], "soon"),
+        (["wake", "6F0C", "--volume", "loud"], "loud"),
         (["show", "xyz!"], "xyz!"),
         (["cancel", ""], "\"\""),
         (["auth", "grant", "no-such-user-here"], "no-such-user-here"),
@@ -58,7 +62,7 @@ import Testing
 
     static let daemonCommands: [[String]] = [
         ["list"], ["list", "--json"], ["show", "6F0C"], ["stop", "6F0C"], ["timer", "5m"],
-        ["disable", "6F0C"], ["enable", "6F0C"], ["skip", "6F0C"],
+        ["disable", "6F0C"], ["enable", "6F0C"], ["skip", "6F0C"], ["wake", "6F0C", "--fade", "20m"],
         ["schedule", "--at", "07:00"], ["watch"], ["auth", "status"], ["status"], ["history"],
     ]
 
@@ -108,7 +112,7 @@ import Testing
         #expect(result.exitStatus == 0)
         for command in [
             "schedule", "timer", "list", "show", "cancel", "stop", "snooze", "pause", "resume", "disable", "enable", "skip",
-            "watch", "auth", "status", "history", "preview", "web",
+            "wake", "watch", "auth", "status", "history", "preview", "web",
         ] {
             #expect(result.standardOutput.contains("  \(command) "), "help does not list \(command)")
         }
