@@ -3,7 +3,7 @@
 Test hooks: each element with an id also has data-testid = id (set near the end of this file):
  loading toast error-{banner,text,dismiss} pairing pair-{form,name,button,wait,code,instructions,status,retry}
  app next-alarm next-{time,detail,in} clock-warning offline add-alarm alarm-list alarm-empty
- alarm-dialog alarm-{time,label,snooze,sound,save,cancel} repeat-{once,weekdays,weekends,daily,custom}
+ alarm-dialog alarm-{time,label,snooze,sound,fade,volume,save,cancel} repeat-{once,weekdays,weekends,daily,custom}
  alarm-days day-{mon,tue,wed,thu,fri,sat,sun} timer-form timer-{minutes,label,start,list}
  device device-summary status-list missed-list settings settings-{try,save}
  set-{volume,volume-out,crescendo,snooze,autosilence} phones pairing-list
@@ -453,6 +453,11 @@ function openAlarm(a) {
   if (a && a.sound && !sounds.includes(a.sound)) sounds.push(a.sound); // saving must not drop a sound the list lost
   $('alarm-sound').replaceChildren(h('option', { value: '' }, 'Built-in tone'), ...sounds.map((s) => h('option', { value: s }, s)));
   $('alarm-sound').value = (a && a.sound) || '';
+  const s = state.settings;
+  $('alarm-fade').value = a && a.fadeSeconds != null ? Math.round(a.fadeSeconds / 60 * 100) / 100 : '';
+  $('alarm-fade').placeholder = s ? `${Math.round(s.crescendoSeconds / 60 * 100) / 100}` : '';
+  $('alarm-volume').value = a && a.volumePercent != null ? a.volumePercent : '';
+  $('alarm-volume').placeholder = s ? `${percentOf(s.volumeDB)}` : '';
   hideError();
   $('alarm-dialog').showModal();
   $('alarm-time').focus();
@@ -467,7 +472,14 @@ async function saveAlarm(ev) {
   if (!/^\d\d:\d\d$/.test(time)) return showError('Choose a time.');
   if (!repeat.length && mode === 'custom') return showError('Choose at least one day, or pick Once.');
   if (!whole(snooze, 1, 60)) return showError('Snooze must be a whole number of minutes from 1 to 60.');
-  const body = { time, repeat, label: $('alarm-label').value.trim(), snoozeSeconds: snooze * 60, sound: $('alarm-sound').value || null };
+  const fade = $('alarm-fade').value === '' ? null : Number($('alarm-fade').value);
+  if (fade !== null && !(fade >= 0 && fade <= 45)) return showError('Fade in: from 0 to 45 minutes, or empty for the household\'s.');
+  const volume = $('alarm-volume').value === '' ? null : Number($('alarm-volume').value);
+  if (volume !== null && !whole(volume, 0, 100)) return showError('Volume: a whole percentage from 0 to 100, or empty for the household\'s.');
+  const body = {
+    time, repeat, label: $('alarm-label').value.trim(), snoozeSeconds: snooze * 60, sound: $('alarm-sound').value || null,
+    fadeSeconds: fade === null ? null : Math.round(fade * 60), volumePercent: volume,
+  };
   $('alarm-save').disabled = true;
   const ok = await (editing ? act('PUT', `/api/alarms/${enc(editing.id)}`, body, 'Alarm saved') : post('/api/alarms', 'Alarm added', body));
   $('alarm-save').disabled = false;
@@ -579,12 +591,17 @@ function renderDevice() {
   $('missed-list').replaceChildren(...(missed.length ? missed : [h('li', { class: 'hint' }, 'None')]));
 }
 
-const showVolume = () => say('set-volume-out', `${$('set-volume').value.replace('-', '−')} dB`);
+// Volumes read as alsamixer shows them: a percentage of 10^(dB/60) between -60 dB and full scale
+// (alarmd's VolumePercent), so 50 % is -15.6 dB, not the near-silence of -30 dB. alarmd takes dB.
+const VOLUME_FLOOR = Math.pow(10, -1);
+const percentOf = (db) => Math.round((Math.pow(10, Math.min(0, Math.max(-60, db)) / 60) - VOLUME_FLOOR) / (1 - VOLUME_FLOOR) * 100);
+const decibelsOf = (pct) => Math.round(60 * Math.log10(VOLUME_FLOOR + Math.min(100, Math.max(0, pct)) / 100 * (1 - VOLUME_FLOOR)) * 10) / 10;
+const showVolume = () => say('set-volume-out', `${$('set-volume').value} %`);
 
 function renderSettings() {
   const s = state.settings;
   if (!s || settingsDirty) return; // never overwrite what the person is typing
-  $('set-volume').value = s.volumeDB;
+  $('set-volume').value = percentOf(s.volumeDB);
   $('set-crescendo').value = Math.round(s.crescendoSeconds / 60 * 100) / 100;
   $('set-snooze').value = Math.round(s.snoozeSeconds / 60);
   $('set-autosilence').value = Math.round(s.autoSilenceSeconds / 60);
@@ -598,7 +615,7 @@ function readSettings() {
   if (range) return showError(`${$(range[0]).labels[0].textContent}: a whole number, please.`);
   const fade = n('set-crescendo');
   if ($('set-crescendo').value === '' || !(fade >= 0 && fade <= 45)) return showError('Fade in: from 0 to 45 minutes, please.');
-  return { volumeDB: n('set-volume'), crescendoSeconds: Math.round(fade * 60), snoozeSeconds: n('set-snooze') * 60, autoSilenceSeconds: n('set-autosilence') * 60 };
+  return { volumeDB: decibelsOf(n('set-volume')), crescendoSeconds: Math.round(fade * 60), snoozeSeconds: n('set-snooze') * 60, autoSilenceSeconds: n('set-autosilence') * 60 };
 }
 
 async function saveSettings(ev) {

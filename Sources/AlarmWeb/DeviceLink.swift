@@ -74,6 +74,11 @@ public final class DeviceLink: Sendable {
         _ = try await client.replace(id: id, definition: definition)
     }
 
+    /// How one of the page's own alarms wakes.
+    func setWake(_ wake: AlarmWake, id: Alarm.ID) async throws {
+        try await client.setWake(wake, id: id)
+    }
+
     /// An action on one of the page's own alarms (`cancel`, `pause`, `disable`...).
     func perform(_ action: ControlEndpoint<AlarmIDParameters, NullAnswer>, id: Alarm.ID) async throws {
         _ = try await client.call(action, AlarmIDParameters(id: id))

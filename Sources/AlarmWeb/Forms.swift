@@ -1,4 +1,5 @@
 import AlarmKitCore
+import AlarmModel
 import AlarmProtocol
 import FoundationEssentials
 import WebPairings
@@ -32,16 +33,19 @@ struct AlarmForm: Decodable {
     var label: String?
     var snoozeSeconds: Int?
     var sound: String?
+    /// How it wakes (``AlarmWake``): each `null` or left out is the household's.
+    var fadeSeconds: Int?
+    var volumePercent: Int?
 
     enum CodingKeys: String, CodingKey {
-        case time, repeatDays = "repeat", label, snoozeSeconds, sound
+        case time, repeatDays = "repeat", label, snoozeSeconds, sound, fadeSeconds, volumePercent
     }
 
     static func decode(_ body: Data) throws -> AlarmForm {
         do {
             return try WebJSON.decode(AlarmForm.self, from: body)
         } catch {
-            throw WebError(400, "expected {\"time\": \"07:30\", \"repeat\": [\"mon\", ...], \"label\": ..., \"snoozeSeconds\": ..., \"sound\": ...}: \(Self.summary(error))")
+            throw WebError(400, "expected {\"time\": \"07:30\", \"repeat\": [\"mon\", ...], \"label\": ..., \"snoozeSeconds\": ..., \"sound\": ..., \"fadeSeconds\": ..., \"volumePercent\": ...}: \(Self.summary(error))")
         }
     }
 
@@ -93,6 +97,18 @@ struct AlarmForm: Decodable {
             throw WebError(400, "\(error)")
         }
         return definition
+    }
+
+    /// How the alarm wakes; all `nil` is the household's.
+    func wake() throws -> AlarmWake {
+        if let fadeSeconds, !(0...2_700).contains(fadeSeconds) {
+            throw WebError(400, "\"fadeSeconds\" must be 0 to 2700 (45 minutes)")
+        }
+        if let volumePercent, !(0...100).contains(volumePercent) {
+            throw WebError(400, "\"volumePercent\" must be 0 to 100")
+        }
+        return AlarmWake(
+            crescendoSeconds: fadeSeconds.map(Double.init), volumeDB: volumePercent.map { VolumePercent.decibels(percent: Double($0)) })
     }
 
     static let weekdays: [String: Locale.Weekday] = [

@@ -105,11 +105,9 @@ public final class WebApp: Sendable {
         case ("GET", 1, "events", _, _):
             return events(for: pairing)
         case ("POST", 1, "alarms", _, _):
-            let id = UUID()
-            try await link.schedule(id: id, definition: try AlarmForm.decode(request.body).alarm())
-            return .json(201, ["id": id.uuidString])
+            return try await saveAlarm(request.body, editing: nil)
         case ("PUT", 2, "alarms", let id, _):
-            return .json(200, ["id": try await edit(try alarmID(id), to: try AlarmForm.decode(request.body).alarm()).uuidString])
+            return try await saveAlarm(request.body, editing: try alarmID(id))
         case ("DELETE", 2, "alarms", let id, _), ("DELETE", 2, "timers", let id, _):
             try await link.perform(.command(.cancel), id: try alarmID(id))
             return .json(200, ["ok": true])
@@ -163,13 +161,23 @@ public final class WebApp: Sendable {
         "skip": .command(.skip),
     ]
 
-    /// Gives the page's own alarm `id` the edited `definition` in place, under the same id (an app
-    /// or a script holding the id keeps it): one step at alarmd, so there is never a moment with
-    /// neither the old nor the new alarm, and a refusal leaves the old one. An alarm that is not
-    /// there (or not the page's) is 404; one ringing is 409 (stop or snooze it first).
-    private func edit(_ id: UUID, to definition: AlarmDefinition) async throws -> UUID {
+    /// Adds an alarm of the page's own, or gives the one it is `editing` the form's definition in
+    /// place, under the same id (an app or a script holding the id keeps it): one step at alarmd,
+    /// so there is never a moment with neither the old nor the new alarm, and a refusal leaves the
+    /// old one. An alarm that is not there (or not the page's) is 404; one ringing is 409 (stop or
+    /// snooze it first). Then how it wakes: the form's fade-in and volume, or the household's.
+    private func saveAlarm(_ body: Data, editing: UUID?) async throws -> WebResponse {
+        let form = try AlarmForm.decode(body)
+        let (definition, wake) = (try form.alarm(), try form.wake())
+        guard let id = editing else {
+            let id = UUID()
+            try await link.schedule(id: id, definition: definition)
+            if !wake.isHouseholdDefault { try await link.setWake(wake, id: id) }
+            return .json(201, ["id": id.uuidString])
+        }
         try await link.replace(id: id, definition: definition)
-        return id
+        try await link.setWake(wake, id: id)
+        return .json(200, ["id": id.uuidString])
     }
 
     /// Stop and Snooze act as the clock's buttons do, on whoever's alarm it is. Ids are each
@@ -207,28 +215,6 @@ public final class WebApp: Sendable {
         if !request.body.isEmpty {
             let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingASCIIWhitespace().lowercased()
             guard type == "application/json" else { throw WebError(415, "the body must be JSON (Content-Type: application/json)") }
-        }
-    }
-
-    static func status(of error: ControlError) -> Int {
-        switch error.code {
-        case .malformed, .invalidConfiguration: 400
-        case .forbidden: 403
-        case .busy: 503
-        // The device's state says no (NTP keeps the time; the alarm is not in that state).
-        case .invalidTransition, .refused: 409
-        case .notFound: 404
-        default: 503
-        }
-    }
-
-    static func status(of error: AlarmOperationError) -> Int {
-        switch error {
-        case .notFound: 404
-        case .invalidTransition, .noCountdownDuration, .duplicateID: 409
-        case .invalidConfiguration: 400
-        case .notAuthorized: 403
-        case .storageFailure, .serviceUnavailable: 503
         }
     }
 

@@ -1,3 +1,5 @@
+import AlarmKitCore
+import AlarmProtocol
 import FoundationEssentials
 import WebPairings
 
@@ -79,5 +81,30 @@ struct WebError: Error {
     private struct PairingNeeded: Encodable {
         var error: String
         var pairing = true
+    }
+}
+
+/// The HTTP status of alarmd's refusals.
+extension WebApp {
+    static func status(of error: ControlError) -> Int {
+        switch error.code {
+        case .malformed, .invalidConfiguration: 400
+        case .forbidden: 403
+        case .busy: 503
+        // The device's state says no (NTP keeps the time; the alarm is not in that state).
+        case .invalidTransition, .refused: 409
+        case .notFound: 404
+        default: 503
+        }
+    }
+
+    static func status(of error: AlarmOperationError) -> Int {
+        switch error {
+        case .notFound: 404
+        case .invalidTransition, .noCountdownDuration, .duplicateID: 409
+        case .invalidConfiguration: 400
+        case .notAuthorized: 403
+        case .storageFailure, .serviceUnavailable: 503
+        }
     }
 }

@@ -251,6 +251,7 @@ import WebPairings
             "", "{", "[]", "null", #"{"time":7}"#, #"{"time":"24:00"}"#, #"{"time":"7:5"}"#, #"{"time":"07:30","repeat":["someday"]}"#,
             #"{"time":"07:30","snoozeSeconds":5}"#, #"{"time":"07:30","sound":"../../etc/passwd"}"#,
             #"{"time":"07:30","label":"\#(String(repeating: "x", count: 65))"}"#,
+            #"{"time":"07:30","fadeSeconds":2701}"#, #"{"time":"07:30","volumePercent":101}"#, #"{"time":"07:30","volumePercent":"60"}"#,
         ]
         for body in bad {
             #expect(await rig.request("POST", "/api/alarms", json: body, cookies: cookies).status == 400, "\(body)")
@@ -269,6 +270,23 @@ import WebPairings
         let records = await rig.runtime.allRecords()
         #expect(records.count == 2)
         #expect(records.contains { $0.id.uuidString == keptID })
+        await rig.stop()
+    }
+
+    @Test func anAlarmsFadeAndVolumeAreKeptAsItsWakeAndAnEditWithoutThemGivesThemBack() async throws {
+        let rig = try await WebRig()
+        let cookies = try await rig.pair()
+        let made = await rig.request(
+            "POST", "/api/alarms", json: #"{"time":"06:30","fadeSeconds":1800,"volumePercent":50}"#, cookies: cookies)
+        #expect(made.status == 201)
+        let id = try #require(try WebRig.json(made)["id"] as? String)
+        #expect(await rig.runtime.allRecords().first?.wake == AlarmWake(crescendoSeconds: 1_800, volumeDB: -15.6))
+        let state = try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))
+        let shown = try #require((state["alarms"] as? [[String: Any]])?.first)
+        #expect(shown["fadeSeconds"] as? Int == 1_800 && shown["volumePercent"] as? Int == 50)
+
+        #expect(await rig.request("PUT", "/api/alarms/\(id)", json: #"{"time":"06:40"}"#, cookies: cookies).status == 200)
+        #expect(await rig.runtime.allRecords().first?.wake == nil, "fields left out: the household's")
         await rig.stop()
     }
 

@@ -17,7 +17,7 @@ struct AlarmCommandTests {
     }
 
     static let alarmKeys = [
-        "countdown", "enabled", "id", "nextAlert", "owner", "remaining", "schedule", "secondary", "skippedDate", "sound", "state", "title",
+        "countdown", "enabled", "id", "nextAlert", "owner", "remaining", "schedule", "secondary", "skippedDate", "sound", "state", "title", "wake",
     ]
 
     @Test func scheduleTakesEveryOptionAndShowPrintsThemAll() async throws {
