@@ -6,7 +6,7 @@ Test hooks: each element with an id also has data-testid = id (set near the end 
  alarm-dialog alarm-{time,label,snooze,sound,fade,volume,save,cancel} repeat-{once,weekdays,weekends,daily,custom}
  alarm-days day-{mon,tue,wed,thu,fri,sat,sun} timer-form timer-{minutes,label,start,list}
  device device-summary status-list missed-list settings settings-{try,save}
- set-{volume,volume-out,crescendo,snooze,autosilence} phones pairing-list
+ set-{volume,volume-out,crescendo,snooze,autosilence,night-start,night-end} phones pairing-list
  ringing ringing-{kind,label,more,stop,snooze} confirm-dialog confirm-{text,yes,no}
 data-testid only: alarm-error ringing-error timer-quick-{1,5,10} clock-time set-clock
 Rows (data-testid, data-id = the server's id) and data-testid inside them:
@@ -605,6 +605,9 @@ function renderSettings() {
   $('set-crescendo').value = Math.round(s.crescendoSeconds / 60 * 100) / 100;
   $('set-snooze').value = Math.round(s.snoozeSeconds / 60);
   $('set-autosilence').value = Math.round(s.autoSilenceSeconds / 60);
+  const night = s.nightHours && s.nightHours !== 'off' ? s.nightHours.split('-') : ['', ''];
+  $('set-night-start').value = night[0];
+  $('set-night-end').value = night[1];
   showVolume();
 }
 
@@ -615,7 +618,13 @@ function readSettings() {
   if (range) return showError(`${$(range[0]).labels[0].textContent}: a whole number, please.`);
   const fade = n('set-crescendo');
   if ($('set-crescendo').value === '' || !(fade >= 0 && fade <= 45)) return showError('Fade in: from 0 to 45 minutes, please.');
-  return { volumeDB: decibelsOf(n('set-volume')), crescendoSeconds: Math.round(fade * 60), snoozeSeconds: n('set-snooze') * 60, autoSilenceSeconds: n('set-autosilence') * 60 };
+  const [from, until] = [$('set-night-start').value.slice(0, 5), $('set-night-end').value.slice(0, 5)];
+  if ((from === '') !== (until === '')) return showError('Night: both times, or neither for no night.');
+  if (from && from === until) return showError('Night: it must end at another time than it starts.');
+  return {
+    volumeDB: decibelsOf(n('set-volume')), crescendoSeconds: Math.round(fade * 60), snoozeSeconds: n('set-snooze') * 60,
+    autoSilenceSeconds: n('set-autosilence') * 60, nightHours: from ? `${from}-${until}` : 'off',
+  };
 }
 
 async function saveSettings(ev) {

@@ -211,6 +211,13 @@ public actor Appliance {
         core.settings.crescendo = crescendo
     }
 
+    /// Sets when the bedroom is dark (`nil`: never); the LED and the display follow at once.
+    public func setNightHours(_ night: NightHours?) async {
+        guard core.settings.nightHours != night else { return }
+        core.settings.nightHours = night
+        await refresh()
+    }
+
     /// Plays the built-in tone at `volume` for `length`, so a person hears a volume before
     /// keeping it. Refused (`false`) while an alarm rings; an alert that begins meanwhile takes
     /// the sound over.

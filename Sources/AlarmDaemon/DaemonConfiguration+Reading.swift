@@ -1,6 +1,7 @@
 import AlarmAppliance
 import AlarmBoard
 import AlarmEngine
+import AlarmModel
 import AlarmProtocol
 import AlarmTime
 import Logging

@@ -12,10 +12,12 @@ import FoundationEssentials
 /// for its ``ControlEndpoint``, whose parameter and answer types are the wire's.
 public enum DaemonOperations {
     /// Puts the household's `settings` into effect on the running clock: the volume and
-    /// crescendo from the next alert on, and how long an alert rings, the one ringing included.
+    /// crescendo from the next alert on, how long an alert rings, the one ringing included, and
+    /// the night hours at once.
     public static func putIntoEffect(_ settings: HouseholdSettings, appliance: Appliance, runtime: AlarmRuntime) async {
         await appliance.setSound(volume: settings.volumeDB, crescendo: settings.crescendo)
         await runtime.setAutoSilence(settings.autoSilenceSeconds)
+        if settings.nightHours != nil { await appliance.setNightHours(settings.night) }
     }
 
     /// Every operation alarmd's socket answers beyond the protocol's own; the service and the
@@ -77,15 +79,16 @@ public enum DaemonOperations {
             return SettingsReport(settings: settings.settings, clock24h: clock == .twentyFourHour)
         }
         handlers.register(.setSettings) { call, new in
+            let kept: HouseholdSettings
             do {
-                try settings.change(to: new)
+                kept = try settings.change(to: new)
             } catch let error as SettingsError {
                 throw ControlRequestError(id: call.request.id, .malformed, error.description)
             } catch {
                 throw ControlError(.storageFailure, "the settings could not be saved: \(error)")
             }
-            await putIntoEffect(new, appliance: appliance, runtime: runtime)
-            return new
+            await putIntoEffect(kept, appliance: appliance, runtime: runtime)
+            return kept
         }
         handlers.register(.trySound) { call, parameters in
             guard parameters.volumeDB.isFinite, (-60...0).contains(parameters.volumeDB) else {

@@ -12,7 +12,15 @@ extension HouseholdSettings {
     public init(_ configuration: DaemonConfiguration) {
         self.init(
             volumeDB: configuration.appliance.volume, crescendoSeconds: configuration.appliance.crescendo / .seconds(1),
-            snoozeSeconds: configuration.defaultSnooze / .seconds(1), autoSilenceSeconds: configuration.engine.autoSilence)
+            snoozeSeconds: configuration.defaultSnooze / .seconds(1), autoSilenceSeconds: configuration.engine.autoSilence,
+            nightHours: configuration.appliance.nightHours?.description ?? "off")
+    }
+
+    /// Those read from a file, with what it predates (`nil`) taken from `defaults`.
+    func completed(with defaults: HouseholdSettings) -> HouseholdSettings {
+        var settings = self
+        settings.nightHours = nightHours ?? defaults.nightHours
+        return settings
     }
 
     var crescendo: Duration { .milliseconds(Int64(crescendoSeconds * 1000)) }
@@ -21,6 +29,7 @@ extension HouseholdSettings {
     public func apply(to appliance: inout ApplianceSettings, _ engine: inout EnginePolicy) {
         appliance.volume = volumeDB
         appliance.crescendo = crescendo
+        if nightHours != nil { appliance.nightHours = night }
         engine.autoSilence = autoSilenceSeconds
     }
 }
@@ -37,6 +46,7 @@ public final class HouseholdSettingsFile: Sendable {
     private let files: DurableFile
     private let logger: Logger
     private let current: Mutex<Current>
+    private let defaults: HouseholdSettings
     private let readAgainAction = Mutex<(@Sendable (HouseholdSettings) -> Void)?>(nil)
 
     /// How often a file that could not be read is tried again by ``keepReadingUntilRead(clock:)``.
@@ -57,10 +67,11 @@ public final class HouseholdSettingsFile: Sendable {
         self.directory = directory
         self.files = files
         self.logger = logger
+        self.defaults = defaults
         path = directory + "/settings.json"
         var current = Current(settings: defaults)
         do throws(StoreError) {
-            current.settings = try Self.read(path, files: files, directory: directory, logger: logger) ?? defaults
+            current.settings = try Self.read(path, files: files, directory: directory, logger: logger)?.completed(with: defaults) ?? defaults
         } catch {
             current.unread = error
             logger.error("Household settings file could not be read; the configuration's defaults apply until it can be", metadata: [
@@ -105,18 +116,22 @@ public final class HouseholdSettingsFile: Sendable {
     /// Why the file could not be read, while it cannot.
     public var readFailure: StoreError? { current.withLock { $0.unread } }
 
-    /// Validates, writes and then keeps `settings`; nothing changes if either fails.
+    /// Validates, writes and then keeps `settings`, and returns what was kept; nothing changes if
+    /// either fails.
     ///
     /// - Throws: ``SettingsError`` for a value out of range, ``HouseholdSettingsUnreadable`` while
     ///   the file cannot be read, or the error that kept the file from being written.
-    public func change(to settings: HouseholdSettings) throws {
+    /// A client that predates a setting (sends none: `nil`) keeps the one in effect.
+    @discardableResult
+    public func change(to settings: HouseholdSettings) throws -> HouseholdSettings {
         try settings.validate()
-        let bytes = try JSONEncoder().encode(settings)
-        try current.withLock { current in
+        return try current.withLock { current in
             readAgainIfUnread(&current)
             if let unread = current.unread { throw HouseholdSettingsUnreadable(failure: unread) }
-            try files.replace(path, with: Array(bytes), directory: directory)
-            current.settings = settings
+            let kept = settings.completed(with: current.settings)
+            try files.replace(path, with: Array(try JSONEncoder().encode(kept)), directory: directory)
+            current.settings = kept
+            return kept
         }
     }
 
@@ -124,7 +139,7 @@ public final class HouseholdSettingsFile: Sendable {
         guard current.unread != nil else { return }
         do throws(StoreError) {
             if let settings = try Self.read(path, files: files, directory: directory, logger: logger) {
-                current.settings = settings
+                current.settings = settings.completed(with: defaults)
             }
             current.unread = nil
             logger.notice("Household settings file read again", metadata: ["file": "\(path)"])

@@ -37,12 +37,23 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
     public var crescendoSeconds: Double
     public var snoozeSeconds: Double
     public var autoSilenceSeconds: Double
+    /// When the bedroom is dark (``NightHours``): `"22:00-06:30"`, or `"off"`. `nil` only in a
+    /// file written before it existed: the configuration's (`[display] night`) then applies.
+    public var nightHours: String?
 
-    public init(volumeDB: Double, crescendoSeconds: Double, snoozeSeconds: Double, autoSilenceSeconds: Double) {
+    public init(
+        volumeDB: Double, crescendoSeconds: Double, snoozeSeconds: Double, autoSilenceSeconds: Double, nightHours: String? = nil
+    ) {
         self.volumeDB = volumeDB
         self.crescendoSeconds = crescendoSeconds
         self.snoozeSeconds = snoozeSeconds
         self.autoSilenceSeconds = autoSilenceSeconds
+        self.nightHours = nightHours
+    }
+
+    /// The night hours they set: `nil` for `"off"` (and for none).
+    public var night: NightHours? {
+        nightHours.flatMap(NightHours.init)
     }
 
     /// The same ranges as the configuration file's keys; the message names the bad one.
@@ -52,10 +63,13 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
                 throw SettingsError(description: "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
             }
         }
-        try check(volumeDB, -60...0, "volumeDB")
-        try check(crescendoSeconds, 0...2_700, "crescendoSeconds")
+        try check(volumeDB, AlarmWake.volumeRange, "volumeDB")
+        try check(crescendoSeconds, AlarmWake.crescendoRange, "crescendoSeconds")
         try check(snoozeSeconds, 1...86_400, "snoozeSeconds")
         try check(autoSilenceSeconds, 0...86_400, "autoSilenceSeconds")
+        if let nightHours, nightHours != "off", NightHours(nightHours) == nil {
+            throw SettingsError(description: "nightHours must be \"HH:MM-HH:MM\" (two different times) or \"off\", not \"\(nightHours)\"")
+        }
     }
 }
 

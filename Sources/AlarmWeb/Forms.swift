@@ -148,7 +148,7 @@ enum SettingsForm {
         do {
             return try WebJSON.decode(HouseholdSettings.self, from: body)
         } catch {
-            throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\"}: \(AlarmForm.summary(error))")
+            throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\", \"nightHours\"}: \(AlarmForm.summary(error))")
         }
     }
 }

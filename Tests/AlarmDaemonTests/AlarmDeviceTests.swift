@@ -104,6 +104,23 @@ import Testing
         await device.shutdown()
     }
 
+    @Test func nightHoursChangedOnThePageTakeEffectAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let clock = ManualWallClock(now: Self.start)
+        let (device, _) = try await Self.device(Self.configuration(in: directory), card: FakeHardwareVolume(range: -40...4), clock: clock)
+        #expect(device.household.settings.nightHours == "off", "none in the configuration")
+        var chosen = HouseholdSettings(volumeDB: -6, crescendoSeconds: 0, snoozeSeconds: 540, autoSilenceSeconds: 900, nightHours: "21:00-07:00")
+        await DaemonOperations.putIntoEffect(try device.household.change(to: chosen), appliance: device.appliance, runtime: device.runtime)
+        #expect(await device.appliance.settings.nightHours == NightHours("21:00-07:00"))
+        chosen.nightHours = nil
+        await DaemonOperations.putIntoEffect(try device.household.change(to: chosen), appliance: device.appliance, runtime: device.runtime)
+        #expect(await device.appliance.settings.nightHours == NightHours("21:00-07:00"), "a client that sends none keeps them")
+        chosen.nightHours = "off"
+        await DaemonOperations.putIntoEffect(try device.household.change(to: chosen), appliance: device.appliance, runtime: device.runtime)
+        #expect(await device.appliance.settings.nightHours == nil)
+        await device.shutdown()
+    }
+
     /// A display that notes, each time it is blanked, whether the control socket's file is there.
     final class SocketWatchingDisplay: CharacterDisplay {
         let display = FakeCharacterDisplay(size: .sixteenByTwo)

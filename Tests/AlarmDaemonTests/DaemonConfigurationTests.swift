@@ -2,6 +2,7 @@ import AlarmAppliance
 import AlarmBoard
 import AlarmDaemon
 import AlarmEngine
+import AlarmModel
 import AlarmProtocol
 import AlarmTestKit
 import TOMLConfig

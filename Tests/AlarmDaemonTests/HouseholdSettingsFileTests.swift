@@ -91,6 +91,28 @@ import Testing
         #expect(HouseholdSettingsFile(directory: directory.path, defaults: Self.chosen, logger: Self.silent).settings == Self.defaults)
     }
 
+    @Test func nightHoursAFileWithoutThemHasTheConfigurationsAndAClientSendingNoneKeepsThem() throws {
+        let directory = try TemporaryDirectory()
+        var defaults = Self.defaults
+        defaults.nightHours = "22:00-06:30"
+        let written = #"{"volumeDB":-3,"crescendoSeconds":0,"snoozeSeconds":300,"autoSilenceSeconds":600}"#
+        try TestFiles.write(Array(written.utf8), to: directory.path + "/settings.json")
+        let file = HouseholdSettingsFile(directory: directory.path, defaults: defaults, logger: Self.silent)
+        #expect(file.settings.nightHours == "22:00-06:30" && file.settings.volumeDB == -3)
+
+        var off = Self.chosen
+        off.nightHours = "off"
+        #expect(try file.change(to: off).night == nil)
+        #expect(try file.change(to: Self.chosen).nightHours == "off", "a client that predates night hours keeps them")
+        for bad in ["22:00-22:00", "22-06", "off ", ""] {
+            var refused = Self.chosen
+            refused.nightHours = bad
+            #expect(throws: SettingsError.self, "\(bad)") { try file.change(to: refused) }
+        }
+        let reread = HouseholdSettingsFile(directory: directory.path, defaults: defaults, logger: Self.silent)
+        #expect(reread.settings.nightHours == "off")
+    }
+
     @Test func aDamagedSettingsFileIsSetAsideAndTheDefaultsApply() throws {
         let directory = try TemporaryDirectory()
         try TestFiles.write(Array("{\"volumeDB\":".utf8), to: directory.path + "/settings.json")

@@ -411,7 +411,7 @@ extension WebRingingTests {
 /// The household's settings: kept by alarmd, changed from the page, checked on both sides.
 @Suite(.timeLimit(.minutes(5))) struct WebSettingsTests {
     /// A 45-minute fade in: the longest the household may choose.
-    static let settings = #"{"volumeDB":-12,"crescendoSeconds":2700,"snoozeSeconds":300,"autoSilenceSeconds":600}"#
+    static let settings = #"{"volumeDB":-12,"crescendoSeconds":2700,"snoozeSeconds":300,"autoSilenceSeconds":600,"nightHours":"22:30-06:45"}"#
 
     @Test func aChangeReachesTheEngineAndTheFileAndBadValuesChangeNothing() async throws {
         let rig = try await WebRig()
@@ -426,7 +426,10 @@ extension WebRingingTests {
         #expect(after == ["volumeDB": -12, "crescendoSeconds": 2700, "snoozeSeconds": 300, "autoSilenceSeconds": 600])
         #expect(await rig.runtime.scheduler.policy.autoSilence == 600)
         #expect(await rig.appliance.settings.volume == -12)
+        #expect(await rig.appliance.settings.nightHours == NightHours("22:30-06:45"))
         let bad = [
+            #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"nightHours":"22:30"}"#,
+            #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"nightHours":"06:00-06:00"}"#,
             #"{"volumeDB":3,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
             #"{"volumeDB":-12,"crescendoSeconds":-1,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
             #"{"volumeDB":-12,"crescendoSeconds":2701,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
@@ -438,7 +441,8 @@ extension WebRingingTests {
         }
         let kept = HouseholdSettingsFile(
             directory: rig.directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: WebRig.logger)
-        #expect(kept.settings == HouseholdSettings(volumeDB: -12, crescendoSeconds: 2700, snoozeSeconds: 300, autoSilenceSeconds: 600))
+        #expect(kept.settings == HouseholdSettings(
+            volumeDB: -12, crescendoSeconds: 2700, snoozeSeconds: 300, autoSilenceSeconds: 600, nightHours: "22:30-06:45"))
         await rig.stop()
     }
 

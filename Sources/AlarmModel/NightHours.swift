@@ -1,5 +1,3 @@
-import AlarmModel
-
 /// The hours the bedroom is dark (`22:00-06:30`): the LED shows nothing but a fault, and a press
 /// on the dark display only lights it for the backlight's time (a sleepy hand changes no alarm);
 /// presses while it is lit act as by day. An alert and a question take the device as always.
