@@ -33,6 +33,9 @@ extension Appliance {
             await hardware.audio.prepare(source, for: duration)
         case .showPattern(let pattern):
             try await drive("led") { try await hardware.indicator.show(pattern) }
+        case .setLight(let output):
+            guard let light = hardware.light else { return }
+            try await drive("light") { try await light.setOutput(output) }
         case .drawDisplay(let update):
             try await drive("display") { try await draw(update) }
         case .forgetDisplayContents:

@@ -6,7 +6,7 @@ import FoundationEssentials
 /// A part the appliance checks on itself: the outputs it drives (the buttons are the daemon's to
 /// report, from their lines' state).
 public enum ApplianceCheck: String, CaseIterable, Hashable, Sendable {
-    case led, display, sound
+    case led, display, sound, light
 }
 
 /// How one part's check ended.
@@ -43,7 +43,8 @@ public enum SelfTestRefusal: Error, Hashable, Sendable, CustomStringConvertible 
 
 extension Appliance {
     /// Checks `checks` on the appliance's own parts, in order, each shown for `showFor`: the LED
-    /// blinks, the display shows ``selfTestPattern(size:)``, the built-in tone plays (through
+    /// blinks, the display shows ``selfTestPattern(size:)``, the sunrise light rises to full in
+    /// four steps, the built-in tone plays (through
     /// the same output, and on a card with a volume control at the card's volume, no louder than
     /// 12 dB below the alarm's). After each part the appliance shows its normal state again, the
     /// display written whole (controller, glyphs, every cell, backlight), so nothing of the
@@ -134,6 +135,18 @@ extension Appliance {
             guard await holdParts(for: showFor) else { return .interrupted }
             await hardware.audio.stop()
             return .shown("tone played for \(shownFor)")
+        case .light:
+            guard let light = hardware.light else { return .failed(HardwareError(.deviceUnavailable, device: "light")) }
+            // A quick sunrise: a quarter of the time at each of four steps of lightness.
+            for lightness in [0.25, 0.5, 0.75, 1.0] {
+                do {
+                    try await light.setOutput(PerceivedLightness.output(lightness: lightness))
+                } catch {
+                    return .failed(Self.hardwareError(error, device: "light"))
+                }
+                guard await holdParts(for: showFor / 4) else { return .interrupted }
+            }
+            return .shown("rose to full in four steps over \(shownFor)")
         }
     }
 

@@ -54,7 +54,7 @@ public actor Appliance {
         self.hardware = hardware
         self.clock = clock
         self.logger = logger
-        self.core = ApplianceCore(settings: settings, displaySize: hardware.display.size)
+        self.core = ApplianceCore(settings: settings, displaySize: hardware.display.size, hasLight: hardware.light != nil)
     }
 
     /// How the appliance behaves (the household's volume and crescendo included).
@@ -67,6 +67,8 @@ public actor Appliance {
     public var indicatorFault: HardwareError? { core.indicatorFault }
     /// Whether the backlight is on, as last set.
     public var isBacklightOn: Bool { core.isBacklightOn }
+    /// Why the sunrise light last failed; cleared once it takes an output.
+    public var lightFault: HardwareError? { core.lightFault }
 
     /// When the appliance next needs to wake by itself (see ``ApplianceCore/nextWake(at:)``).
     public var nextWake: Date? { core.nextWake(at: moment) }
@@ -184,6 +186,7 @@ public actor Appliance {
         }
         await perform(core.refreshSound(with: snapshot, at: moment))
         await perform(core.refreshDisplay())
+        await perform(core.refreshLight())
         await perform(core.refreshIndicator())
     }
 

@@ -23,6 +23,7 @@ extension ApplianceCore {
     /// - Missed alarms on show: a press acknowledges them.
     /// - Counting down: SNOOZE pauses, or resumes when paused; STOP held for the long-press time
     ///   ends the countdown (cancels a timer; stops a snooze or pre-alert countdown).
+    /// - The sunrise light left on after an alarm: STOP turns it off.
     /// - Idle: a press lights the display and shows the next alarm; it never changes an alarm.
     /// - Night hours, no alert and no question: a press on the dark display only lights it; the
     ///   rest of that press does nothing more, and presses while it is lit act as above.
@@ -69,6 +70,10 @@ extension ApplianceCore {
         if let presented = snapshot.alerting.first {
             consumedPresses.insert(button)
             return answerAlert(presented, with: button)
+        }
+        if button == .stop, questions.isEmpty, turnOffKeptLight() {
+            consumedPresses.insert(button)
+            return [.log(.info, "Sunrise light turned off by STOP")]
         }
         // With a question on show, the press answers by the gesture it makes, not by its edge.
         guard questions.isEmpty, snapshot.countdowns.isEmpty,

@@ -52,7 +52,7 @@ extension ApplianceCore {
 
     func indicatorState(_ snapshot: DeviceSnapshot) -> IndicatorState {
         if let alert = snapshot.alerting.first { return .alerting(tint: alert.definition.tintColor) }
-        let faulty = !sound.isWorking || !display.isWorking || snapshot.storage.displayText != nil
+        let faulty = !sound.isWorking || !display.isWorking || !lightHealth.isWorking || snapshot.storage.displayText != nil
         // At night the LED shows nothing but a fault.
         if isNight(snapshot, at: snapshot.now) { return faulty ? .hardwareFault : .idle }
         if let countdown = snapshot.countdowns.first {

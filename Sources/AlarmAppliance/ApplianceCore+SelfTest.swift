@@ -71,6 +71,9 @@ extension ApplianceCore {
         case .sound:
             // Stopped by the check, or replaced by the alert's sound that follows.
             return []
+        case .light:
+            light.shown = nil
+            return []
         }
     }
 }

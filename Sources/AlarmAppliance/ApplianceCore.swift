@@ -17,8 +17,8 @@ struct ApplianceMoment: Hashable, Sendable {
 ///
 /// A refresh comes in three steps, each decided after the last one's outcomes are in:
 /// ``refreshSound(with:at:)`` first, so a due alarm's `play` is the first command;
-/// ``refreshDisplay()``; then ``refreshIndicator()``, because the LED shows whether the sound and
-/// the display work.
+/// ``refreshDisplay()``; ``refreshLight()``; then ``refreshIndicator()``, because the LED shows
+/// whether the other parts work.
 ///
 /// ```swift
 /// var core = ApplianceCore(settings: ApplianceSettings(), displaySize: DisplaySize(columns: 16, rows: 2))
@@ -55,13 +55,18 @@ struct ApplianceCore: Sendable {
     /// part that stays missing costs a few wake-ups an hour.
     var display = PartHealth.working
     var indicator = PartHealth.working
+    /// Whether the board has a sunrise light, what it does, and its health (retried as the display).
+    let hasLight: Bool
+    var light = LightState()
+    var lightHealth = PartHealth.working
 
     var questions = QuestionQueue()
     /// A self-test running on the appliance's own parts, and the part it holds now.
     var selfTest: SelfTestHold?
 
-    init(settings: ApplianceSettings, displaySize: DisplaySize) {
+    init(settings: ApplianceSettings, displaySize: DisplaySize, hasLight: Bool = false) {
         self.settings = settings
+        self.hasLight = hasLight
         self.renderer = ScreenRenderer(size: displaySize, clockFormat: settings.clockFormat)
         self.gestures = ButtonGestures(longPressDuration: settings.longPressDuration)
     }
@@ -124,6 +129,10 @@ struct ApplianceCore: Sendable {
         soundState = .silent
         commands.append(.stopSound)
         commands.append(.showPattern(.off))
+        if hasLight {
+            light = LightState()
+            commands.append(.setLight(0))
+        }
         screen.forget()
         commands.append(.drawDisplay(.init(defineGlyphs: false, frame: DisplayFrame(size: renderer.size), backlight: false)))
         return commands
@@ -135,8 +144,8 @@ struct ApplianceCore: Sendable {
     /// it, and the retry redraws.
     func nextWake(at moment: ApplianceMoment) -> Date? {
         let now = moment.wall
-        var candidates = [sound.retryAt, display.retryAt, indicator.retryAt, questions.first?.deadline]
-        var timeouts = [soundState.prepareAt]
+        var candidates = [sound.retryAt, display.retryAt, indicator.retryAt, lightHealth.retryAt, questions.first?.deadline]
+        var timeouts = [soundState.prepareAt, light.nextChange]
         if display.isWorking {
             candidates.append(screen.nextChange)
             timeouts += [backlightUntil, nextAlarmShownUntil, stopHintShownUntil]
@@ -165,6 +174,8 @@ struct ApplianceCore: Sendable {
             shownPattern = nil
             guard indicator.recordFailure(error, at: moment.wall, backoff: settings.displayRetryBackoff) else { return [] }
             return [.log(.error, "LED cannot be driven", ["error": "\(error)"])]
+        case (.setLight(let output), _):
+            return recordLight(outcome, output: output, at: moment)
         case (.drawDisplay(let update), .done):
             if update.defineGlyphs { screen.glyphsLoaded = true }
             if let frame = update.frame { screen.shownFrame = frame }

@@ -34,6 +34,19 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var clockFormat: ClockFormat = .twentyFourHour
     /// When the bedroom is dark, if the household set it (``NightHours``).
     public var nightHours: NightHours?
+    /// How long before an alarm the sunrise light starts to brighten (on a board with one); an
+    /// alarm's own ``AlarmWake/lightLeadSeconds`` wins. Zero: the light stays off.
+    public var sunriseLead: Duration = .seconds(20 * 60)
+    /// What the light does once the alarm has been stopped (or rang out).
+    public var lightAfterStop: LightAfterStop = .off
+    /// How long the light stays on after the alarm with ``LightAfterStop/on`` (a STOP with
+    /// nothing ringing turns it off sooner).
+    public var lightKeptOn: Duration = .seconds(60 * 60)
+
+    /// The sunrise light after the alarm: off at once, or left on to get up by.
+    public enum LightAfterStop: String, Hashable, Sendable, CaseIterable {
+        case off, on
+    }
 
     public enum ClockFormat: String, Hashable, Sendable, CaseIterable {
         case twentyFourHour = "24h"

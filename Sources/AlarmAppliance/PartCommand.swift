@@ -21,6 +21,8 @@ enum PartCommand: Hashable, Sendable {
     case prepareSound(SoundSource, for: Duration)
     /// Shows a pattern on the LED.
     case showPattern(IndicatorPattern)
+    /// Sets the sunrise light's output, 0 to 1.
+    case setLight(Double)
     /// Brings the display in line: glyphs, frame and backlight, as one attempt.
     case drawDisplay(DisplayUpdate)
     /// The display's contents are unknown (a self-test drew on it): the driver forgets what it

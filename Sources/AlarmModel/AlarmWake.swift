@@ -2,8 +2,8 @@ import AlarmKitCore
 import FoundationEssentials
 import Glibc
 
-/// How one alarm wakes where it differs from the household's settings: its fade-in and the
-/// loudest it gets. A device extension to AlarmKit, set with the control socket's `setWake`
+/// How one alarm wakes where it differs from the household's settings: its fade-in, the
+/// loudest it gets and its sunrise light's lead. A device extension to AlarmKit, set with the control socket's `setWake`
 /// (alarmctl `wake`, the page's alarm form); an alarm without one, as every AlarmKit app's, wakes
 /// as the household chose. Kept with the alarm, not in its definition, so a `replace` keeps it.
 public struct AlarmWake: Codable, Hashable, Sendable {
@@ -12,19 +12,25 @@ public struct AlarmWake: Codable, Hashable, Sendable {
     public var crescendoSeconds: Double?
     /// The loudest it gets, in dB of full scale; `nil`: the household's.
     public var volumeDB: Double?
+    /// How long before it the sunrise light starts to brighten, in seconds (0: no light for this
+    /// alarm); `nil`: the household's.
+    public var lightLeadSeconds: Double?
 
     /// The fade-ins people ask for reach 45 minutes; 0 starts at the full volume.
     public static let crescendoRange: ClosedRange<Double> = 0...2_700
     /// 0 dB is the card's full scale; -60 dB is as good as silent.
     public static let volumeRange: ClosedRange<Double> = -60...0
+    /// A sunrise takes up to an hour.
+    public static let lightLeadRange: ClosedRange<Double> = 0...3_600
 
-    public init(crescendoSeconds: Double? = nil, volumeDB: Double? = nil) {
+    public init(crescendoSeconds: Double? = nil, volumeDB: Double? = nil, lightLeadSeconds: Double? = nil) {
         self.crescendoSeconds = crescendoSeconds
         self.volumeDB = volumeDB
+        self.lightLeadSeconds = lightLeadSeconds
     }
 
     /// Nothing differs from the household's.
-    public var isHouseholdDefault: Bool { crescendoSeconds == nil && volumeDB == nil }
+    public var isHouseholdDefault: Bool { crescendoSeconds == nil && volumeDB == nil && lightLeadSeconds == nil }
 
     /// Checks the ranges; `.invalidConfiguration` names the bad field.
     public func validate() throws(AlarmOperationError) {
@@ -34,6 +40,9 @@ public struct AlarmWake: Codable, Hashable, Sendable {
         }
         if let volumeDB, !(volumeDB.isFinite && Self.volumeRange.contains(volumeDB)) {
             throw .invalidConfiguration("wake.volumeDB is \(volumeDB); it must be from -60 to 0 dB")
+        }
+        if let lightLeadSeconds, !(lightLeadSeconds.isFinite && Self.lightLeadRange.contains(lightLeadSeconds)) {
+            throw .invalidConfiguration("wake.lightLeadSeconds is \(lightLeadSeconds); it must be from 0 to 3600 s (an hour)")
         }
     }
 }

@@ -147,13 +147,15 @@ final class ApplianceRig: Sendable {
     let indicator: FakeIndicator
     let display: FakeCharacterDisplay
     let buttons: FakeButtonInput
+    /// The sunrise light, on a rig made `withLight`.
+    let light: FakeLight?
     let settings: ApplianceSettings
     let appliance: Appliance
 
     init(
         now: Date = Scene.monday(6, 59), displaySize: DisplaySize = .sixteenByTwo, ledHasColor: Bool = false,
         settings: ApplianceSettings = ApplianceSettings(), policy: EnginePolicy = .default,
-        clockTrust: ClockTrustPolicy = .always, authorizer: (any AuthorizationPrompter)? = nil
+        clockTrust: ClockTrustPolicy = .always, authorizer: (any AuthorizationPrompter)? = nil, withLight: Bool = false
     ) async throws {
         clock = ManualWallClock(now: now)
         zones = ManualTimeZoneProvider(Scene.berlin)
@@ -165,10 +167,11 @@ final class ApplianceRig: Sendable {
         indicator = FakeIndicator(hasColor: ledHasColor)
         display = FakeCharacterDisplay(size: displaySize)
         buttons = FakeButtonInput(clock: clock)
+        light = withLight ? FakeLight() : nil
         self.settings = settings
         appliance = Appliance(
             runtime: runtime,
-            hardware: ApplianceHardware(buttons: buttons, indicator: indicator, audio: audioLog, display: display),
+            hardware: ApplianceHardware(buttons: buttons, indicator: indicator, audio: audioLog, display: display, light: light),
             clock: clock, settings: settings, logger: Scene.logger)
         await appliance.start()
     }
@@ -176,7 +179,7 @@ final class ApplianceRig: Sendable {
     /// Whatever a test armed on the fakes and the appliance never used is a test that did not
     /// test what it meant to.
     deinit {
-        let fakes: [any FakePart] = [audio, indicator, buttons]
+        let fakes: [any FakePart] = [audio, indicator, buttons] + (light.map { [$0] } ?? [])
         for leftover in fakes.flatMap({ $0.leftovers() }) {
             Issue.record("leftover on a fake: \(leftover)")
         }

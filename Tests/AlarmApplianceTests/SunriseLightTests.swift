@@ -1,0 +1,146 @@
+import AlarmAppliance
+import AlarmHardware
+import AlarmKitCore
+import AlarmModel
+import AlarmSimulator
+import FoundationEssentials
+import Testing
+
+@testable import AlarmEngine
+
+/// The sunrise light: it rises before the alarm in equal steps of perceived lightness, is full
+/// while the alarm rings or is snoozed, and goes off or stays on after it as the household chose.
+/// Monday 23 November 2026 in Berlin, on a manual clock.
+@Suite struct SunriseLightTests {
+    static func settings(lead minutes: Double = 30, afterStop: ApplianceSettings.LightAfterStop = .off) -> ApplianceSettings {
+        var settings = ApplianceSettings()
+        settings.sunriseLead = .seconds(minutes * 60)
+        settings.lightAfterStop = afterStop
+        return settings
+    }
+
+    @Test func theCurveIsCIELightnessFromDarkToFull() {
+        #expect(PerceivedLightness.output(lightness: 0) == 0)
+        #expect(PerceivedLightness.output(lightness: 1) == 1)
+        // Half as bright to the eye is under a fifth of the light.
+        #expect(abs(PerceivedLightness.output(lightness: 0.5) - 0.1842) < 0.0001)
+        var previous = -1.0
+        for step in 0...100 {
+            let lightness = Double(step) / 100
+            let output = PerceivedLightness.output(lightness: lightness)
+            #expect(output > previous, "rises at every step")
+            #expect(abs(PerceivedLightness.lightness(output: output) - lightness) < 1e-6)
+            previous = output
+        }
+    }
+
+    @Test func itRisesFromItsLeadToFullAtTheAlarmAndStaysFullWhileRinging() async throws {
+        let rig = try await ApplianceRig(now: Scene.monday(6, 0), settings: Self.settings(lead: 30), withLight: true)
+        let light = try #require(rig.light)
+        try await rig.schedule(Scene.alarm(7, 0))
+        #expect(light.output == 0)
+        #expect(await rig.appliance.nextWake.map { $0 <= Scene.monday(6, 30) } == true, "woken when the sunrise starts")
+
+        await rig.advance(to: Scene.monday(6, 30))
+        #expect(light.output == 0, "the first step is dark")
+        await rig.advance(to: Scene.monday(6, 45))
+        #expect(abs(light.output - PerceivedLightness.output(lightness: 0.5)) < 0.001, "halfway in time, half as bright to the eye")
+        let wake = try #require(await rig.appliance.nextWake)
+        #expect(wake.timeIntervalSince(Scene.monday(6, 45)) <= 10, "the next step is at most 10 s away")
+        await rig.advance(to: Scene.monday(6, 59, 50))
+        #expect(light.output > 0.97 && light.output < 1)
+        let steps = light.history
+        #expect(steps == steps.sorted(), "it only ever rises")
+
+        try await rig.advanceToNextDeadline()
+        #expect(rig.audio.nowPlaying != nil)
+        #expect(light.output == 1)
+        await rig.advance(by: 120)
+        #expect(light.output == 1, "full while it rings")
+    }
+
+    @Test func snoozeKeepsItOnAndStopTurnsItOffOrLeavesItOnAsTheHouseholdChose() async throws {
+        for afterStop in ApplianceSettings.LightAfterStop.allCases {
+            let rig = try await ApplianceRig(now: Scene.monday(6, 50), settings: Self.settings(lead: 5, afterStop: afterStop), withLight: true)
+            let light = try #require(rig.light)
+            let id = try await rig.schedule(Scene.alarm(7, 0))
+            try await rig.advanceToNextDeadline()
+            await rig.tap(.snooze)
+            #expect(await rig.state(of: id) == .countdown)
+            #expect(light.output == 1, "snoozed: still on")
+            try await rig.advanceToNextDeadline()
+            await rig.tap(.stop)
+            #expect(rig.audio.nowPlaying == nil)
+            switch afterStop {
+            case .off:
+                #expect(light.output == 0, "off with the alarm")
+            case .on:
+                #expect(light.output == 1, "left on to get up by")
+                await rig.advance(by: 30 * 60)
+                #expect(light.output == 1)
+                await rig.tap(.stop)
+                #expect(light.output == 0, "a STOP with nothing ringing turns it off")
+            }
+        }
+    }
+
+    @Test func aLightLeftOnGoesOffAfterTheHouseholdsTime() async throws {
+        var settings = Self.settings(lead: 5, afterStop: .on)
+        settings.lightKeptOn = .seconds(45 * 60)
+        let rig = try await ApplianceRig(now: Scene.monday(6, 50), settings: settings, withLight: true)
+        let light = try #require(rig.light)
+        try await rig.schedule(Scene.alarm(7, 0))
+        try await rig.advanceToNextDeadline()
+        await rig.tap(.stop)
+        #expect(light.output == 1)
+        let off = try #require(await rig.appliance.nextWake)
+        #expect(off <= Scene.monday(7, 45, 1))
+        await rig.advance(to: Scene.monday(7, 45, 1))
+        #expect(light.output == 0)
+    }
+
+    @Test func anAlarmsOwnLeadWinsAndZeroKeepsItsLightOffAsATimersIs() async throws {
+        let rig = try await ApplianceRig(now: Scene.monday(6, 0), settings: Self.settings(lead: 30), withLight: true)
+        let light = try #require(rig.light)
+        let id = try await rig.schedule(Scene.alarm(7, 0))
+        _ = try await rig.runtime.setWake(AlarmWake(lightLeadSeconds: 600), id: id, client: Scene.owner)
+        await rig.advance(to: Scene.monday(6, 45))
+        #expect(light.output == 0, "its own 10 minutes have not begun")
+        await rig.advance(to: Scene.monday(6, 55))
+        #expect(abs(light.output - PerceivedLightness.output(lightness: 0.5)) < 0.001)
+
+        _ = try await rig.runtime.setWake(AlarmWake(lightLeadSeconds: 0), id: id, client: Scene.owner)
+        await rig.advance(by: 1)
+        #expect(light.output == 0, "no light for this alarm")
+        try await rig.advanceToNextDeadline()
+        #expect(rig.audio.nowPlaying != nil && light.output == 0)
+        await rig.tap(.stop)
+
+        try await rig.schedule(Scene.timer(60))
+        try await rig.advanceToNextDeadline()
+        #expect(rig.audio.nowPlaying != nil && light.output == 0, "a timer is not a wake-up")
+    }
+
+    @Test func aLightThatFailsNeverKeepsTheSoundFromRingingAndIsTriedAgain() async throws {
+        let rig = try await ApplianceRig(now: Scene.monday(6, 59), settings: Self.settings(lead: 30), withLight: true)
+        let light = try #require(rig.light)
+        try await rig.schedule(Scene.alarm(7, 0))
+        light.failNextSet(with: HardwareError(.io, device: "/sys/class/pwm/pwmchip0/pwm0"))
+        try await rig.advanceToNextDeadline()
+        #expect(rig.audio.nowPlaying != nil, "the sound rings")
+        #expect(await rig.appliance.lightFault?.kind == .io)
+        await rig.advance(by: 11)
+        #expect(light.output == 1, "tried again after the retry wait")
+        #expect(await rig.appliance.lightFault == nil)
+    }
+
+    @Test func theSunriseRisesDuringNightHours() async throws {
+        var settings = Self.settings(lead: 20)
+        settings.nightHours = NightHours("22:00-07:30")
+        let rig = try await ApplianceRig(now: Scene.monday(6, 0), settings: settings, withLight: true)
+        let light = try #require(rig.light)
+        try await rig.schedule(Scene.alarm(7, 0))
+        await rig.advance(to: Scene.monday(6, 50))
+        #expect(light.output > 0.1, "the sunrise is the point of the night ending")
+    }
+}
