@@ -125,6 +125,11 @@ let package = Package(
             name: "AlarmLCD",
             dependencies: ["AlarmHardware", "CI2C", "LinuxSupport"]
         ),
+        // The sunrise light on the kernel's PWM sysfs interface: the `DimmableLight` backend.
+        .target(
+            name: "AlarmPWM",
+            dependencies: ["AlarmHardware", "LinuxSupport"]
+        ),
         // The kernel's i2c-dev calls (ioctl is variadic, so not callable from Swift), for AlarmLCD.
         .target(name: "CI2C"),
         // The configuration file format of `alarmd.toml` and the board profiles: a TOML subset,
@@ -298,6 +303,7 @@ let package = Package(
         .testTarget(name: "AlarmSoundFileTests", dependencies: ["AlarmSoundFile", "AlarmTestKit"]),
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
+        .testTarget(name: "AlarmPWMTests", dependencies: ["AlarmPWM", "AlarmHardware"]),
         .testTarget(name: "AlarmBoardTests", dependencies: ["AlarmBoard", "AlarmHardware", "AlarmTestKit", "AlarmTime", "TOMLConfig"]),
         .testTarget(name: "TOMLConfigTests", dependencies: ["TOMLConfig"]),
         .testTarget(
