@@ -181,7 +181,7 @@ let package = Package(
         .executableTarget(
             name: "alarmd",
             dependencies: [
-                "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO", "BuildVersion",
+                "AlarmALSA", "AlarmAppliance", "AlarmBoard", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmGPIO", "AlarmPWM", "BuildVersion",
                 "AlarmHardware", "AlarmKitCore", "AlarmLCD", "AlarmModel", "AlarmProtocol", "AlarmScenario", "JournalLogging",
                 "AlarmSimulator", "AlarmTime", "CUnixSocket", "LinuxSupport", "SimulatorConsole", "TOMLConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

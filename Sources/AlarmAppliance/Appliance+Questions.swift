@@ -90,9 +90,12 @@ extension Appliance {
     }
 
     /// What each part of the board is doing, for `alarmctl status`.
-    public var partFaults: (sound: HardwareError?, display: HardwareError?, indicator: HardwareError?) {
-        (soundFault, displayFault, indicatorFault)
+    public var partFaults: (sound: HardwareError?, display: HardwareError?, indicator: HardwareError?, light: HardwareError?) {
+        (soundFault, displayFault, indicatorFault, lightFault)
     }
+
+    /// Whether the board has a sunrise light.
+    public nonisolated var hasLight: Bool { hardware.light != nil }
 
     /// While an alarm rings the built-in tone because its own sound file could not play: which
     /// file, in words for the status.

@@ -136,7 +136,9 @@ extension Appliance {
             await hardware.audio.stop()
             return .shown("tone played for \(shownFor)")
         case .light:
-            guard let light = hardware.light else { return .failed(HardwareError(.deviceUnavailable, device: "light")) }
+            guard let light = hardware.light else {
+                return .failed(HardwareError(.deviceUnavailable, device: "light (the board profile has no [light])"))
+            }
             // A quick sunrise: a quarter of the time at each of four steps of lightness.
             for lightness in [0.25, 0.5, 0.75, 1.0] {
                 do {

@@ -39,7 +39,8 @@ extension BoardProfile {
             gpio: try Self.table("gpio", in: &reader, requiredUnless: simulated) { reader throws(ConfigError) in try GPIO(reading: &reader) },
             display: try Self.table("display", in: &reader, requiredUnless: simulated) { reader throws(ConfigError) in try Display(reading: &reader) },
             sound: try Sound(reading: &reader),
-            rtc: try RTC(reading: &reader)
+            rtc: try RTC(reading: &reader),
+            light: reader.hasTable("light") ? try Light(reading: &reader) : nil
         )
     }
 

@@ -21,10 +21,12 @@ public struct BoardProfile: Hashable, Sendable {
     public var sound: Sound
     /// The real-time clock it has or can take; none built in when the file has no `[rtc]`.
     public var rtc: RTC
+    /// The sunrise light; `nil` when the file has no `[light]`.
+    public var light: Light?
 
     public init(
         name: String, description: String = "", simulated: Bool = false, gpio: GPIO?, display: Display?, sound: Sound = Sound(),
-        rtc: RTC = RTC()
+        rtc: RTC = RTC(), light: Light? = nil
     ) {
         self.name = name
         self.description = description
@@ -33,6 +35,7 @@ public struct BoardProfile: Hashable, Sendable {
         self.display = display
         self.sound = sound
         self.rtc = rtc
+        self.light = light
     }
 }
 

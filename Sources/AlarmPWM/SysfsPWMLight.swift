@@ -4,10 +4,12 @@ import Synchronization
 
 /// The sunrise light on one channel of a PWM controller, through the kernel's sysfs interface
 /// (`/sys/class/pwm/pwmchipN/pwmM/{period,duty_cycle,enable}`, in nanoseconds): a Raspberry Pi's
-/// hardware PWM after `dtoverlay=pwm` (GPIO18), driving a lamp or LED strip through a MOSFET.
+/// hardware PWM after `dtoverlay=pwm,pin=12,func=4` (GPIO12), driving a lamp or LED strip through a MOSFET.
 ///
-/// Opening exports the channel (one already exported, by a shell or an earlier run, is taken
-/// as it is), sets its period and a duty cycle of 0, and enables it. The kernel refuses any
+/// The channel is opened when first set, and again after a failure (a chip that appears once
+/// its overlay is loaded, a file udev has since given alarmd's group): opening exports it (one
+/// already exported, by a shell or an earlier run, is taken as it is), sets its period and a duty
+/// cycle of 0, and enables it. The kernel refuses any
 /// state with a period of 0 or a duty cycle longer than the period (`EINVAL`, before 6.11 even
 /// while disabled), so the duty cycle is lowered before the period shrinks and the period set
 /// before the duty cycle grows. ``close()`` turns it off: unexporting alone would leave it
@@ -32,31 +34,52 @@ public final class SysfsPWMLight: DimmableLight {
         }
     }
 
-    public let channelPath: String
+    public let configuration: Configuration
     /// The PWM period, in nanoseconds.
     public let period: UInt64
     private let files: any PWMAttributeFiles
-    private let exportPath: String
-    private let channel: Int
-    private let duty = Mutex<UInt64?>(nil)
+    /// The open channel's directory and the duty cycle it was last given; `nil` until opened, and
+    /// after a failure.
+    private let opened = Mutex<(path: String, duty: UInt64)?>(nil)
 
+    /// Opens nothing yet: the first ``setOutput(_:)`` (or ``open()``) does.
+    public init(configuration: Configuration, files: any PWMAttributeFiles = SystemPWMAttributeFiles()) {
+        self.configuration = configuration
+        self.files = files
+        period = 1_000_000_000 / UInt64(min(max(configuration.frequency, 1), 1_000_000_000))
+    }
+
+    /// The channel's directory once open (`/sys/class/pwm/pwmchip0/pwm0`).
+    public var channelPath: String? { opened.withLock { $0?.path } }
+
+    /// Exports and enables the channel, dark (again, if it was open).
+    ///
     /// - Throws: ``HardwareError``: `deviceUnavailable` when no such chip or channel exists,
     ///   `io` with the errno when the kernel refuses (`EACCES` for a file alarmd may not write).
-    public init(configuration: Configuration, files: any PWMAttributeFiles = SystemPWMAttributeFiles()) throws(HardwareError) {
-        guard (1...1_000_000).contains(configuration.frequency) else {
-            throw HardwareError(.deviceUnavailable, device: "pwm frequency \(configuration.frequency) Hz")
-        }
+    @discardableResult
+    public func open() throws(HardwareError) -> String {
+        opened.withLock { $0 = nil }
         let chipPath = try Self.chipPath(configuration, files: files)
-        self.files = files
-        channel = configuration.channel
-        exportPath = chipPath + "/export"
-        channelPath = chipPath + "/pwm\(configuration.channel)"
-        period = 1_000_000_000 / UInt64(configuration.frequency)
+        let channel = configuration.channel
+        let path = chipPath + "/pwm\(channel)"
         if let channels = files.read(chipPath + "/npwm").flatMap(Int.init), !(0..<channels).contains(channel) {
-            throw HardwareError(.deviceUnavailable, device: channelPath)
+            throw HardwareError(.deviceUnavailable, device: path)
         }
-        try export()
-        try start()
+        if !files.exists(path) {
+            // EBUSY: exported meanwhile (by a shell, or the kernel was quicker than the look).
+            let export = chipPath + "/export"
+            if let error = files.write("\(channel)", to: export), error != EBUSY {
+                throw HardwareError(error == ENODEV || error == EINVAL ? .deviceUnavailable : .io, device: export, errno: error)
+            }
+            guard files.exists(path) else { throw HardwareError(.deviceUnavailable, device: path) }
+        }
+        let current = files.read(path + "/duty_cycle").flatMap(UInt64.init) ?? 0
+        if current > period { try write("0", path, "duty_cycle") }
+        try write("\(period)", path, "period")
+        try write("0", path, "duty_cycle")
+        try write("1", path, "enable")
+        opened.withLock { $0 = (path, 0) }
+        return path
     }
 
     /// The chip's directory: by its `pwmchipN` name, or by the name of the device behind it.
@@ -74,59 +97,35 @@ public final class SysfsPWMLight: DimmableLight {
         throw HardwareError(.deviceUnavailable, device: root + "/*: device " + configuration.chip)
     }
 
-    private func export() throws(HardwareError) {
-        guard !files.exists(channelPath) else { return }
-        // EBUSY: exported meanwhile (by a shell, or the kernel was quicker than the look).
-        if let error = files.write("\(channel)", to: exportPath), error != EBUSY {
-            throw HardwareError(error == ENODEV || error == EINVAL ? .deviceUnavailable : .io, device: exportPath, errno: error)
-        }
-        guard files.exists(channelPath) else { throw HardwareError(.deviceUnavailable, device: channelPath) }
-    }
-
-    /// Our period, a duty cycle of 0, enabled.
-    private func start() throws(HardwareError) {
-        let current = files.read(channelPath + "/duty_cycle").flatMap(UInt64.init) ?? 0
-        if current > period { try write("0", "duty_cycle") }
-        try write("\(period)", "period")
-        try write("0", "duty_cycle")
-        try write("1", "enable")
-        duty.withLock { $0 = 0 }
-    }
-
     public func setOutput(_ output: Double) async throws {
         let wanted = UInt64((min(max(output, 0), 1) * Double(period)).rounded())
-        guard duty.withLock({ $0 }) != wanted else { return }
+        let current = opened.withLock { $0 }
+        if let current, current.duty == wanted { return }
+        let path = try current?.path ?? open()
         do {
-            try write("\(wanted)", "duty_cycle")
+            try write("\(wanted)", path, "duty_cycle")
         } catch {
-            // The channel was unexported behind alarmd's back (or the chip went and came back):
-            // export and set it up again, once.
-            guard !files.exists(channelPath) else { throw error }
-            try export()
-            try start()
-            try write("\(wanted)", "duty_cycle")
+            // Unexported behind alarmd's back, or the chip went: the next set opens it again.
+            opened.withLock { $0 = nil }
+            throw error
         }
-        duty.withLock { $0 = wanted }
+        opened.withLock { $0 = (path, wanted) }
     }
 
     /// Turns the light off and gives the channel back.
     public func close() {
-        _ = files.write("0", to: channelPath + "/duty_cycle")
-        _ = files.write("0", to: channelPath + "/enable")
-        _ = files.write("\(channel)", to: exportPath.replacingSuffix("export", with: "unexport"))
-        duty.withLock { $0 = nil }
+        guard let path = opened.withLock({ $0?.path }) else { return }
+        _ = files.write("0", to: path + "/duty_cycle")
+        _ = files.write("0", to: path + "/enable")
+        let chipPath = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        _ = files.write("\(configuration.channel)", to: chipPath + "/unexport")
+        opened.withLock { $0 = nil }
     }
 
-    private func write(_ value: String, _ attribute: String) throws(HardwareError) {
+    private func write(_ value: String, _ channelPath: String, _ attribute: String) throws(HardwareError) {
         let path = channelPath + "/" + attribute
         if let error = files.write(value, to: path) {
             throw HardwareError(error == ENODEV || error == ENOENT ? .deviceUnavailable : .io, device: path, errno: error)
         }
-    }
-}
-
-extension String {
-    fileprivate func replacingSuffix(_ suffix: String, with replacement: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) + replacement : self
     }
 }

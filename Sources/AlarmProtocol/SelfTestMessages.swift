@@ -17,7 +17,7 @@ public enum SelfTestOperation {
 
 /// `selfTest`'s parameters.
 public struct SelfTestParameters: Codable, Hashable, Sendable {
-    /// Any of `led`, `display`, `sound`, `buttons`, each at most once.
+    /// Any of `led`, `display`, `light`, `sound`, `buttons`, each at most once.
     public var parts: [String]
     /// How long the LED blinks, the pattern shows and the tone plays: 0 to
     /// ``SelfTestOperation/maximumShowSeconds``.
@@ -32,7 +32,7 @@ public struct SelfTestParameters: Codable, Hashable, Sendable {
 /// `selfTest`'s answer.
 public struct SelfTestReport: Codable, Hashable, Sendable {
     public struct Part: Codable, Hashable, Sendable {
-        /// `led`, `display`, `sound` or `buttons`.
+        /// `led`, `display`, `light`, `sound` or `buttons`.
         public var part: String
         public var passed: Bool
         /// What was done or seen, or why it failed.

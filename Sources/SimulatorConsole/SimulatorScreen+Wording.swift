@@ -21,6 +21,15 @@ extension SimulatorScreen {
         return hasColor ? "LED: \(wording) (colour \(hex(color)))" : "LED: " + wording
     }
 
+    /// The sunrise light in words: `Light: off`, `Light: 18% (looks 50%)`, `Light: full`: the
+    /// output, and how bright that looks (``PerceivedLightness``), which rises evenly.
+    public static func lightText(_ output: Double) -> String {
+        guard output > 0 else { return "Light: off" }
+        guard output < 1 else { return "Light: full" }
+        let looks = Int((PerceivedLightness.lightness(output: output) * 100).rounded())
+        return "Light: \(decimal(output * 100, digits: 1, trimmed: true))% (looks \(looks)%)"
+    }
+
     /// The speaker in words: `Sound: off`, `Sound: playing built-in tone, -12.3 dB (ramping to
     /// -6 dB)`, `Sound: built-in tone (silent: no sound device)`, `Sound: failed: <message>`.
     public static func soundText(_ sound: Sound) -> String {

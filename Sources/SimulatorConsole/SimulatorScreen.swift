@@ -11,6 +11,7 @@ import AlarmHardware
 /// └────────────────┘  backlight: off
 /// LED: blinking 250/250 ms (colour #FF8000)
 /// Sound: playing built-in tone, -12.3 dB (ramping to -6 dB)
+/// Light: 18% (looks 50%)
 ///
 /// 07:41:00 alarm scheduled
 ///
@@ -31,6 +32,8 @@ public enum SimulatorScreen {
         /// Whether the LED shows colours (then the screen names the colour).
         public var ledHasColor: Bool
         public var sound: Sound
+        /// The sunrise light's output, 0 to 1; `nil` for a board without one.
+        public var light: Double?
         /// The virtual wall-clock time, formatted by the caller (it knows the time zone).
         public var clock: String
         /// Virtual seconds per real second.
@@ -42,9 +45,10 @@ public enum SimulatorScreen {
 
         public init(
             lcdSize: DisplaySize, lcdLines: [String], backlight: Bool,
-            ledPattern: IndicatorPattern, ledHasColor: Bool, sound: Sound,
+            ledPattern: IndicatorPattern, ledHasColor: Bool, sound: Sound, light: Double? = nil,
             clock: String, speed: Double, log: [String] = [], keyHelp: [String] = SimulatorKey.helpLines
         ) {
+            self.light = light
             self.lcdSize = lcdSize
             self.lcdLines = lcdLines
             self.backlight = backlight
@@ -76,6 +80,7 @@ public enum SimulatorScreen {
         lines += lcdBox(size: state.lcdSize, rows: state.lcdLines, backlight: state.backlight)
         lines.append(ledText(state.ledPattern, hasColor: state.ledHasColor))
         lines.append(soundText(state.sound))
+        if let light = state.light { lines.append(lightText(light)) }
         let log = state.log.suffix(logLineCount)
         if !log.isEmpty {
             lines.append("")

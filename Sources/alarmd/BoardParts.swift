@@ -3,6 +3,7 @@ import AlarmBoard
 import AlarmGPIO
 import AlarmHardware
 import AlarmLCD
+import AlarmPWM
 import AlarmSimulator
 import AlarmTime
 import Glibc
@@ -31,6 +32,21 @@ enum BoardParts {
         return HD44780Display(
             size: display.size, bus: LinuxI2CBus(number: display.bus), address: address,
             wiring: display.wiring, timing: display.compatibilityMode ? .compatibility : .datasheet)
+    }
+
+    /// The sunrise light on its PWM channel, opened now so a missing overlay or a file alarmd may
+    /// not write shows at start; it is opened again at each use until it works.
+    static func openLight(_ light: BoardProfile.Light, logger: Logger) -> SysfsPWMLight {
+        let pwm = SysfsPWMLight(configuration: .init(chip: light.chip, channel: light.channel, frequency: light.frequency))
+        do {
+            let path = try pwm.open()
+            logger.info("Sunrise light ready", metadata: ["pwm": "\(path)", "frequency.hz": "\(light.frequency)"])
+        } catch {
+            var metadata: Logger.Metadata = ["error": "\(error)"]
+            if let enable = light.enable { metadata["hint"] = "add \(enable) to config.txt and reboot" }
+            logger.error("Sunrise light not available at start; alarms ring without it until it is", metadata: metadata)
+        }
+        return pwm
     }
 
     /// An ALSA output whose diagnostics go to the log at debug level.

@@ -15,12 +15,21 @@ extension DaemonBoard {
         guard !profile.simulated, profile.gpio != nil, profile.display != nil else {
             return SelfTestParts(
                 indicator: .success(hardware.indicator), display: .success(hardware.display),
-                audio: .success(hardware.audio), buttons: .success(hardware.buttons), simulated: true)
+                audio: .success(hardware.audio), buttons: .success(hardware.buttons),
+                light: hardware.light.map { .success($0) }, simulated: true)
         }
         var parts = SelfTestParts(
             indicator: .failure(HardwareError(.io, device: "gpio")), display: .success(hardware.display),
             audio: soundProblemAtStart.map { .failure($0) } ?? .success(hardware.audio),
             buttons: .failure(HardwareError(.io, device: "gpio")))
+        if let light {
+            do throws(HardwareError) {
+                try light.open()
+                parts.light = .success(light)
+            } catch {
+                parts.light = .failure(error)
+            }
+        }
         if let indicator {
             let problem = await Self.firstProblem(indicator.statusUpdates(), current: { indicator.status })
             parts.indicator = problem.map { .failure($0) } ?? .success(indicator)

@@ -4,6 +4,7 @@ import AlarmBoard
 import AlarmDaemon
 import AlarmGPIO
 import AlarmHardware
+import AlarmPWM
 import AlarmSimulator
 import AlarmTime
 import Logging
@@ -16,6 +17,7 @@ struct DaemonBoard: DeviceBoard {
     let hardware: ApplianceHardware
     let buttons: GPIODButtonInput?
     let indicator: GPIODIndicator?
+    let light: SysfsPWMLight?
     let mixer: ALSAMixerVolume?
     /// Why the volume control the profile names did not open (the volume is then set in software).
     var mixerProblem: HardwareError?
@@ -26,7 +28,7 @@ struct DaemonBoard: DeviceBoard {
     /// The simulated board: `hardware`'s parts are fakes (the simulator's, or the simulated
     /// profile's), with no lines to watch or release.
     static func simulated(_ hardware: ApplianceHardware) -> DaemonBoard {
-        DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, mixer: nil, soundProblemAtStart: nil)
+        DaemonBoard(hardware: hardware, buttons: nil, indicator: nil, light: nil, mixer: nil, soundProblemAtStart: nil)
     }
 
     /// Opens `profile`'s parts: fakes on a simulated profile, the backends on a real one. A
@@ -39,7 +41,8 @@ struct DaemonBoard: DeviceBoard {
             logger.notice("Simulated board: no hardware, fakes for every part", metadata: ["board": "\(profile.name)"])
             return simulated(ApplianceHardware(
                 buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(),
-                audio: FakeAudioOutput(clock: clock), display: FakeCharacterDisplay(size: profile.display?.size ?? .sixteenByTwo)))
+                audio: FakeAudioOutput(clock: clock), display: FakeCharacterDisplay(size: profile.display?.size ?? .sixteenByTwo),
+                light: profile.light.map { _ in FakeLight() }))
         }
         var buttons: GPIODButtonInput?
         var indicator: GPIODIndicator?
@@ -61,19 +64,21 @@ struct DaemonBoard: DeviceBoard {
             ])
         }
         let sound = CardSound.open(profile.sound, wrapping: audio, volume: volume, logger: logger)
+        let light = profile.light.map { BoardParts.openLight($0, logger: logger) }
         let hardware = ApplianceHardware(
             buttons: buttons ?? AbsentButtonInput() as any ButtonInput,
             indicator: indicator ?? AbsentIndicator() as any Indicator,
-            audio: sound.output, display: BoardParts.openDisplay(display))
+            audio: sound.output, display: BoardParts.openDisplay(display), light: light)
         return DaemonBoard(
-            hardware: hardware, buttons: buttons, indicator: indicator, mixer: sound.mixer, mixerProblem: sound.mixerProblem,
-            soundProblemAtStart: problemAtStart)
+            hardware: hardware, buttons: buttons, indicator: indicator, light: light, mixer: sound.mixer,
+            mixerProblem: sound.mixerProblem, soundProblemAtStart: problemAtStart)
     }
 
-    /// Releases the GPIO lines (the LED is left off).
+    /// Releases the GPIO lines (the LED is left off) and the light's PWM channel (turned off).
     func close() async {
         await buttons?.close()
         await indicator?.close()
+        light?.close()
     }
 }
 

@@ -45,6 +45,9 @@ struct DaemonStatus: Sendable {
         let fallback = await appliance.soundFallbackNote
         let soundDetail = faults.sound.map { "\($0)" } ?? fallback
         parts.append(.init(name: "sound", state: faults.sound == nil ? "ok" : "fault", detail: soundDetail))
+        if appliance.hasLight {
+            parts.append(.init(name: "light", state: faults.light == nil ? "ok" : "fault", detail: faults.light.map { "\($0)" }))
+        }
         parts.append(Self.part(storage: await runtime.storageHealth))
         return StatusReport(
             version: AlarmdVersion.current, board: boardName, startedAt: startedAt,

@@ -13,6 +13,8 @@ struct SelfTestParts: Sendable {
     var display: Result<any CharacterDisplay, HardwareError>
     var audio: Result<any AudioOutput, HardwareError>
     var buttons: Result<any ButtonInput, HardwareError>
+    /// The sunrise light; `nil` on a board without one.
+    var light: Result<any DimmableLight, HardwareError>?
     /// The simulated board: its buttons are the simulator's keys, nobody can press them here.
     var simulated = false
     /// The hardware volume control the profile names, if it names one: its range, or why not.
@@ -28,11 +30,11 @@ struct SelfTestParts: Sendable {
 }
 
 enum BoardPart: String, CaseIterable, Sendable {
-    case led, display, sound, buttons, rtc
+    case led, display, light, sound, buttons, rtc
 
     /// The parts a daemon holds, checked through it when it runs; the RTC is only read (sysfs),
     /// so the command checks it itself either way (``RTCCheck``).
-    static let held: [BoardPart] = [.led, .display, .sound, .buttons]
+    static let held: [BoardPart] = [.led, .display, .light, .sound, .buttons]
 }
 
 struct PartResult: Sendable {
@@ -65,6 +67,7 @@ struct SelfTestRun {
             switch part {
             case .led: result = await checkLED()
             case .display: result = await checkDisplay()
+            case .light: result = await checkLight()
             case .sound: result = await checkSound()
             case .buttons: result = await checkButtons()
             case .rtc: continue
@@ -133,6 +136,32 @@ struct SelfTestRun {
         try? await display.setBacklight(false)
         return result
     }
+
+    private func checkLight() async -> PartResult {
+        let light: any DimmableLight
+        switch parts.light {
+        case nil: return PartResult(part: .light, passed: false, detail: Self.noLight, hint: Self.noLightHint)
+        case .failure(let error)?: return failure(.light, error)
+        case .success(let opened)?: light = opened
+        }
+        say("Light: rising to full in four steps over \(seconds(showFor)) s...")
+        do {
+            for lightness in [0.25, 0.5, 0.75, 1.0] {
+                try await light.setOutput(PerceivedLightness.output(lightness: lightness))
+                try? await Task.sleep(for: showFor / 4)
+            }
+            try await light.setOutput(0)
+        } catch {
+            return failure(.light, error)
+        }
+        return await ask(.light, "Did the light rise to full in four steps, then go out?", seen: "rose to full in four steps",
+                         unseen: "the PWM took the duty cycles but nobody saw the light change",
+                         hint: SelfTestAdvice.lightNotSeenHint)
+    }
+
+    /// A board profile without `[light]`.
+    static let noLight = "this board has no sunrise light: its profile has no [light] table"
+    static let noLightHint = "wire one (board/README.md#sunrise-light) and add [light] to the profile"
 
     private func checkSound() async -> PartResult {
         let audio: any AudioOutput
@@ -268,6 +297,12 @@ struct SelfTestRun {
             return "no such sound device: `aplay -l` lists the cards; set `sound.device` in the profile (e.g. plughw:CARD=Headphones,DEV=0), and a mixer's `sound.card` as hw:CARD=Headphones"
         case (.sound, .busy):
             return "another program is playing on the device (PipeWire or PulseAudio?): use `default` or stop it"
+        case (.light, .io) where error.errno == EACCES:
+            return SelfTestAdvice.lightAccessHint
+        case (.light, .deviceUnavailable):
+            return SelfTestAdvice.lightMissingHint
+        case (.light, .busy), (.light, .io):
+            return "the PWM channel refused the setting: check the kernel log (`dmesg`) and `light.frequency` in the profile"
         case (.sound, .io), (.led, .io), (.buttons, .io), (.rtc, _):
             return "the device reported an I/O error: check the wiring and the kernel log (`dmesg`)"
         }

@@ -12,7 +12,7 @@ import Logging
 struct SelfTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "selftest",
-        abstract: "Check the board's LED, display, sound and buttons.",
+        abstract: "Check the board's LED, display, sunrise light, sound and buttons.",
         discussion: """
             Blinks the LED, shows a test pattern and the icons on the LCD, plays a short tone and \
             asks for each button, then reports what worked; each failure with its cause and a hint. \
@@ -51,7 +51,7 @@ struct SelfTestCommand: AsyncParsableCommand {
         valueName: "PATH"))
     var socket: String?
 
-    @Option(name: .customLong("only"), help: ArgumentHelp("Check only this part (repeatable): led, display, sound, buttons, rtc.", valueName: "PART"))
+    @Option(name: .customLong("only"), help: ArgumentHelp("Check only this part (repeatable): led, display, light, sound, buttons, rtc.", valueName: "PART"))
     var parts: [String] = []
 
     func validate() throws {
@@ -59,7 +59,7 @@ struct SelfTestCommand: AsyncParsableCommand {
             throw ValidationError("--show-seconds \(showSeconds) must be between 0 and 60")
         }
         for part in parts where BoardPart(rawValue: part) == nil {
-            throw ValidationError("--only \"\(part)\" is not led, display, sound, buttons or rtc")
+            throw ValidationError("--only \"\(part)\" is not led, display, light, sound, buttons or rtc")
         }
     }
 
@@ -78,11 +78,17 @@ struct SelfTestCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let say: @Sendable (String) -> Void = { writeAll($0 + "\n", to: 1) }
         say("Self-test of \(loaded.profile.name) (\(loaded.file))\(nonInteractive ? ", non-interactive" : "")")
-        let selected = parts.isEmpty ? Set(BoardPart.allCases) : Set(parts.compactMap(BoardPart.init(rawValue:)))
+        var selected = parts.isEmpty ? Set(BoardPart.allCases) : Set(parts.compactMap(BoardPart.init(rawValue:)))
         var results: [PartResult] = []
+        // A board without a sunrise light: not checked unless asked for, and then a failure that says why.
+        if loaded.profile.light == nil, selected.remove(.light) != nil, !parts.isEmpty {
+            let missing = PartResult(part: .light, passed: false, detail: SelfTestRun.noLight, hint: SelfTestRun.noLightHint)
+            SelfTestRun.sayVerdict(missing, say: say)
+            results.append(missing)
+        }
         // Only the RTC: nothing a service holds, so no service is asked and no part opened.
         if !selected.isDisjoint(with: BoardPart.held) {
-            results = try await checkHeldParts(loaded.profile, selected: selected, logger: logger, say: say)
+            results += try await checkHeldParts(loaded.profile, selected: selected, logger: logger, say: say)
         }
         // The machine's RTC, read from sysfs (beside the service too); a simulated board has none.
         if selected.contains(.rtc), !loaded.profile.simulated {

@@ -88,6 +88,11 @@ struct ServiceSelfTest {
                 seen: reported.detail, unseen: "the service drew the pattern but it was not readable",
                 hint: SelfTestAdvice.displayNotReadableHint,
                 person: person)
+        case .light:
+            return await SelfTestRun.ask(
+                part, "Did the light rise to full in four steps, then go back to what it was?", seen: reported.detail,
+                unseen: "the service drove the light but nobody saw it change", hint: SelfTestAdvice.lightNotSeenHint,
+                person: person)
         case .sound:
             return await SelfTestRun.ask(
                 part, "Did you hear the tone?", seen: reported.detail, unseen: "the service played the tone but nobody heard it",
@@ -111,6 +116,7 @@ struct ServiceSelfTest {
         switch part {
         case .led: say("LED: the service blinks it for \(seconds(showFor)) s...")
         case .display: say("Display: watch the clock: the service shows the test pattern for \(seconds(showFor)) s, then its screen again.")
+        case .light: say("Light: the service raises it to full in four steps over \(seconds(showFor)) s...")
         case .sound: say("Sound: the service plays the alarm tone for \(seconds(showFor)) s...")
         case .buttons, .rtc: break
         }

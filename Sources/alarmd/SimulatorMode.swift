@@ -38,12 +38,14 @@ struct SimulatorMode {
         let buttons = FakeButtonInput(clock: clock)
         let indicator = FakeIndicator(hasColor: true)
         let display = FakeCharacterDisplay(size: options.displaySize ?? .sixteenByTwo)
+        // The simulated board has a sunrise light (its [light]); its level is on the screen.
+        let light = FakeLight()
         let device = try await AlarmDevice(
             configuration: configuration, clock: clock, timeZones: zones, authorizer: FixedAuthorization(.authorized),
             // This machine's clock state, at the simulated time.
             logger: logger, clockReadings: SystemClockReadings(now: { clock.now }).read
         ) { _ in
-            DaemonBoard.simulated(ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display))
+            DaemonBoard.simulated(ApplianceHardware(buttons: buttons, indicator: indicator, audio: audio, display: display, light: light))
         }
 
         guard case .raw(let terminal) = try RawTerminal.enter() else {
@@ -53,7 +55,7 @@ struct SimulatorMode {
 
         let console = Console(
             terminal: terminal, clock: clock, zones: zones, speed: options.start == nil && options.speed == 1 ? 1 : options.speed,
-            display: display, indicator: indicator, audio: audio, recent: recent)
+            display: display, indicator: indicator, light: light, audio: audio, recent: recent)
         // The simulated board's parts are fakes: their health is the appliance's faults.
         let server = openControlSocket(device: device, logger: logger)
         let page = server == nil || options.web == "off" ? nil : SimulatorPage.start(
@@ -200,6 +202,7 @@ final class Console: Sendable {
     let speed: Double
     let display: FakeCharacterDisplay
     let indicator: FakeIndicator
+    let light: FakeLight
     let audio: ObservedAudioOutput
     let recent: RecentLogLines
     private let redraws: AsyncStream<Void>
@@ -207,8 +210,9 @@ final class Console: Sendable {
 
     init(
         terminal: RawTerminal, clock: any WallClock, zones: any TimeZoneProvider, speed: Double,
-        display: FakeCharacterDisplay, indicator: FakeIndicator, audio: ObservedAudioOutput, recent: RecentLogLines
+        display: FakeCharacterDisplay, indicator: FakeIndicator, light: FakeLight, audio: ObservedAudioOutput, recent: RecentLogLines
     ) {
+        self.light = light
         self.terminal = terminal
         self.clock = clock
         self.zones = zones
@@ -226,9 +230,10 @@ final class Console: Sendable {
 
     func redrawWhileRunning() async {
         await withDiscardingTaskGroup { group in
-            let displayEvents = display.events(), indicatorEvents = indicator.events()
+            let displayEvents = display.events(), indicatorEvents = indicator.events(), lightEvents = light.events()
             group.addTask { for await _ in displayEvents { self.requestRedraw() } }
             group.addTask { for await _ in indicatorEvents { self.requestRedraw() } }
+            group.addTask { for await _ in lightEvents { self.requestRedraw() } }
             group.addTask {
                 while !Task.isCancelled {
                     self.requestRedraw()
@@ -255,7 +260,7 @@ final class Console: Sendable {
     private func state() -> SimulatorScreen.State {
         SimulatorScreen.State(
             lcdSize: display.size, lcdLines: display.lines, backlight: display.isBacklightOn,
-            ledPattern: indicator.pattern, ledHasColor: indicator.hasColor, sound: sound(),
+            ledPattern: indicator.pattern, ledHasColor: indicator.hasColor, sound: sound(), light: light.output,
             clock: clockText(), speed: speed, log: recent.latest)
     }
 

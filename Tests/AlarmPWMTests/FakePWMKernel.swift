@@ -30,6 +30,7 @@ final class FakePWMKernel: PWMAttributeFiles {
 
     /// Writes to `path` fail with `EACCES` (a file udev has not given alarmd's group).
     func deny(_ path: String) { state.withLock { _ = $0.denied.insert(path) } }
+    func allow(_ path: String) { state.withLock { _ = $0.denied.remove(path) } }
 
     /// Every duty cycle the kernel accepted, in order.
     var duties: [UInt64] { state.withLock { $0.duties } }

@@ -63,7 +63,7 @@ struct DaemonCommandTests {
         #expect(json["scope"] == .string("device"))
         #expect(json["board"] == .string("simulated"))
         #expect(TimeSource.allCases.map { JSONValue.string($0.rawValue) }.contains(json["timeSource"] ?? .null))
-        #expect(Output.array(json["parts"]).compactMap { $0["name"]?.stringValue } == ["buttons", "led", "display", "sound", "storage"])
+        #expect(Output.array(json["parts"]).compactMap { $0["name"]?.stringValue } == ["buttons", "led", "display", "sound", "light", "storage"])
         #expect(Output.array(json["parts"]).allSatisfy { $0["state"] == .string("ok") })
     }
 
@@ -255,7 +255,7 @@ struct DaemonCommandTests {
         #expect(own["nextAlarm"] == .integer(Int64(nobodysNext.timeIntervalSince1970)))
         // The device's parts and clock are everyone's to see.
         #expect(own["clockTrusted"] == .bool(true))
-        #expect(Output.array(own["parts"]).count == 5)
+        #expect(Output.array(own["parts"]).count == 6)
         let text = Output.lines(try await asNobody(["status"]).standardOutput)
         #expect(text.contains { $0.hasPrefix("Alarms:  1, 0 ringing (yours); next ") }, "\(text)")
 

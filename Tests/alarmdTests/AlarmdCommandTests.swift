@@ -19,14 +19,16 @@ import Testing
         let result = try await selftest(["--board", "simulated", "--non-interactive"])
         #expect(result.exitStatus == 0, "\(result.standardOutput)\(result.standardError)")
         let verdicts = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("PASS") || $0.hasPrefix("FAIL") }
-        #expect(verdicts.map { String($0.prefix(4)) } == ["PASS", "PASS", "PASS", "PASS"])
-        #expect(result.standardOutput.contains("All 4 checked parts work."))
+        #expect(verdicts.map { String($0.prefix(4)) } == ["PASS", "PASS", "PASS", "PASS", "PASS"])
+        #expect(result.standardOutput.contains("PASS  light: rose to full in four steps"))
+        #expect(result.standardOutput.contains("All 5 checked parts work."))
     }
 
     @Test func aPersonConfirmsEachOutputAndAWrongAnswerFailsWithAHint() async throws {
-        let yes = try await selftest(["--board", "simulated"], input: "y\ny\ny\n")
+        let yes = try await selftest(["--board", "simulated"], input: "y\ny\ny\ny\n")
         #expect(yes.exitStatus == 0, "\(yes.standardOutput)")
         #expect(yes.standardOutput.contains("Did the LED blink? [y/n]"))
+        #expect(yes.standardOutput.contains("Did the light rise to full in four steps, then go out? [y/n]"))
 
         let noSound = try await selftest(["--board", "simulated", "--only", "sound"], input: "maybe\nn\n")
         #expect(noSound.exitStatus == 1)
@@ -54,6 +56,21 @@ import Testing
         #expect(output.contains("FAIL  buttons: pinctrl-bcm2711: not available"))
         #expect(output.contains("enable I2C (`sudo raspi-config nonint do_i2c 0`)"))
         #expect(output.contains("4 of 4 parts failed: led, display, sound, buttons."))
+    }
+
+    @Test func aLightThatIsNotThereOrNotInTheProfileFailsWithWhatToDo() async throws {
+        // This machine has no PWM controller: a Pi 5's light is not there.
+        let directory = try TemporaryDirectory()
+        let profile = directory.path + "/pi5-light.toml"
+        let rpi5 = String(decoding: TestFiles.read(Self.boards + "/rpi5.toml") ?? [], as: UTF8.self)
+        try TestFiles.write(Array((rpi5 + "\n[light]\nchip = \"1f00098000.pwm\"\nenable = \"dtoverlay=pwm,pin=12,func=4\"\n").utf8), to: profile)
+        let missing = try await selftest(["--board", profile, "--non-interactive", "--only", "light"])
+        #expect(missing.exitStatus == 1)
+        #expect(missing.standardOutput.contains("FAIL  light: /sys/class/pwm/*: device 1f00098000.pwm: not available"), "\(missing.standardOutput)")
+        #expect(missing.standardOutput.contains("dtoverlay=pwm,pin=12,func=4"))
+        let none = try await selftest(["--board", "qemu", "--non-interactive", "--only", "light"])
+        #expect(none.exitStatus == 1)
+        #expect(none.standardOutput.contains("FAIL  light: this board has no sunrise light: its profile has no [light] table"))
     }
 
     @Test func soundPlaysThroughALSAAndAMissingVolumeControlIsNamed() async throws {
@@ -127,7 +144,7 @@ import Testing
     @Test func badArgumentsAreUsageErrors() async throws {
         let result = try await selftest(["--board", "simulated", "--only", "speaker"])
         #expect(result.exitStatus == 64)
-        #expect(result.standardError.contains("--only \"speaker\" is not led, display, sound, buttons or rtc"))
+        #expect(result.standardError.contains("--only \"speaker\" is not led, display, light, sound, buttons or rtc"))
     }
 
     // MARK: - --simulate --script

@@ -20,7 +20,7 @@ import Testing
         let report = try await simulator.untilListening { try await client.request("status", as: StatusReport.self) }
         #expect(report.board == "simulated")
         #expect(report.clockTrusted)
-        #expect(Set(report.parts.map(\.name)) == ["buttons", "led", "display", "sound", "storage"])
+        #expect(Set(report.parts.map(\.name)) == ["buttons", "led", "display", "sound", "light", "storage"])
         #expect(report.parts.allSatisfy { $0.state == "ok" }, "\(report.parts)")
     }
 
