@@ -1,5 +1,6 @@
 import AlarmHardware
 import Glibc
+import LinuxSupport
 import Synchronization
 
 /// The sunrise light on one channel of a PWM controller, through the kernel's sysfs interface
@@ -65,6 +66,7 @@ public final class SysfsPWMLight: DimmableLight {
         if let channels = files.read(chipPath + "/npwm").flatMap(Int.init), !(0..<channels).contains(channel) {
             throw HardwareError(.deviceUnavailable, device: path)
         }
+        var exported = false
         if !files.exists(path) {
             // EBUSY: exported meanwhile (by a shell, or the kernel was quicker than the look).
             let export = chipPath + "/export"
@@ -72,10 +74,22 @@ public final class SysfsPWMLight: DimmableLight {
                 throw HardwareError(error == ENODEV || error == EINVAL ? .deviceUnavailable : .io, device: export, errno: error)
             }
             guard files.exists(path) else { throw HardwareError(.deviceUnavailable, device: path) }
+            exported = true
         }
         let current = files.read(path + "/duty_cycle").flatMap(UInt64.init) ?? 0
         if current > period { try write("0", path, "duty_cycle") }
-        try write("\(period)", path, "period")
+        // A channel exported just now is root's until udev has handled the chip's change event
+        // (60-alarmd.rules gives it to the gpio group): a few milliseconds, up to 2 s on a busy board.
+        var attempts = exported ? 100 : 1
+        while true {
+            attempts -= 1
+            do throws(HardwareError) {
+                try write("\(period)", path, "period")
+                break
+            } catch where error.errno == EACCES && attempts > 0 {
+                sleepThread(for: .milliseconds(20))
+            }
+        }
         try write("0", path, "duty_cycle")
         try write("1", path, "enable")
         opened.withLock { $0 = (path, 0) }

@@ -138,6 +138,7 @@ struct AlarmJSON: Encodable {
     struct Wake: Encodable {
         @Null var fadeSeconds: Double?
         @Null var volumePercent: Int?
+        @Null var lightLeadSeconds: Double?
     }
 
     struct Schedule: Encodable {
@@ -176,7 +177,9 @@ struct AlarmJSON: Encodable {
         enabled = view.enabled
         skippedDate = view.skippedDate?.description
         wake = view.record.map { record in
-            Wake(fadeSeconds: record.wake?.crescendoSeconds, volumePercent: record.wake?.volumeDB.map(VolumePercent.percent(decibels:)))
+            Wake(
+                fadeSeconds: record.wake?.crescendoSeconds, volumePercent: record.wake?.volumeDB.map(VolumePercent.percent(decibels:)),
+                lightLeadSeconds: record.wake?.lightLeadSeconds)
         }
     }
 }

@@ -18,7 +18,8 @@ struct ShowCommand: AsyncParsableCommand {
             null), nextAlert (INSTANT or null), remaining (whole seconds of a countdown, or null), \
             sound and secondary (null if not reported), enabled (false once disabled; null if not \
             reported), skippedDate (the local day it skips, YYYY-MM-DD, or null) and wake \
-            ({"fadeSeconds":SECONDS,"volumePercent":PERCENT}, either null for the household's; \
+            ({"fadeSeconds":SECONDS,"volumePercent":PERCENT,"lightLeadSeconds":SECONDS}, each null \
+            for the household's; \
             null if not reported). Instants are \
             ISO 8601 with the local offset.
             """

@@ -14,7 +14,11 @@ struct WakeOptions: ParsableArguments {
         "The loudest it gets, 0 to 100% as alsamixer shows it (default: the household's).", valueName: "PERCENT"))
     var volume: String?
 
-    var isEmpty: Bool { fade == nil && volume == nil }
+    @Option(help: ArgumentHelp(
+        "Start the sunrise light this long before it, up to 1h (0 for none; default: the household's).", valueName: "DURATION"))
+    var light: String?
+
+    var isEmpty: Bool { fade == nil && volume == nil && light == nil }
 
     /// `current` changed by the options: each one given replaces its field, `default` clears it.
     func applied(to current: AlarmWake?) throws -> AlarmWake {
@@ -24,6 +28,9 @@ struct WakeOptions: ParsableArguments {
         }
         if let volume {
             wake.volumeDB = volume == "default" ? nil : VolumePercent.decibels(percent: try Self.percent(volume))
+        }
+        if let light {
+            wake.lightLeadSeconds = light == "default" ? nil : try Self.lightLead(light)
         }
         do {
             try wake.validate()
@@ -42,6 +49,15 @@ struct WakeOptions: ParsableArguments {
         return seconds
     }
 
+    static func lightLead(_ text: String) throws -> TimeInterval {
+        if text == "0" { return 0 }
+        let seconds = try TimeText.duration(text, option: "--light")
+        guard AlarmWake.lightLeadRange.contains(seconds) else {
+            throw CommandFailure.usage("invalid --light \"\(text)\": at most 1h")
+        }
+        return seconds
+    }
+
     static func percent(_ text: String) throws -> Double {
         let digits = text.hasSuffix("%") ? String(text.dropLast()) : text
         guard let percent = Double(digits), percent.isFinite, (0...100).contains(percent) else {
@@ -50,23 +66,27 @@ struct WakeOptions: ParsableArguments {
         return percent
     }
 
-    /// `fades in over 20m to 60%`, each part the household's where the alarm sets none.
+    /// `fades in over 20m, to 60%, the light from 30m before`, each part the household's where
+    /// the alarm sets none.
     static func describe(_ wake: AlarmWake?) -> String {
         let fade = wake?.crescendoSeconds.map { $0 == 0 ? "full at once" : "fades in over \(TimeText.length($0))" }
             ?? "the household's fade-in"
         let volume = wake?.volumeDB.map { "to \(VolumePercent.percent(decibels: $0))%" } ?? "to the household's volume"
-        return fade + ", " + volume
+        let light = wake?.lightLeadSeconds.map { $0 == 0 ? "no sunrise light" : "the light from \(TimeText.length($0)) before" }
+            ?? "the household's sunrise"
+        return fade + ", " + volume + ", " + light
     }
 }
 
 struct WakeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wake",
-        abstract: "Set how one of your alarms wakes: its fade-in and loudest volume.",
+        abstract: "Set how one of your alarms wakes: its fade-in, loudest volume and sunrise light.",
         discussion: """
             Beyond AlarmKit, like disable and skip: --fade DURATION (0 to 45m) is how long the \
             sound takes to rise from a soft start, evenly to the ear; --volume PERCENT is the \
-            loudest it gets, as alsamixer shows volumes. `default` for either gives it back to \
+            loudest it gets, as alsamixer shows volumes; --light DURATION (0 to 1h) is how long \
+            before it the sunrise light starts to rise, on a clock with one. `default` for any gives it back to \
             the household's setting (the page's settings; AlarmKit apps' alarms always use those). \
             An alarm ringing now keeps its ramp; the next alert plays the new one. Without \
             options, prints how it wakes.

@@ -21,16 +21,18 @@ final class FakePWMKernel: PWMAttributeFiles {
     }
 
     let root: String
-    private let state: Mutex<(chips: [String: Chip], denied: Set<String>, duties: [UInt64])>
+    private let state: Mutex<(chips: [String: Chip], denied: Set<String>, duties: [UInt64], deniedTimes: [String: Int])>
 
     init(root: String = "/sys/class/pwm", chips: [String: (device: String, npwm: Int)]) {
         self.root = root
-        state = Mutex((chips.mapValues { Chip(device: $0.device, channels: Array(repeating: Channel(), count: $0.npwm)) }, [], []))
+        state = Mutex((chips.mapValues { Chip(device: $0.device, channels: Array(repeating: Channel(), count: $0.npwm)) }, [], [], [:]))
     }
 
     /// Writes to `path` fail with `EACCES` (a file udev has not given alarmd's group).
     func deny(_ path: String) { state.withLock { _ = $0.denied.insert(path) } }
     func allow(_ path: String) { state.withLock { _ = $0.denied.remove(path) } }
+    /// The next `times` writes to `path` fail with `EACCES`, as before udev has handled an export.
+    func deny(_ path: String, times: Int) { state.withLock { $0.deniedTimes[path] = times } }
 
     /// Every duty cycle the kernel accepted, in order.
     var duties: [UInt64] { state.withLock { $0.duties } }
@@ -58,6 +60,10 @@ final class FakePWMKernel: PWMAttributeFiles {
     func write(_ value: String, to path: String) -> Int32? {
         state.withLock { state in
             guard !state.denied.contains(path) else { return EACCES }
+            if let times = state.deniedTimes[path], times > 0 {
+                state.deniedTimes[path] = times - 1
+                return EACCES
+            }
             guard let (name, index, attribute) = parse(path), var chip = state.chips[name], let attribute else { return ENOENT }
             defer { state.chips[name] = chip }
             guard let index else {

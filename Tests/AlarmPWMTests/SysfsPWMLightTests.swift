@@ -64,6 +64,14 @@ import Testing
         #expect(kernel.channel("pwmchip0", 0)?.duty == 1_000_000, "udev gave the file to alarmd's group: it works from the next set")
     }
 
+    @Test func aChannelJustExportedIsWaitedForUntilUdevGivesItToTheGroup() throws {
+        let kernel = Self.kernel()
+        kernel.deny("/sys/class/pwm/pwmchip0/pwm0/period", times: 3)
+        let light = SysfsPWMLight(configuration: .init(chip: "pwmchip0", channel: 0), files: kernel)
+        #expect(try light.open() == "/sys/class/pwm/pwmchip0/pwm0")
+        #expect(kernel.channel("pwmchip0", 0)?.enabled == true)
+    }
+
     @Test func aChannelUnexportedBehindItsBackFailsOnceAndIsSetUpAgainAtTheNextSet() async throws {
         let kernel = Self.kernel()
         let light = SysfsPWMLight(configuration: .init(chip: "pwmchip0", channel: 1), files: kernel)

@@ -78,7 +78,7 @@ struct AlarmRecordsTests {
             Countdown:   none
             Snooze:      1m30s
             Sound:       birds.wav
-            Wake:        the household's fade-in, to the household's volume
+            Wake:        the household's fade-in, to the household's volume, the household's sunrise
             Secondary:   custom (button "Open"), intent alarmctl.custom
             Created:     \(String(ISO8601.format(start, in: .utc).prefix(19)).replacing("T", with: " "))
 

@@ -73,18 +73,21 @@ struct ScheduleActionCommandTests {
         func wake() async throws -> JSONValue? {
             try Output.json(try await daemon.alarmctl(["show", "AAAA0001", "--json"]).standardOutput)["alarm"]?["wake"]
         }
-        #expect(try await wake() == .object(["fadeSeconds": .integer(1_800), "volumePercent": .integer(60)]))
+        #expect(try await wake() == .object(["fadeSeconds": .integer(1_800), "volumePercent": .integer(60), "lightLeadSeconds": .null]))
         let shown = Output.lines(try await daemon.alarmctl(["show", "AAAA0001"]).standardOutput)
-        #expect(shown.contains("Wake:        fades in over 30m, to 60%"))
+        #expect(shown.contains("Wake:        fades in over 30m, to 60%, the household's sunrise"))
+        let lit = try await daemon.alarmctl(["wake", "AAAA0001", "--light", "45m"])
+        #expect(lit.standardOutput.hasSuffix(": fades in over 30m, to 60%, the light from 45m before\n"), "\(lit.standardError)")
+        _ = try await daemon.alarmctl(["wake", "AAAA0001", "--light", "default"])
 
         let changed = try await daemon.alarmctl(["wake", "aaaa0001", "--fade", "0"])
-        #expect(changed.standardOutput == "Wakes \(id) \"Slow\": full at once, to 60%\n", "stderr: \(changed.standardError)")
+        #expect(changed.standardOutput == "Wakes \(id) \"Slow\": full at once, to 60%, the household's sunrise\n", "stderr: \(changed.standardError)")
         let back = try await daemon.alarmctl(["wake", "AAAA0001", "--volume", "default"])
-        #expect(back.standardOutput == "Wakes \(id) \"Slow\": full at once, to the household's volume\n")
-        #expect(try await wake() == .object(["fadeSeconds": .integer(0), "volumePercent": .null]))
+        #expect(back.standardOutput == "Wakes \(id) \"Slow\": full at once, to the household's volume, the household's sunrise\n")
+        #expect(try await wake() == .object(["fadeSeconds": .integer(0), "volumePercent": .null, "lightLeadSeconds": .null]))
         _ = try await daemon.alarmctl(["wake", "AAAA0001", "--fade", "default"])
         #expect(try await daemon.alarmctl(["wake", "AAAA0001"]).standardOutput
-            == "\(id): the household's fade-in, to the household's volume\n")
+            == "\(id): the household's fade-in, to the household's volume, the household's sunrise\n")
     }
 
     @Test func aOneTimeAlarmCannotSkipNorATimerBeDisabledWithTheDaemonsReason() async throws {

@@ -37,6 +37,7 @@ import Testing
         (["schedule", "--at", "07:00", "--fade", "46m"], "46m"),
         (["wake", "6F0C", "--fade", "soon"], "soon"),
         (["wake", "6F0C", "--volume", "loud"], "loud"),
+        (["wake", "6F0C", "--light", "2h"], "2h"),
         (["show", "xyz!"], "xyz!"),
         (["cancel", ""], "\"\""),
         (["auth", "grant", "no-such-user-here"], "no-such-user-here"),
