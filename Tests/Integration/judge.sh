@@ -280,6 +280,33 @@ judge_corrupt_sound() {
     verdict corrupt-sound "damaged $(ms "$s - $f_damaged_at") ms before its time; the built-in tone +$(ms "$(jv .first_sound "$dir/sound.json") - $s") ms at $(jv .frequency_hz "$dir/sound.json") Hz; journal: $(grep -m1 -o 'Alarm sound could not play.*' "$dir/alarmd-journal.txt" | head -c 200)"
 }
 
+# --- sunrise: the light's duty cycle rises before the alarm on a real kernel's PWM ------------------
+
+judge_sunrise() {
+    local dir=$1 s period rising
+    load_facts "$dir"
+    s=$f_alarm_at
+    period=$(<"$dir/period.txt")
+    jexpect "the alarm was not scheduled: $(head -c 300 "$dir/schedule.json" 2>/dev/null)" "$dir/schedule.json" '.alarm.id != null'
+    expect "the PWM channel was not exported with a 1 ms period ($(head -c 200 "$dir/period.txt"); $(head -c 300 "$dir/sysfs.txt"))" \
+        test "$period" = 1000000
+    expect "a duty cycle could not be read ($(grep -m1 unreadable "$dir/duty.txt"))" bash -c "! grep -q unreadable '$dir/duty.txt'"
+    # Readings by phase: before the sunrise (s-20), during it, ringing (s+0.5 to the STOP), after the STOP.
+    awk -v s="$s" -v p="$period" -v stop="$f_press_stop" '
+        $1 < s - 20.5 && $2 != 0 { print "lit before its sunrise: " $0; bad = 1 }
+        $1 > s - 19.5 && $1 < s - 0.5 { if ($2 < last) { print "fell during the sunrise: " $0; bad = 1 }; last = $2; if ($2 > 0) n++ }
+        $1 > s - 10.5 && $1 < s - 9.5 && ($2 < 0.12 * p || $2 > 0.26 * p) { print "halfway not 18% (half as bright to the eye): " $0; bad = 1 }
+        $1 > s + 0.5 && $1 < stop - 0.1 && $2 != p { print "not full while ringing: " $0; bad = 1 }
+        $1 > stop + 1 && $2 != 0 { print "still lit after STOP: " $0; bad = 1 }
+        END { if (n < 20) { print "only " n " rising readings in the sunrise"; bad = 1 }; exit bad }
+    ' "$dir/duty.txt" >"$dir/sunrise-check.txt"
+    expect "$(head -c 400 "$dir/sunrise-check.txt")" test ! -s "$dir/sunrise-check.txt"
+    jexpect "the status while ringing has no working light ($(jv -c '.parts[] | select(.name == "light")' "$dir/status-ringing.json"))" \
+        "$dir/status-ringing.json" 'any(.parts[]; .name == "light" and .state == "ok")'
+    rising=$(awk -v s="$s" '$1 > s - 20 && $1 < s && $2 > 0 { n++ } END { print n + 0 }' "$dir/duty.txt")
+    verdict sunrise "pwm-sim (device $(basename "$(cat "$dir/device.txt")")): dark until $(calc "20") s before, $rising rising readings, halfway $(awk -v s="$s" '$1 > s - 10.3 && $1 < s - 9.7 { print $2; exit }' "$dir/duty.txt") of $period ns, full while ringing, off after STOP"
+}
+
 # --- measurements ----------------------------------------------------------------------------------
 
 # The table: the alarm's time to its first sound, and a STOP press to silence, in ms; with where
@@ -672,6 +699,7 @@ judge_ready() {
         main/restart) judge_restart "$results/main/restart" ;;
         main/clock) judge_clock "$results/main/clock" ;;
         main/corrupt-sound) judge_corrupt_sound "$results/main/corrupt-sound" ;;
+        main/sunrise) judge_sunrise "$results/main/sunrise" ;;
         main/measurements) judge_measurements "$results/main/measurements" ;;
         main/watchdog) judge_watchdog "$results/main/watchdog" ;;
         afterkill/power-off) judge_power_off "$results/afterkill/power-off" ;;
