@@ -3,10 +3,10 @@
 Test hooks: each element with an id also has data-testid = id (set near the end of this file):
  loading toast error-{banner,text,dismiss} pairing pair-{form,name,button,wait,code,instructions,status,retry}
  app next-alarm next-{time,detail,in} clock-warning offline add-alarm alarm-list alarm-empty
- alarm-dialog alarm-{time,label,snooze,sound,fade,volume,save,cancel} repeat-{once,weekdays,weekends,daily,custom}
+ alarm-dialog alarm-{time,label,snooze,sound,fade,volume,light,save,cancel} repeat-{once,weekdays,weekends,daily,custom}
  alarm-days day-{mon,tue,wed,thu,fri,sat,sun} timer-form timer-{minutes,label,start,list}
  device device-summary status-list missed-list settings settings-{try,save}
- set-{volume,volume-out,crescendo,snooze,autosilence,night-start,night-end} phones pairing-list
+ set-{volume,volume-out,crescendo,snooze,autosilence,light-lead,light-after,night-start,night-end} phones pairing-list
  ringing ringing-{kind,label,more,stop,snooze} confirm-dialog confirm-{text,yes,no}
 data-testid only: alarm-error ringing-error timer-quick-{1,5,10} clock-time set-clock
 Rows (data-testid, data-id = the server's id) and data-testid inside them:
@@ -458,6 +458,9 @@ function openAlarm(a) {
   $('alarm-fade').placeholder = s ? `${Math.round(s.crescendoSeconds / 60 * 100) / 100}` : '';
   $('alarm-volume').value = a && a.volumePercent != null ? a.volumePercent : '';
   $('alarm-volume').placeholder = s ? `${percentOf(s.volumeDB)}` : '';
+  $('alarm-light-box').hidden = !hasLight();
+  $('alarm-light').value = a && a.lightLeadSeconds != null ? Math.round(a.lightLeadSeconds / 60) : '';
+  $('alarm-light').placeholder = s && s.lightLeadSeconds != null ? `${Math.round(s.lightLeadSeconds / 60)}` : '';
   hideError();
   $('alarm-dialog').showModal();
   $('alarm-time').focus();
@@ -476,9 +479,12 @@ async function saveAlarm(ev) {
   if (fade !== null && !(fade >= 0 && fade <= 45)) return showError('Fade in: from 0 to 45 minutes, or empty for the household\'s.');
   const volume = $('alarm-volume').value === '' ? null : Number($('alarm-volume').value);
   if (volume !== null && !whole(volume, 0, 100)) return showError('Volume: a whole percentage from 0 to 100, or empty for the household\'s.');
+  const light = $('alarm-light').value === '' ? null : Number($('alarm-light').value);
+  if (light !== null && !whole(light, 0, 60)) return showError('Sunrise light: whole minutes from 0 to 60, or empty for the household\'s.');
   const body = {
     time, repeat, label: $('alarm-label').value.trim(), snoozeSeconds: snooze * 60, sound: $('alarm-sound').value || null,
     fadeSeconds: fade === null ? null : Math.round(fade * 60), volumePercent: volume,
+    lightLeadSeconds: light === null ? null : light * 60,
   };
   $('alarm-save').disabled = true;
   const ok = await (editing ? act('PUT', `/api/alarms/${enc(editing.id)}`, body, 'Alarm saved') : post('/api/alarms', 'Alarm added', body));
@@ -597,6 +603,8 @@ const VOLUME_FLOOR = Math.pow(10, -1);
 const percentOf = (db) => Math.round((Math.pow(10, Math.min(0, Math.max(-60, db)) / 60) - VOLUME_FLOOR) / (1 - VOLUME_FLOOR) * 100);
 const decibelsOf = (pct) => Math.round(60 * Math.log10(VOLUME_FLOOR + Math.min(100, Math.max(0, pct)) / 100 * (1 - VOLUME_FLOOR)) * 10) / 10;
 const showVolume = () => say('set-volume-out', `${$('set-volume').value} %`);
+// The clock has a sunrise light when its status lists one.
+const hasLight = () => !!(state.status && (state.status.parts || []).some((p) => p.name === 'light'));
 
 function renderSettings() {
   const s = state.settings;
@@ -605,6 +613,9 @@ function renderSettings() {
   $('set-crescendo').value = Math.round(s.crescendoSeconds / 60 * 100) / 100;
   $('set-snooze').value = Math.round(s.snoozeSeconds / 60);
   $('set-autosilence').value = Math.round(s.autoSilenceSeconds / 60);
+  $('light-settings').hidden = !hasLight();
+  $('set-light-lead').value = s.lightLeadSeconds != null ? Math.round(s.lightLeadSeconds / 60) : 20;
+  $('set-light-after').value = s.lightAfterStop || 'off';
   const night = s.nightHours && s.nightHours !== 'off' ? s.nightHours.split('-') : ['', ''];
   $('set-night-start').value = night[0];
   $('set-night-end').value = night[1];
@@ -614,7 +625,7 @@ function renderSettings() {
 function readSettings() {
   const n = (id) => Number($(id).value);
   const bad = (id, lo, hi) => $(id).value === '' || !whole(n(id), lo, hi);
-  const range = [['set-snooze', 1, 60], ['set-autosilence', 0, 60]].find((r) => bad(...r));
+  const range = [['set-snooze', 1, 60], ['set-autosilence', 0, 60], ['set-light-lead', 0, 60]].find((r) => bad(...r));
   if (range) return showError(`${$(range[0]).labels[0].textContent}: a whole number, please.`);
   const fade = n('set-crescendo');
   if ($('set-crescendo').value === '' || !(fade >= 0 && fade <= 45)) return showError('Fade in: from 0 to 45 minutes, please.');
@@ -624,6 +635,7 @@ function readSettings() {
   return {
     volumeDB: decibelsOf(n('set-volume')), crescendoSeconds: Math.round(fade * 60), snoozeSeconds: n('set-snooze') * 60,
     autoSilenceSeconds: n('set-autosilence') * 60, nightHours: from ? `${from}-${until}` : 'off',
+    lightLeadSeconds: n('set-light-lead') * 60, lightAfterStop: $('set-light-after').value,
   };
 }
 

@@ -214,6 +214,14 @@ public actor Appliance {
         core.settings.crescendo = crescendo
     }
 
+    /// Sets the sunrise light's lead and what it does after the alarm (`nil`: as they are); the
+    /// light follows at once.
+    public func setLight(lead: Duration?, afterStop: ApplianceSettings.LightAfterStop?) async {
+        if let lead { core.settings.sunriseLead = lead }
+        if let afterStop { core.settings.lightAfterStop = afterStop }
+        await refresh()
+    }
+
     /// Sets when the bedroom is dark (`nil`: never); the LED and the display follow at once.
     public func setNightHours(_ night: NightHours?) async {
         guard core.settings.nightHours != night else { return }

@@ -74,6 +74,11 @@ extension DaemonConfiguration {
         appliance.nextAlarmDisplayDuration = try reader.value("display.next_alarm", as: .duration(in: .zero ... .seconds(60)), default: defaults.appliance.nextAlarmDisplayDuration)
         appliance.displayRetryInterval = try reader.value("display.retry", as: .duration(in: .seconds(1) ... .seconds(600)), default: defaults.appliance.displayRetryInterval)
 
+        appliance.sunriseLead = try reader.value("light.lead", as: .duration(in: .zero ... .seconds(3_600)), default: defaults.appliance.sunriseLead)
+        appliance.lightAfterStop = try reader.value(
+            "light.after_stop", as: .word(ApplianceSettings.LightAfterStop.self), default: defaults.appliance.lightAfterStop)
+        appliance.lightKeptOn = try reader.value("light.kept_on", as: .duration(in: .seconds(60) ... .seconds(6 * 3600)), default: defaults.appliance.lightKeptOn)
+
         appliance.longPressDuration = try reader.value("buttons.long_press", as: .duration(in: .milliseconds(500) ... .seconds(10)), default: defaults.appliance.longPressDuration)
 
         control.maximumClients = try reader.value("control.max_clients", as: .integer(in: 1...1024), default: defaults.control.maximumClients)

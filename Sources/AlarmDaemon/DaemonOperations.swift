@@ -18,6 +18,9 @@ public enum DaemonOperations {
         await appliance.setSound(volume: settings.volumeDB, crescendo: settings.crescendo)
         await runtime.setAutoSilence(settings.autoSilenceSeconds)
         if settings.nightHours != nil { await appliance.setNightHours(settings.night) }
+        await appliance.setLight(
+            lead: settings.lightLeadSeconds.map { .milliseconds(Int64(($0 * 1000).rounded())) },
+            afterStop: settings.lightAfterStop.flatMap(ApplianceSettings.LightAfterStop.init(rawValue:)))
     }
 
     /// Every operation alarmd's socket answers beyond the protocol's own; the service and the

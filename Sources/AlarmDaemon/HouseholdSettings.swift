@@ -13,13 +13,17 @@ extension HouseholdSettings {
         self.init(
             volumeDB: configuration.appliance.volume, crescendoSeconds: configuration.appliance.crescendo / .seconds(1),
             snoozeSeconds: configuration.defaultSnooze / .seconds(1), autoSilenceSeconds: configuration.engine.autoSilence,
-            nightHours: configuration.appliance.nightHours?.description ?? "off")
+            nightHours: configuration.appliance.nightHours?.description ?? "off",
+            lightLeadSeconds: configuration.appliance.sunriseLead / .seconds(1),
+            lightAfterStop: configuration.appliance.lightAfterStop.rawValue)
     }
 
     /// Those read from a file, with what it predates (`nil`) taken from `defaults`.
     func completed(with defaults: HouseholdSettings) -> HouseholdSettings {
         var settings = self
         settings.nightHours = nightHours ?? defaults.nightHours
+        settings.lightLeadSeconds = lightLeadSeconds ?? defaults.lightLeadSeconds
+        settings.lightAfterStop = lightAfterStop ?? defaults.lightAfterStop
         return settings
     }
 
@@ -30,6 +34,8 @@ extension HouseholdSettings {
         appliance.volume = volumeDB
         appliance.crescendo = crescendo
         if nightHours != nil { appliance.nightHours = night }
+        if let lightLeadSeconds { appliance.sunriseLead = .milliseconds(Int64((lightLeadSeconds * 1000).rounded())) }
+        if let after = lightAfterStop.flatMap(ApplianceSettings.LightAfterStop.init(rawValue:)) { appliance.lightAfterStop = after }
         engine.autoSilence = autoSilenceSeconds
     }
 }

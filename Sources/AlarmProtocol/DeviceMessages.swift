@@ -40,15 +40,23 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
     /// When the bedroom is dark (``NightHours``): `"22:00-06:30"`, or `"off"`. `nil` only in a
     /// file written before it existed: the configuration's (`[display] night`) then applies.
     public var nightHours: String?
+    /// How long before an alarm the sunrise light starts to rise (0 to 3,600 s; 0: no light),
+    /// on a clock with one. `nil` only from a file or client that predates it (the configuration's).
+    public var lightLeadSeconds: Double?
+    /// What the light does after the alarm: `"off"`, or `"on"` (an hour, or until STOP). `nil` as above.
+    public var lightAfterStop: String?
 
     public init(
-        volumeDB: Double, crescendoSeconds: Double, snoozeSeconds: Double, autoSilenceSeconds: Double, nightHours: String? = nil
+        volumeDB: Double, crescendoSeconds: Double, snoozeSeconds: Double, autoSilenceSeconds: Double, nightHours: String? = nil,
+        lightLeadSeconds: Double? = nil, lightAfterStop: String? = nil
     ) {
         self.volumeDB = volumeDB
         self.crescendoSeconds = crescendoSeconds
         self.snoozeSeconds = snoozeSeconds
         self.autoSilenceSeconds = autoSilenceSeconds
         self.nightHours = nightHours
+        self.lightLeadSeconds = lightLeadSeconds
+        self.lightAfterStop = lightAfterStop
     }
 
     /// The night hours they set: `nil` for `"off"` (and for none).
@@ -69,6 +77,10 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
         try check(autoSilenceSeconds, 0...86_400, "autoSilenceSeconds")
         if let nightHours, nightHours != "off", NightHours(nightHours) == nil {
             throw SettingsError(description: "nightHours must be \"HH:MM-HH:MM\" (two different times) or \"off\", not \"\(nightHours)\"")
+        }
+        if let lightLeadSeconds { try check(lightLeadSeconds, AlarmWake.lightLeadRange, "lightLeadSeconds") }
+        if let lightAfterStop, lightAfterStop != "off", lightAfterStop != "on" {
+            throw SettingsError(description: "lightAfterStop must be \"off\" or \"on\", not \"\(lightAfterStop)\"")
         }
     }
 }

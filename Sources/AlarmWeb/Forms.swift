@@ -36,9 +36,10 @@ struct AlarmForm: Decodable {
     /// How it wakes (``AlarmWake``): each `null` or left out is the household's.
     var fadeSeconds: Int?
     var volumePercent: Int?
+    var lightLeadSeconds: Int?
 
     enum CodingKeys: String, CodingKey {
-        case time, repeatDays = "repeat", label, snoozeSeconds, sound, fadeSeconds, volumePercent
+        case time, repeatDays = "repeat", label, snoozeSeconds, sound, fadeSeconds, volumePercent, lightLeadSeconds
     }
 
     static func decode(_ body: Data) throws -> AlarmForm {
@@ -107,8 +108,12 @@ struct AlarmForm: Decodable {
         if let volumePercent, !(0...100).contains(volumePercent) {
             throw WebError(400, "\"volumePercent\" must be 0 to 100")
         }
+        if let lightLeadSeconds, !(0...3_600).contains(lightLeadSeconds) {
+            throw WebError(400, "\"lightLeadSeconds\" must be 0 to 3600 (an hour)")
+        }
         return AlarmWake(
-            crescendoSeconds: fadeSeconds.map(Double.init), volumeDB: volumePercent.map { VolumePercent.decibels(percent: Double($0)) })
+            crescendoSeconds: fadeSeconds.map(Double.init), volumeDB: volumePercent.map { VolumePercent.decibels(percent: Double($0)) },
+            lightLeadSeconds: lightLeadSeconds.map(Double.init))
     }
 
     static let weekdays: [String: Locale.Weekday] = [
@@ -148,7 +153,7 @@ enum SettingsForm {
         do {
             return try WebJSON.decode(HouseholdSettings.self, from: body)
         } catch {
-            throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\", \"nightHours\"}: \(AlarmForm.summary(error))")
+            throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\", \"nightHours\", \"lightLeadSeconds\", \"lightAfterStop\"}: \(AlarmForm.summary(error))")
         }
     }
 }

@@ -27,13 +27,14 @@ struct PageState: Encodable, Sendable {
         /// How it wakes: `nil` is the household's.
         var fadeSeconds: Int?
         var volumePercent: Int?
+        var lightLeadSeconds: Int?
         var state: String
         var owner: String
         var mine: Bool
 
         enum CodingKeys: String, CodingKey {
             case id, label, time, repeatDays = "repeat", enabled, skippedDate, next, snoozeSeconds, sound, fadeSeconds,
-                volumePercent, state, owner, mine
+                volumePercent, lightLeadSeconds, state, owner, mine
         }
     }
 
@@ -142,7 +143,8 @@ struct PageState: Encodable, Sendable {
                 repeatDays: days, enabled: record.enabled, skippedDate: record.skippedDate.map { "\($0)" }, next: next,
                 snoozeSeconds: record.definition.countdownDuration?.postAlert.map { Int($0) },
                 sound: sound, fadeSeconds: record.wake?.crescendoSeconds.map { Int($0.rounded()) },
-                volumePercent: record.wake?.volumeDB.map(VolumePercent.percent(decibels:)), state: record.enabled ? Self.state(of: record.phase) : "disabled", owner: UserNames.name(of: record.owner.rawValue) ?? "uid \(record.owner.rawValue)", mine: mine))
+                volumePercent: record.wake?.volumeDB.map(VolumePercent.percent(decibels:)),
+                lightLeadSeconds: record.wake?.lightLeadSeconds.map { Int($0.rounded()) }, state: record.enabled ? Self.state(of: record.phase) : "disabled", owner: UserNames.name(of: record.owner.rawValue) ?? "uid \(record.owner.rawValue)", mine: mine))
             if let next, self.next.map({ next < $0.date }) ?? true {
                 self.next = NextAlarm(id: record.id.uuidString, label: label, date: next)
             }

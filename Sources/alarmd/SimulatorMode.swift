@@ -38,8 +38,7 @@ struct SimulatorMode {
         let buttons = FakeButtonInput(clock: clock)
         let indicator = FakeIndicator(hasColor: true)
         let display = FakeCharacterDisplay(size: options.displaySize ?? .sixteenByTwo)
-        // The simulated board has a sunrise light (its [light]); its level is on the screen.
-        let light = FakeLight()
+        let light = FakeLight()   // the simulated board's sunrise light: its level is on the screen
         let device = try await AlarmDevice(
             configuration: configuration, clock: clock, timeZones: zones, authorizer: FixedAuthorization(.authorized),
             // This machine's clock state, at the simulated time.

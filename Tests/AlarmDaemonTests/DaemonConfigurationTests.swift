@@ -48,6 +48,10 @@ import Testing
         max_admin_clients = 4
         idle_timeout = "0"
         authorization_timeout = "30s"
+        [light]
+        lead = "30m"
+        after_stop = "on"
+        kept_on = "45m"
         """
 
     @Test func everyKeyIsRead() throws {
@@ -75,6 +79,9 @@ import Testing
         expected.appliance.nextAlarmDisplayDuration = .seconds(3)
         expected.appliance.displayRetryInterval = .seconds(60)
         expected.appliance.nightHours = NightHours("23:00-06:00")
+        expected.appliance.sunriseLead = .seconds(30 * 60)
+        expected.appliance.lightAfterStop = .on
+        expected.appliance.lightKeptOn = .seconds(45 * 60)
         expected.appliance.longPressDuration = .milliseconds(1500)
         expected.control.maximumClients = 8
         expected.control.maximumClientsPerUser = 2

@@ -411,7 +411,7 @@ extension WebRingingTests {
 /// The household's settings: kept by alarmd, changed from the page, checked on both sides.
 @Suite(.timeLimit(.minutes(5))) struct WebSettingsTests {
     /// A 45-minute fade in: the longest the household may choose.
-    static let settings = #"{"volumeDB":-12,"crescendoSeconds":2700,"snoozeSeconds":300,"autoSilenceSeconds":600,"nightHours":"22:30-06:45"}"#
+    static let settings = #"{"volumeDB":-12,"crescendoSeconds":2700,"snoozeSeconds":300,"autoSilenceSeconds":600,"nightHours":"22:30-06:45","lightLeadSeconds":600,"lightAfterStop":"on"}"#
 
     @Test func aChangeReachesTheEngineAndTheFileAndBadValuesChangeNothing() async throws {
         let rig = try await WebRig()
@@ -423,13 +423,17 @@ extension WebRingingTests {
         #expect(await rig.request("PUT", "/api/settings", json: Self.settings, cookies: cookies).status == 200)
         let after = try #require((try WebRig.json(await rig.request("GET", "/api/state", cookies: cookies))["settings"] as? [String: Any])?
             .filter { $0.key != "clock24h" }.compactMapValues { $0 as? Double })
-        #expect(after == ["volumeDB": -12, "crescendoSeconds": 2700, "snoozeSeconds": 300, "autoSilenceSeconds": 600])
+        #expect(after == ["volumeDB": -12, "crescendoSeconds": 2700, "snoozeSeconds": 300, "autoSilenceSeconds": 600, "lightLeadSeconds": 600])
         #expect(await rig.runtime.scheduler.policy.autoSilence == 600)
         #expect(await rig.appliance.settings.volume == -12)
         #expect(await rig.appliance.settings.nightHours == NightHours("22:30-06:45"))
+        #expect(await rig.appliance.settings.sunriseLead == .seconds(600))
+        #expect(await rig.appliance.settings.lightAfterStop == .on)
         let bad = [
             #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"nightHours":"22:30"}"#,
             #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"nightHours":"06:00-06:00"}"#,
+            #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"lightLeadSeconds":3601}"#,
+            #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"lightAfterStop":"dim"}"#,
             #"{"volumeDB":3,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
             #"{"volumeDB":-12,"crescendoSeconds":-1,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
             #"{"volumeDB":-12,"crescendoSeconds":2701,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
@@ -442,7 +446,8 @@ extension WebRingingTests {
         let kept = HouseholdSettingsFile(
             directory: rig.directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: WebRig.logger)
         #expect(kept.settings == HouseholdSettings(
-            volumeDB: -12, crescendoSeconds: 2700, snoozeSeconds: 300, autoSilenceSeconds: 600, nightHours: "22:30-06:45"))
+            volumeDB: -12, crescendoSeconds: 2700, snoozeSeconds: 300, autoSilenceSeconds: 600, nightHours: "22:30-06:45",
+            lightLeadSeconds: 600, lightAfterStop: "on"))
         await rig.stop()
     }
 

@@ -68,7 +68,7 @@ import Testing
         #expect(missing.exitStatus == 1)
         #expect(missing.standardOutput.contains("FAIL  light: /sys/class/pwm/*: device 1f00098000.pwm: not available"), "\(missing.standardOutput)")
         #expect(missing.standardOutput.contains("dtoverlay=pwm,pin=12,func=4"))
-        let none = try await selftest(["--board", "qemu", "--non-interactive", "--only", "light"])
+        let none = try await selftest(["--board", "rpi4b", "--non-interactive", "--only", "light"])
         #expect(none.exitStatus == 1)
         #expect(none.standardOutput.contains("FAIL  light: this board has no sunrise light: its profile has no [light] table"))
     }
