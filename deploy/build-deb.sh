@@ -190,7 +190,7 @@ if [ "$1" = configure ]; then
     systemd-tmpfiles --create alarmd.conf || true
     if command -v udevadm >/dev/null 2>&1 && [ -d /run/udev ]; then
         udevadm control --reload-rules || true
-        udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=i2c-dev || true
+        udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=i2c-dev --subsystem-match=pwm || true
     fi
 fi
 if [ "$1" = configure ] || [ "$1" = abort-upgrade ] || [ "$1" = abort-deconfigure ] || [ "$1" = abort-remove ]; then

@@ -126,7 +126,7 @@ systemd-sysusers alarmd.conf
 systemd-tmpfiles --create alarmd.conf
 if command -v udevadm >/dev/null 2>&1 && [ -d /run/udev ]; then
     udevadm control --reload-rules || true
-    udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=i2c-dev || true
+    udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=i2c-dev --subsystem-match=pwm || true
 fi
 systemctl enable alarmd.service alarm-web.service
 if [ -d /run/systemd/system ]; then

@@ -323,7 +323,7 @@ function render() {
   section('alarms', [state.alarms, deps], () => $('alarm-list').replaceChildren(...(state.alarms || []).map(alarmRow)));
   section('timers', [state.timers], () => $('timer-list').replaceChildren(...(state.timers || []).map(timerRow)));
   section('device', [state.status, state.clockTrusted, state.missed, deps], renderDevice);
-  section('settings', [state.settings], renderSettings);
+  section('settings', [state.settings, hasLight()], renderSettings); // the light's fields follow the status
   section('pairings', [state.pairings, deps], renderPairings);
   updateTicking();
 }
@@ -459,8 +459,8 @@ function openAlarm(a) {
   $('alarm-volume').value = a && a.volumePercent != null ? a.volumePercent : '';
   $('alarm-volume').placeholder = s ? `${percentOf(s.volumeDB)}` : '';
   $('alarm-light-box').hidden = !hasLight();
-  $('alarm-light').value = a && a.lightLeadSeconds != null ? Math.round(a.lightLeadSeconds / 60) : '';
-  $('alarm-light').placeholder = s && s.lightLeadSeconds != null ? `${Math.round(s.lightLeadSeconds / 60)}` : '';
+  $('alarm-light').value = a && a.lightLeadSeconds != null ? minutes(a.lightLeadSeconds) : '';
+  $('alarm-light').placeholder = s && s.lightLeadSeconds != null ? `${minutes(s.lightLeadSeconds)}` : '';
   hideError();
   $('alarm-dialog').showModal();
   $('alarm-time').focus();
@@ -480,11 +480,11 @@ async function saveAlarm(ev) {
   const volume = $('alarm-volume').value === '' ? null : Number($('alarm-volume').value);
   if (volume !== null && !whole(volume, 0, 100)) return showError('Volume: a whole percentage from 0 to 100, or empty for the household\'s.');
   const light = $('alarm-light').value === '' ? null : Number($('alarm-light').value);
-  if (light !== null && !whole(light, 0, 60)) return showError('Sunrise light: whole minutes from 0 to 60, or empty for the household\'s.');
+  if (light !== null && !(light >= 0 && light <= 60)) return showError('Sunrise light: from 0 to 60 minutes, or empty for the household\'s.');
   const body = {
     time, repeat, label: $('alarm-label').value.trim(), snoozeSeconds: snooze * 60, sound: $('alarm-sound').value || null,
     fadeSeconds: fade === null ? null : Math.round(fade * 60), volumePercent: volume,
-    lightLeadSeconds: light === null ? null : light * 60,
+    lightLeadSeconds: light === null ? null : Math.round(light * 60),
   };
   $('alarm-save').disabled = true;
   const ok = await (editing ? act('PUT', `/api/alarms/${enc(editing.id)}`, body, 'Alarm saved') : post('/api/alarms', 'Alarm added', body));
@@ -603,6 +603,8 @@ const VOLUME_FLOOR = Math.pow(10, -1);
 const percentOf = (db) => Math.round((Math.pow(10, Math.min(0, Math.max(-60, db)) / 60) - VOLUME_FLOOR) / (1 - VOLUME_FLOOR) * 100);
 const decibelsOf = (pct) => Math.round(60 * Math.log10(VOLUME_FLOOR + Math.min(100, Math.max(0, pct)) / 100 * (1 - VOLUME_FLOOR)) * 10) / 10;
 const showVolume = () => say('set-volume-out', `${$('set-volume').value} %`);
+// Seconds as minutes, to a hundredth: 20 s shows 0.33 and is saved as 20 s again.
+const minutes = (seconds) => Math.round(seconds / 60 * 100) / 100;
 // The clock has a sunrise light when its status lists one.
 const hasLight = () => !!(state.status && (state.status.parts || []).some((p) => p.name === 'light'));
 
@@ -614,7 +616,7 @@ function renderSettings() {
   $('set-snooze').value = Math.round(s.snoozeSeconds / 60);
   $('set-autosilence').value = Math.round(s.autoSilenceSeconds / 60);
   $('light-settings').hidden = !hasLight();
-  $('set-light-lead').value = s.lightLeadSeconds != null ? Math.round(s.lightLeadSeconds / 60) : 20;
+  $('set-light-lead').value = s.lightLeadSeconds != null ? minutes(s.lightLeadSeconds) : 20;
   $('set-light-after').value = s.lightAfterStop || 'off';
   const night = s.nightHours && s.nightHours !== 'off' ? s.nightHours.split('-') : ['', ''];
   $('set-night-start').value = night[0];
@@ -625,17 +627,19 @@ function renderSettings() {
 function readSettings() {
   const n = (id) => Number($(id).value);
   const bad = (id, lo, hi) => $(id).value === '' || !whole(n(id), lo, hi);
-  const range = [['set-snooze', 1, 60], ['set-autosilence', 0, 60], ['set-light-lead', 0, 60]].find((r) => bad(...r));
+  const range = [['set-snooze', 1, 60], ['set-autosilence', 0, 60]].find((r) => bad(...r));
   if (range) return showError(`${$(range[0]).labels[0].textContent}: a whole number, please.`);
   const fade = n('set-crescendo');
   if ($('set-crescendo').value === '' || !(fade >= 0 && fade <= 45)) return showError('Fade in: from 0 to 45 minutes, please.');
+  const lead = n('set-light-lead');
+  if ($('set-light-lead').value === '' || !(lead >= 0 && lead <= 60)) return showError('Sunrise light: from 0 to 60 minutes, please.');
   const [from, until] = [$('set-night-start').value.slice(0, 5), $('set-night-end').value.slice(0, 5)];
   if ((from === '') !== (until === '')) return showError('Night: both times, or neither for no night.');
   if (from && from === until) return showError('Night: it must end at another time than it starts.');
   return {
     volumeDB: decibelsOf(n('set-volume')), crescendoSeconds: Math.round(fade * 60), snoozeSeconds: n('set-snooze') * 60,
     autoSilenceSeconds: n('set-autosilence') * 60, nightHours: from ? `${from}-${until}` : 'off',
-    lightLeadSeconds: n('set-light-lead') * 60, lightAfterStop: $('set-light-after').value,
+    lightLeadSeconds: Math.round(lead * 60), lightAfterStop: $('set-light-after').value,
   };
 }
 

@@ -71,7 +71,8 @@ extension ApplianceCore {
             consumedPresses.insert(button)
             return answerAlert(presented, with: button)
         }
-        if button == .stop, questions.isEmpty, turnOffKeptLight() {
+        // Not while counting down: STOP held there ends the countdown, as ever.
+        if button == .stop, questions.isEmpty, snapshot.countdowns.isEmpty, turnOffKeptLight(at: snapshot.now) {
             consumedPresses.insert(button)
             return [.log(.info, "Sunrise light turned off by STOP")]
         }

@@ -51,22 +51,42 @@ extension ApplianceCore {
                 light.keptUntil = snapshot.now.addingTimeInterval(settings.lightKeptOn / .seconds(1))
             }
         }
+        // Kept on until its time, and only while the household still wants it kept.
+        if let until = light.keptUntil, snapshot.now >= until || settings.lightAfterStop == .off {
+            light.keptUntil = nil
+        }
     }
 
-    /// The output for now, and when it next changes by itself.
+    /// The output for now, and when it next changes by itself: full while held or kept, else the
+    /// brightest sunrise under way, for the next alarm and for alarms counting down to their
+    /// time (a pre-alert countdown: the alarm is due at its end).
     private func lightTarget(in snapshot: DeviceSnapshot) -> (output: Double, nextChange: Date?) {
-        let now = snapshot.now
         if light.heldBy != nil { return (1, nil) }
-        if let until = light.keptUntil, now < until { return (1, until) }
-        guard let next = snapshot.nextAlarm, usesLight(next.record) else { return (0, nil) }
-        let lead = lightLead(of: next.record)
-        let start = next.dueDate.addingTimeInterval(-lead)
+        if let until = light.keptUntil { return (1, until) }
+        var targets: [(record: AlarmRecord, due: Date)] = snapshot.nextAlarm.map { [($0.record, $0.dueDate)] } ?? []
+        for record in snapshot.countdowns {
+            if case .countdown(let countdown) = record.phase, countdown.kind == .preAlert { targets.append((record, countdown.fireDate)) }
+        }
+        var output = 0.0
+        var nextChange: Date?
+        for target in targets where usesLight(target.record) {
+            let sunrise = sunrise(before: target.due, lead: lightLead(of: target.record), now: snapshot.now)
+            output = max(output, sunrise.output)
+            nextChange = [nextChange, sunrise.nextChange].compactMap { $0 }.min()
+        }
+        return (output, nextChange)
+    }
+
+    /// A sunrise of `lead` seconds ending at `due`, at `now`: its output, and when that next changes.
+    private func sunrise(before due: Date, lead: TimeInterval, now: Date) -> (output: Double, nextChange: Date?) {
+        let start = due.addingTimeInterval(-lead)
         guard now >= start else { return (0, start) }
+        guard now < due else { return (1, nil) }
         let lightness = now.timeIntervalSince(start) / lead
         // About 200 steps, at least a second and at most 10 s apart: smooth to the eye, and a few
         // hundred wake-ups per sunrise.
         let step = min(max(lead / 200, 1), 10)
-        return (Self.quantized(PerceivedLightness.output(lightness: lightness)), min(now.addingTimeInterval(step), next.dueDate))
+        return (Self.quantized(PerceivedLightness.output(lightness: lightness)), min(now.addingTimeInterval(step), due))
     }
 
     /// The alarm's sunrise lead, in seconds: its own, else the household's.
@@ -84,11 +104,12 @@ extension ApplianceCore {
         (output * 1000).rounded() / 1000
     }
 
-    /// A STOP with nothing ringing turns off a light left on after the alarm: `true` if it did.
-    mutating func turnOffKeptLight() -> Bool {
-        guard light.keptUntil != nil else { return false }
+    /// A STOP with nothing ringing turns off a light left on after the alarm: `true` if it was on
+    /// (kept until after `now`).
+    mutating func turnOffKeptLight(at now: Date) -> Bool {
+        guard let until = light.keptUntil else { return false }
         light.keptUntil = nil
-        return true
+        return now < until
     }
 
     /// How a `setLight` went.

@@ -135,11 +135,15 @@ extension ApplianceCore {
         return commands
     }
 
-    /// The presented alarm's crescendo (``AlarmRecord/wake``, else the household's), continued
-    /// from when the first of the alerting alarms began: a second alarm or a retry after a fault
-    /// does not start quiet again.
+    /// The crescendo of the alerting alarms (each one's ``AlarmRecord/wake``, else the
+    /// household's): the loudest volume and the shortest fade of them, so a second, quieter alarm
+    /// never turns down one already ringing; continued from when the first of them began, so a
+    /// second alarm or a retry after a fault does not start quiet again.
     func gainRamp(in snapshot: DeviceSnapshot) -> GainRamp {
-        let ramp = settings.gainRamp(for: snapshot.alerting.first?.wake)
+        let ramps = snapshot.alerting.map { settings.gainRamp(for: $0.wake) }
+        let loudest = ramps.map(\.target).max() ?? settings.volume
+        let shortest = ramps.map(\.duration).min() ?? settings.crescendo
+        let ramp = GainRamp(from: min(settings.crescendoStart, loudest), to: loudest, over: shortest)
         let since = snapshot.alerting.compactMap { record -> Date? in
             if case .alerting(let alerting) = record.phase { return alerting.since }
             return nil

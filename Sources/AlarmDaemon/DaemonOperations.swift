@@ -94,7 +94,7 @@ public enum DaemonOperations {
             return kept
         }
         handlers.register(.trySound) { call, parameters in
-            guard parameters.volumeDB.isFinite, (-60...0).contains(parameters.volumeDB) else {
+            guard parameters.volumeDB.isFinite, AlarmWake.volumeRange.contains(parameters.volumeDB) else {
                 throw ControlRequestError(id: call.request.id, .malformed, "volumeDB must be from -60 to 0")
             }
             do {

@@ -27,7 +27,7 @@ extension HouseholdSettings {
         return settings
     }
 
-    var crescendo: Duration { .milliseconds(Int64(crescendoSeconds * 1000)) }
+    var crescendo: Duration { .milliseconds(Int64((crescendoSeconds * 1000).rounded())) }
 
     /// Puts them into the appliance's and the engine's settings.
     public func apply(to appliance: inout ApplianceSettings, _ engine: inout EnginePolicy) {

@@ -1,6 +1,5 @@
 import AlarmHardware
 import Glibc
-import LinuxSupport
 import Synchronization
 
 /// The sunrise light on one channel of a PWM controller, through the kernel's sysfs interface
@@ -39,14 +38,20 @@ public final class SysfsPWMLight: DimmableLight {
     /// The PWM period, in nanoseconds.
     public let period: UInt64
     private let files: any PWMAttributeFiles
+    /// Waits between looks for udev's work (the real clock's `Task.sleep` on a board).
+    private let pause: @Sendable (Duration) async -> Void
     /// The open channel's directory and the duty cycle it was last given; `nil` until opened, and
     /// after a failure.
     private let opened = Mutex<(path: String, duty: UInt64)?>(nil)
 
     /// Opens nothing yet: the first ``setOutput(_:)`` (or ``open()``) does.
-    public init(configuration: Configuration, files: any PWMAttributeFiles = SystemPWMAttributeFiles()) {
+    public init(
+        configuration: Configuration, files: any PWMAttributeFiles = SystemPWMAttributeFiles(),
+        pause: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
+    ) {
         self.configuration = configuration
         self.files = files
+        self.pause = pause
         period = 1_000_000_000 / UInt64(min(max(configuration.frequency, 1), 1_000_000_000))
     }
 
@@ -58,7 +63,7 @@ public final class SysfsPWMLight: DimmableLight {
     /// - Throws: ``HardwareError``: `deviceUnavailable` when no such chip or channel exists,
     ///   `io` with the errno when the kernel refuses (`EACCES` for a file alarmd may not write).
     @discardableResult
-    public func open() throws(HardwareError) -> String {
+    public func open() async throws(HardwareError) -> String {
         opened.withLock { $0 = nil }
         let chipPath = try Self.chipPath(configuration, files: files)
         let channel = configuration.channel
@@ -87,7 +92,7 @@ public final class SysfsPWMLight: DimmableLight {
                 try write("\(period)", path, "period")
                 break
             } catch where error.errno == EACCES && attempts > 0 {
-                sleepThread(for: .milliseconds(20))
+                await pause(.milliseconds(20))
             }
         }
         try write("0", path, "duty_cycle")
@@ -115,7 +120,12 @@ public final class SysfsPWMLight: DimmableLight {
         let wanted = UInt64((min(max(output, 0), 1) * Double(period)).rounded())
         let current = opened.withLock { $0 }
         if let current, current.duty == wanted { return }
-        let path = try current?.path ?? open()
+        let path: String
+        if let opened = current?.path {
+            path = opened
+        } else {
+            path = try await open()
+        }
         do {
             try write("\(wanted)", path, "duty_cycle")
         } catch {

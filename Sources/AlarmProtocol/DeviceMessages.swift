@@ -43,7 +43,7 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
     /// How long before an alarm the sunrise light starts to rise (0 to 3,600 s; 0: no light),
     /// on a clock with one. `nil` only from a file or client that predates it (the configuration's).
     public var lightLeadSeconds: Double?
-    /// What the light does after the alarm: `"off"`, or `"on"` (an hour, or until STOP). `nil` as above.
+    /// What the light does after the alarm: `"off"`, or `"on"` (for `[light] kept_on`, an hour unless configured, or until STOP). `nil` as above.
     public var lightAfterStop: String?
 
     public init(

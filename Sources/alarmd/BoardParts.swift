@@ -36,10 +36,10 @@ enum BoardParts {
 
     /// The sunrise light on its PWM channel, opened now so a missing overlay or a file alarmd may
     /// not write shows at start; it is opened again at each use until it works.
-    static func openLight(_ light: BoardProfile.Light, logger: Logger) -> SysfsPWMLight {
+    static func openLight(_ light: BoardProfile.Light, logger: Logger) async -> SysfsPWMLight {
         let pwm = SysfsPWMLight(configuration: .init(chip: light.chip, channel: light.channel, frequency: light.frequency))
         do {
-            let path = try pwm.open()
+            let path = try await pwm.open()
             logger.info("Sunrise light ready", metadata: ["pwm": "\(path)", "frequency.hz": "\(light.frequency)"])
         } catch {
             var metadata: Logger.Metadata = ["error": "\(error)"]

@@ -24,7 +24,7 @@ extension DaemonBoard {
             buttons: .failure(HardwareError(.io, device: "gpio")))
         if let light {
             do throws(HardwareError) {
-                try light.open()
+                try await light.open()
                 parts.light = .success(light)
             } catch {
                 parts.light = .failure(error)

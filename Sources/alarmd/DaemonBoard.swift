@@ -64,7 +64,8 @@ struct DaemonBoard: DeviceBoard {
             ])
         }
         let sound = CardSound.open(profile.sound, wrapping: audio, volume: volume, logger: logger)
-        let light = profile.light.map { BoardParts.openLight($0, logger: logger) }
+        var light: SysfsPWMLight?
+        if let profileLight = profile.light { light = await BoardParts.openLight(profileLight, logger: logger) }
         let hardware = ApplianceHardware(
             buttons: buttons ?? AbsentButtonInput() as any ButtonInput,
             indicator: indicator ?? AbsentIndicator() as any Indicator,

@@ -145,6 +145,19 @@ import Testing
         #expect(core.gainRamp(in: Scene.snapshot(now: Self.seven, alerting: [alarm])) == .constant(-6), "no fade: full at once")
     }
 
+    @Test func aSecondQuieterAlarmNeverTurnsDownOneAlreadyRinging() throws {
+        var settings = ApplianceSettings()
+        settings.crescendo = .seconds(60)
+        settings.volume = -6
+        let core = Self.core(settings: settings)
+        let (ringing, _) = Self.ringing()
+        var quiet = Scene.record(Scene.alerting(at: 7, 5, since: Self.seven.addingTimeInterval(300)), sequence: 2)
+        quiet.wake = AlarmWake(crescendoSeconds: 1_200, volumeDB: -43)
+        // The quiet one presented first (it began last): the household's loud, short ramp still rules.
+        let both = Scene.snapshot(now: Self.seven.addingTimeInterval(300), alerting: [quiet, ringing])
+        #expect(core.gainRamp(in: both) == .constant(-6))
+    }
+
     @Test func nothingPlayingRetriesAfterTheIntervalAndShowsTheFault() throws {
         var core = Self.core()
         let (_, snapshot) = Self.ringing()

@@ -99,6 +99,46 @@ import Testing
         #expect(light.output == 0)
     }
 
+    @Test func aLightLeftOnNeverTakesAStopMeantForATimerNorOneAfterItsTime() async throws {
+        var settings = Self.settings(lead: 5, afterStop: .on)
+        settings.lightKeptOn = .seconds(10 * 60)
+        let rig = try await ApplianceRig(now: Scene.monday(6, 50), settings: settings, withLight: true)
+        let light = try #require(rig.light)
+        try await rig.schedule(Scene.alarm(7, 0))
+        try await rig.advanceToNextDeadline()
+        await rig.tap(.stop)
+        #expect(light.output == 1)
+        // A timer while the light is kept on: holding STOP ends the timer; the light stays.
+        let tea = try await rig.schedule(Scene.timer(300))
+        await rig.press(.stop)
+        await rig.advance(by: 2.1)
+        await rig.release(.stop)
+        #expect(await rig.state(of: tea) == nil, "the timer was cancelled")
+        #expect(light.output == 1)
+        // After its time the light is off, and STOP on a timer acts at once again.
+        await rig.advance(to: Scene.monday(7, 11))
+        #expect(light.output == 0)
+        let eggs = try await rig.schedule(Scene.timer(300))
+        await rig.press(.stop)
+        await rig.advance(by: 2.1)
+        await rig.release(.stop)
+        #expect(await rig.state(of: eggs) == nil)
+    }
+
+    @Test func anAlarmCountingDownToItsTimeKeepsItsSunriseRising() async throws {
+        let rig = try await ApplianceRig(now: Scene.monday(6, 30), settings: Self.settings(lead: 20), withLight: true)
+        let light = try #require(rig.light)
+        let definition = AlarmDefinition(
+            schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .never)),
+            countdownDuration: .init(preAlert: 600, postAlert: 540), presentation: Scene.presentation())
+        let id = try await rig.schedule(definition)
+        await rig.advance(to: Scene.monday(6, 45))
+        #expect(abs(light.output - PerceivedLightness.output(lightness: 0.25)) < 0.001)
+        await rig.advance(to: Scene.monday(6, 55))
+        #expect(await rig.state(of: id) == .countdown, "its pre-alert countdown")
+        #expect(abs(light.output - PerceivedLightness.output(lightness: 0.75)) < 0.001, "still rising to its time")
+    }
+
     @Test func anAlarmsOwnLeadWinsAndZeroKeepsItsLightOffAsATimersIs() async throws {
         let rig = try await ApplianceRig(now: Scene.monday(6, 0), settings: Self.settings(lead: 30), withLight: true)
         let light = try #require(rig.light)

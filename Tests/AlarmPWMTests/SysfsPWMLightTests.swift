@@ -1,5 +1,6 @@
 import AlarmHardware
 import Glibc
+import Synchronization
 import Testing
 
 @testable import AlarmPWM
@@ -27,32 +28,32 @@ import Testing
         #expect(kernel.channel("pwmchip0", 0) == .init(period: 500_000, duty: 0, enabled: false, exported: false), "off, then given back")
     }
 
-    @Test func aChipIsFoundByItsDeviceNameWhateverItsNumber() throws {
+    @Test func aChipIsFoundByItsDeviceNameWhateverItsNumber() async throws {
         let light = SysfsPWMLight(configuration: .init(chip: "1f00098000.pwm", channel: 2), files: Self.kernel())
-        #expect(try light.open() == "/sys/class/pwm/pwmchip2/pwm2")
+        #expect(try await light.open() == "/sys/class/pwm/pwmchip2/pwm2")
         #expect(light.period == 1_000_000)
     }
 
-    @Test func aChannelLeftWithALongerDutyCycleIsLoweredBeforeThePeriodShrinks() throws {
+    @Test func aChannelLeftWithALongerDutyCycleIsLoweredBeforeThePeriodShrinks() async throws {
         let kernel = Self.kernel()
         // What a shell (or an earlier run at 100 Hz) left: 10 ms period, 8 ms duty cycle, exported.
         #expect(kernel.write("0", to: "/sys/class/pwm/pwmchip0/export") == nil)
         #expect(kernel.write("10000000", to: "/sys/class/pwm/pwmchip0/pwm0/period") == nil)
         #expect(kernel.write("8000000", to: "/sys/class/pwm/pwmchip0/pwm0/duty_cycle") == nil)
-        try SysfsPWMLight(configuration: .init(chip: "pwmchip0", channel: 0, frequency: 1_000), files: kernel).open()
+        try await SysfsPWMLight(configuration: .init(chip: "pwmchip0", channel: 0, frequency: 1_000), files: kernel).open()
         #expect(kernel.channel("pwmchip0", 0) == .init(period: 1_000_000, duty: 0, enabled: true, exported: true))
     }
 
     @Test func aMissingChipOrChannelIsUnavailableAndARefusedWriteSaysWhichFileAndWhy() async throws {
         let kernel = Self.kernel()
-        #expect(throws: HardwareError(.deviceUnavailable, device: "/sys/class/pwm/pwmchip7")) {
-            try SysfsPWMLight(configuration: .init(chip: "pwmchip7", channel: 0), files: kernel).open()
+        await #expect(throws: HardwareError(.deviceUnavailable, device: "/sys/class/pwm/pwmchip7")) {
+            try await SysfsPWMLight(configuration: .init(chip: "pwmchip7", channel: 0), files: kernel).open()
         }
-        #expect(throws: HardwareError(.deviceUnavailable, device: "/sys/class/pwm/*: device 3f20c000.pwm")) {
-            try SysfsPWMLight(configuration: .init(chip: "3f20c000.pwm", channel: 0), files: kernel).open()
+        await #expect(throws: HardwareError(.deviceUnavailable, device: "/sys/class/pwm/*: device 3f20c000.pwm")) {
+            try await SysfsPWMLight(configuration: .init(chip: "3f20c000.pwm", channel: 0), files: kernel).open()
         }
-        #expect(throws: HardwareError(.deviceUnavailable, device: "/sys/class/pwm/pwmchip0/pwm2")) {
-            try SysfsPWMLight(configuration: .init(chip: "pwmchip0", channel: 2), files: kernel).open()
+        await #expect(throws: HardwareError(.deviceUnavailable, device: "/sys/class/pwm/pwmchip0/pwm2")) {
+            try await SysfsPWMLight(configuration: .init(chip: "pwmchip0", channel: 2), files: kernel).open()
         }
         kernel.deny("/sys/class/pwm/pwmchip0/export")
         let light = SysfsPWMLight(configuration: .init(chip: "pwmchip0", channel: 0), files: kernel)
@@ -64,12 +65,14 @@ import Testing
         #expect(kernel.channel("pwmchip0", 0)?.duty == 1_000_000, "udev gave the file to alarmd's group: it works from the next set")
     }
 
-    @Test func aChannelJustExportedIsWaitedForUntilUdevGivesItToTheGroup() throws {
+    @Test func aChannelJustExportedIsWaitedForUntilUdevGivesItToTheGroup() async throws {
         let kernel = Self.kernel()
         kernel.deny("/sys/class/pwm/pwmchip0/pwm0/period", times: 3)
-        let light = SysfsPWMLight(configuration: .init(chip: "pwmchip0", channel: 0), files: kernel)
-        #expect(try light.open() == "/sys/class/pwm/pwmchip0/pwm0")
+        let pauses = Mutex(0)
+        let light = SysfsPWMLight(configuration: .init(chip: "pwmchip0", channel: 0), files: kernel) { _ in pauses.withLock { $0 += 1 } }
+        #expect(try await light.open() == "/sys/class/pwm/pwmchip0/pwm0")
         #expect(kernel.channel("pwmchip0", 0)?.enabled == true)
+        #expect(pauses.withLock { $0 } == 3, "one pause after each refusal")
     }
 
     @Test func aChannelUnexportedBehindItsBackFailsOnceAndIsSetUpAgainAtTheNextSet() async throws {
