@@ -207,25 +207,10 @@ public actor Appliance {
         await refresh()
     }
 
-    /// The household's volume and crescendo, from the next alert on (one ringing now keeps its
-    /// sound).
-    public func setSound(volume: Double, crescendo: Duration) {
-        core.settings.volume = volume
-        core.settings.crescendo = crescendo
-    }
-
-    /// Sets the sunrise light's lead and what it does after the alarm (`nil`: as they are); the
-    /// light follows at once.
-    public func setLight(lead: Duration?, afterStop: ApplianceSettings.LightAfterStop?) async {
-        if let lead { core.settings.sunriseLead = lead }
-        if let afterStop { core.settings.lightAfterStop = afterStop }
-        await refresh()
-    }
-
-    /// Sets when the bedroom is dark (`nil`: never); the LED and the display follow at once.
-    public func setNightHours(_ night: NightHours?) async {
-        guard core.settings.nightHours != night else { return }
-        core.settings.nightHours = night
+    /// Changes how the appliance behaves (the household's volume, fade-in, night hours, sunrise
+    /// light), from the next alert on for the sound; the LED, display and light follow at once.
+    public func updateSettings(_ change: @Sendable (inout ApplianceSettings) -> Void) async {
+        change(&core.settings)
         await refresh()
     }
 

@@ -13,14 +13,10 @@ import FoundationEssentials
 public enum DaemonOperations {
     /// Puts the household's `settings` into effect on the running clock: the volume and
     /// crescendo from the next alert on, how long an alert rings, the one ringing included, and
-    /// the night hours at once.
+    /// the night hours and the light at once (``HouseholdSettings/apply(to:_:)``, as at start).
     public static func putIntoEffect(_ settings: HouseholdSettings, appliance: Appliance, runtime: AlarmRuntime) async {
-        await appliance.setSound(volume: settings.volumeDB, crescendo: settings.crescendo)
+        await appliance.updateSettings { settings.apply(to: &$0) }
         await runtime.setAutoSilence(settings.autoSilenceSeconds)
-        if settings.nightHours != nil { await appliance.setNightHours(settings.night) }
-        await appliance.setLight(
-            lead: settings.lightLeadSeconds.map { .milliseconds(Int64(($0 * 1000).rounded())) },
-            afterStop: settings.lightAfterStop.flatMap(ApplianceSettings.LightAfterStop.init(rawValue:)))
     }
 
     /// Every operation alarmd's socket answers beyond the protocol's own; the service and the

@@ -31,12 +31,17 @@ extension HouseholdSettings {
 
     /// Puts them into the appliance's and the engine's settings.
     public func apply(to appliance: inout ApplianceSettings, _ engine: inout EnginePolicy) {
+        apply(to: &appliance)
+        engine.autoSilence = autoSilenceSeconds
+    }
+
+    /// The appliance's part of them; what a file or client predating a field left `nil` stays as it is.
+    func apply(to appliance: inout ApplianceSettings) {
         appliance.volume = volumeDB
         appliance.crescendo = crescendo
         if nightHours != nil { appliance.nightHours = night }
         if let lightLeadSeconds { appliance.sunriseLead = .milliseconds(Int64((lightLeadSeconds * 1000).rounded())) }
         if let after = lightAfterStop.flatMap(ApplianceSettings.LightAfterStop.init(rawValue:)) { appliance.lightAfterStop = after }
-        engine.autoSilence = autoSilenceSeconds
     }
 }
 
