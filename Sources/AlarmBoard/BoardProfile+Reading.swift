@@ -22,7 +22,7 @@ extension BoardProfile {
             // over its volume control would ring nothing.
             warnings.append(ConfigWarning(
                 file: file, line: reader.line(of: "sound.card"), key: "sound.card",
-                message: "\"\(profile.sound.card)\" is a card id, and alsa-lib opens the \(mixer) control by control device "
+                message: "\"\(profile.sound.card)\" is a card id, and alsa-lib opens the \(mixer.debugDescription) control by control device "
                     + "name (\"Invalid CTL \(profile.sound.card)\"): write card = \"\(spelling)\" (used meanwhile)"))
         }
         return Loaded(profile: profile, file: file, warnings: warnings)

@@ -126,7 +126,7 @@ import Testing
         let text = try TestBoards.text("rpi4b").replacing("card = \"hw:CARD=Headphones\"", with: "card = \"Headphones\"", maxReplacements: 1)
         let loaded = try BoardProfile.parse(text, file: "board/rpi4b.toml", defaultName: "rpi4b")
         #expect(loaded.warnings.map(\.description) == [
-            "board/rpi4b.toml:29: sound.card: \"Headphones\" is a card id, and alsa-lib opens the PCM control by control device "
+            "board/rpi4b.toml:29: sound.card: \"Headphones\" is a card id, and alsa-lib opens the \"PCM\" control by control device "
                 + "name (\"Invalid CTL Headphones\"): write card = \"hw:CARD=Headphones\" (used meanwhile)",
         ])
         #expect(loaded.profile.sound.card == "Headphones")
