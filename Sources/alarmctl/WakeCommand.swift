@@ -24,13 +24,13 @@ struct WakeOptions: ParsableArguments {
     func applied(to current: AlarmWake?) throws -> AlarmWake {
         var wake = current ?? AlarmWake()
         if let fade {
-            wake.crescendoSeconds = fade == "default" ? nil : try Self.fade(fade)
+            wake.crescendoSeconds = fade == "default" ? nil : try Self.length(fade, option: "--fade", in: AlarmWake.crescendoRange, longest: "45m")
         }
         if let volume {
             wake.volumeDB = volume == "default" ? nil : VolumePercent.decibels(percent: try Self.percent(volume))
         }
         if let light {
-            wake.lightLeadSeconds = light == "default" ? nil : try Self.lightLead(light)
+            wake.lightLeadSeconds = light == "default" ? nil : try Self.length(light, option: "--light", in: AlarmWake.lightLeadRange, longest: "1h")
         }
         do {
             try wake.validate()
@@ -40,20 +40,12 @@ struct WakeOptions: ParsableArguments {
         return wake
     }
 
-    static func fade(_ text: String) throws -> TimeInterval {
+    /// A length for `option`, `0` included, within `range` (`longest` names its end for people).
+    static func length(_ text: String, option: String, in range: ClosedRange<Double>, longest: String) throws -> TimeInterval {
         if text == "0" { return 0 }
-        let seconds = try TimeText.duration(text, option: "--fade")
-        guard AlarmWake.crescendoRange.contains(seconds) else {
-            throw CommandFailure.usage("invalid --fade \"\(text)\": at most 45m")
-        }
-        return seconds
-    }
-
-    static func lightLead(_ text: String) throws -> TimeInterval {
-        if text == "0" { return 0 }
-        let seconds = try TimeText.duration(text, option: "--light")
-        guard AlarmWake.lightLeadRange.contains(seconds) else {
-            throw CommandFailure.usage("invalid --light \"\(text)\": at most 1h")
+        let seconds = try TimeText.duration(text, option: option)
+        guard range.contains(seconds) else {
+            throw CommandFailure.usage("invalid \(option) \"\(text)\": at most \(longest)")
         }
         return seconds
     }
