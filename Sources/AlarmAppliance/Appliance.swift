@@ -42,6 +42,8 @@ public actor Appliance {
     var loopInput: AsyncStream<Input>.Continuation?
     /// The wait while a self-test shows a part, cancelled by an alert.
     var selfTestWait: Task<Void, any Error>?
+    /// How many samples ``playSample(volume:source:for:)`` has started: a sample's end stops only itself.
+    var samplesStarted = 0
 
     public init(
         runtime: AlarmRuntime,
@@ -214,29 +216,40 @@ public actor Appliance {
         await refresh()
     }
 
-    /// Plays the built-in tone at `volume` for `length`, so a person hears a volume before
-    /// keeping it. Refused (`false`) while an alarm rings; an alert that begins meanwhile takes
-    /// the sound over.
-    public func playSample(volume: Double, for length: Duration = .seconds(3)) async throws(HardwareError) -> Bool {
+    /// Plays `source` (the built-in tone unless a sound file is given) at `volume` for `length`,
+    /// so a person hears a volume or a sound before keeping it. Refused (`false`) while an alarm
+    /// rings; an alert that begins meanwhile takes the sound over, and a later sample replaces
+    /// this one (its own length counts from then).
+    public func playSample(
+        volume: Double, source: SoundSource = .builtInTone, for length: Duration = .seconds(3)
+    ) async throws(HardwareError) -> Bool {
         guard core.isSoundQuiet else { return false }
         do {
-            try await hardware.audio.play(.builtInTone, gain: .constant(volume), looping: true)
+            try await hardware.audio.play(source, gain: .constant(volume), looping: true)
         } catch {
             throw Self.hardwareError(error, device: "audio")
         }
         core.toneStarted(provesSound: false)
+        samplesStarted += 1
+        let sample = samplesStarted
         let until = clock.now.addingTimeInterval(length / .seconds(1))
         Task {
             _ = try? await clock.sleep(until: until)
-            await self.endSample()
+            await self.endSample(sample)
         }
         return true
     }
 
-    private func endSample() async {
-        guard core.isSoundQuiet else { return }
+    private func endSample(_ sample: Int) async {
+        guard core.isSoundQuiet, sample == samplesStarted else { return }
         await hardware.audio.stop()
         await refresh()
+    }
+
+    /// Tells the appliance which sounds the household's directory holds now (after an upload or
+    /// a deletion): an alarm naming one of them rings from there.
+    public func householdSoundsChanged(_ names: Set<String>) async {
+        core.settings.householdSounds = names
     }
 
     /// `error` as the HAL's error, `.io` on `device` for anything else a backend threw.

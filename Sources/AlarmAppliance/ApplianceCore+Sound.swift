@@ -94,7 +94,7 @@ extension ApplianceCore {
     func soundSources(for alarm: AlarmRecord) -> [SoundSource] {
         var sources: [SoundSource] = []
         if case .named(let name) = alarm.definition.sound, !soundState.namedSoundFailed(for: alarm.key) {
-            sources.append(.file(settings.soundsDirectory + "/" + name))
+            sources.append(.file(settings.soundPath(named: name)))
         }
         sources.append(.builtInTone)
         return sources

@@ -10,8 +10,12 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var crescendoStart: Double = -36
     /// How long the crescendo takes to reach ``volume``; zero starts at full volume.
     public var crescendo: Duration = .seconds(30)
-    /// Where `.named` sounds are looked up (a name is a plain file name in this directory).
+    /// Where the package's `.named` sounds are (a name is a plain file name in this directory).
     public var soundsDirectory: String = "/usr/share/alarmd/sounds"
+    /// Where the household's own sounds are kept (added from the page or alarmctl), if anywhere.
+    public var householdSoundsDirectory: String?
+    /// The names ``householdSoundsDirectory`` holds: a name found there rings from there.
+    public var householdSounds: Set<String> = []
     /// How long before an alert the sound device is opened and the sound loaded, so the alert is
     /// heard at its instant; zero opens the device only when the alert begins.
     public var soundPreparationLead: Duration = .seconds(2)
@@ -68,5 +72,12 @@ public struct ApplianceSettings: Hashable, Sendable {
         let target = wake?.volumeDB ?? volume
         let duration = wake?.crescendoSeconds.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) } ?? crescendo
         return GainRamp(from: min(crescendoStart, target), to: target, over: duration)
+    }
+
+    /// The file a `.named` sound rings from: the household's copy if it has one by that name
+    /// (the two never share a name: an upload may not take a packaged sound's), else the package's.
+    public func soundPath(named name: String) -> String {
+        if let householdSoundsDirectory, householdSounds.contains(name) { return householdSoundsDirectory + "/" + name }
+        return soundsDirectory + "/" + name
     }
 }

@@ -120,9 +120,10 @@ extension ControlClient {
         try await call(.setSettings, settings)
     }
 
-    /// Plays the sample sound at `volumeDB` (administrators only); `busy` while an alarm rings.
-    public func trySound(volumeDB: Double) async throws {
-        _ = try await call(.trySound, TrySoundParameters(volumeDB: volumeDB))
+    /// Plays `sound` (a name ``sounds()`` lists; the built-in tone when `nil`) at `volumeDB` for a
+    /// few seconds (administrators only); `busy` while an alarm rings.
+    public func trySound(volumeDB: Double, sound: String? = nil) async throws {
+        _ = try await call(.trySound, TrySoundParameters(volumeDB: volumeDB, sound: sound))
     }
 
     /// Sets the clock to `time` (administrators): refused when NTP keeps a time it disagrees
@@ -134,6 +135,21 @@ extension ControlClient {
     /// The sound files an alarm may name.
     public func sounds() async throws -> [String] {
         try await call(.sounds)
+    }
+
+    /// The sound files with where each comes from, its size and how many alarms use it.
+    public func soundFiles() async throws -> [SoundFileInfo] {
+        try await call(.soundFiles)
+    }
+
+    /// Sends one piece of a household sound (administrators; ``UploadSoundParameters``).
+    public func uploadSound(named name: String, offset: Int, piece: Data, final: Bool) async throws -> UploadSoundReport {
+        try await call(.uploadSound, UploadSoundParameters(name: name, offset: offset, data: piece, final: final))
+    }
+
+    /// Deletes a household sound no alarm uses (administrators).
+    public func deleteSound(named name: String) async throws {
+        _ = try await call(.deleteSound, SoundNameParameters(name: name))
     }
 
     /// STOP (`.stop`) or SNOOZE (`.countdown`) on any client's alarm, as the device's buttons

@@ -45,6 +45,8 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     public let household: HouseholdSettingsFile
     public let runtime: AlarmRuntime
     public let appliance: Appliance
+    /// The package's sounds and the household's own (`sounds/` in the state directory).
+    public let sounds: SoundLibrary
     public let clock: any WallClock
     /// The configuration with the household's settings in effect at start.
     public let configuration: DaemonConfiguration
@@ -68,6 +70,9 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
         let household = HouseholdSettingsFile(
             directory: configuration.stateDirectory, defaults: HouseholdSettings(configuration), logger: logger)
         household.settings.apply(to: &configuration.appliance, &configuration.engine)
+        let householdSounds = configuration.stateDirectory + "/sounds"
+        configuration.appliance.householdSoundsDirectory = householdSounds
+        configuration.appliance.householdSounds = SoundLibrary.names(in: householdSounds)
         let board = await openBoard(configuration.appliance)
         let runtime: AlarmRuntime
         do {
@@ -87,6 +92,10 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
         household.whenReadAgain { settings in
             Task { await DaemonOperations.putIntoEffect(settings, appliance: appliance, runtime: runtime) }
         }
+        sounds = SoundLibrary(
+            packagedDirectory: configuration.appliance.soundsDirectory, householdDirectory: householdSounds, logger: logger
+        ) { names in await appliance.householdSoundsChanged(names) }
+        await sounds.clearAbandonedUploads(all: true)
         (self.board, self.household, self.runtime, self.appliance) = (board, household, runtime, appliance)
         (self.clock, self.configuration, self.clockReadings, self.logger) = (clock, configuration, clockReadings, logger)
         if let problem = board.soundProblemAtStart {
@@ -122,7 +131,7 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     }
 
     /// The control socket on this device, answering the engine's operations and the daemon's
-    /// own (``DaemonOperations/handlers(runtime:appliance:settings:status:board:time:)``): `status`
+    /// own (``DaemonOperations/handlers(runtime:appliance:settings:sounds:status:board:time:)``): `status`
     /// from `status`, `selfTest` where the board's parts can be checked (`selfTest`), and
     /// `setTime` where the clock can be set (`clockSetter`) and the machine read.
     public func controlServer(
@@ -132,12 +141,12 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
         // `setTime` reads the machine as the engine does.
         let time = clockSetter.flatMap { setter in clockReadings.map { DaemonOperations.TimeSetting(setter: setter, readings: $0) } }
         let handlers = DaemonOperations.handlers(
-            runtime: runtime, appliance: appliance, settings: household, status: status, board: selfTest, time: time)
+            runtime: runtime, appliance: appliance, settings: household, sounds: sounds, status: status, board: selfTest, time: time)
         var configuration = configuration
         if configuration.soundCheck == nil {
-            let appliance = appliance
+            let sounds = sounds
             configuration.soundCheck = { name in
-                let path = await appliance.settings.soundsDirectory + "/" + name
+                let path = await sounds.path(of: name)
                 // Decoding a file's opening takes milliseconds to tens of them: a thread of its own.
                 return await DetachedThread.run { () -> String? in
                     do throws(SoundFileError) {

@@ -26,7 +26,7 @@ public enum DaemonOperations {
     /// - Parameter status: the status report as a viewer may see it (`nil`: an administrator,
     ///   every client's alarms).
     public static func handlers(
-        runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile,
+        runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile, sounds: SoundLibrary,
         status: (@Sendable (ClientID?) async -> StatusReport)?, board: SelfTestBoard?, time: TimeSetting? = nil
     ) -> ControlHandlers {
         var handlers = ControlHandlers()
@@ -38,6 +38,7 @@ public enum DaemonOperations {
         serveRecords(&handlers, runtime: runtime)
         serveSettings(&handlers, runtime: runtime, appliance: appliance, settings: settings)
         serveDevice(&handlers, runtime: runtime, appliance: appliance)
+        serveSounds(&handlers, runtime: runtime, appliance: appliance, library: sounds)
         if let board { handlers.register(.selfTest, selfTestHandler(appliance: appliance, board: board)) }
         if let time { serveTime(&handlers, runtime: runtime, setting: time) }
         return handlers
@@ -69,7 +70,7 @@ public enum DaemonOperations {
     }
 
     /// The household's settings: everyone reads them (a client offers the default snooze);
-    /// administrators (the phone page) change them, and try a volume before keeping it.
+    /// administrators (the phone page) change them.
     private static func serveSettings(
         _ handlers: inout ControlHandlers, runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile
     ) {
@@ -88,27 +89,6 @@ public enum DaemonOperations {
             }
             await putIntoEffect(kept, appliance: appliance, runtime: runtime)
             return kept
-        }
-        handlers.register(.trySound) { call, parameters in
-            guard parameters.volumeDB.isFinite, AlarmWake.volumeRange.contains(parameters.volumeDB) else {
-                throw ControlRequestError(id: call.request.id, .malformed, "volumeDB must be from -60 to 0")
-            }
-            do {
-                guard try await appliance.playSample(volume: parameters.volumeDB) else {
-                    throw ControlError(.busy, "an alarm is ringing")
-                }
-            } catch let error as HardwareError {
-                throw ControlError(.serviceUnavailable, "no sound: \(error)")
-            }
-            return NullAnswer()
-        }
-        // The sound files an alarm may name: the sounds directory's files in the formats it plays.
-        handlers.register(.sounds) { _, _ in
-            let directory = await appliance.settings.soundsDirectory
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            return names.filter { name in
-                !name.hasPrefix(".") && SoundFileReader.fileExtensions.contains { name.lowercased().hasSuffix("." + $0) }
-            }.sorted()
         }
     }
 

@@ -93,6 +93,18 @@ extension ControlEndpoint where Parameters == NoParameters, Answer == [String] {
     public static var sounds: Self { .init(.sounds) }
 }
 
+extension ControlEndpoint where Parameters == NoParameters, Answer == [SoundFileInfo] {
+    public static var soundFiles: Self { .init(.soundFiles) }
+}
+
+extension ControlEndpoint where Parameters == UploadSoundParameters, Answer == UploadSoundReport {
+    public static var uploadSound: Self { .init(.uploadSound) }
+}
+
+extension ControlEndpoint where Parameters == SoundNameParameters, Answer == NullAnswer {
+    public static var deleteSound: Self { .init(.deleteSound) }
+}
+
 extension ControlEndpoint where Parameters == PairingParameters, Answer == PairingReply {
     public static var requestPairing: Self { .init(.requestPairing) }
 }

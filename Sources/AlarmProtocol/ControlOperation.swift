@@ -34,6 +34,9 @@ import FoundationEssentials
 /// | `trySound` (administrators) | ``TrySoundParameters`` | `null` |
 /// | `deviceAction` (administrators) | ``DeviceActionParameters`` | `null` |
 /// | `sounds` | none | `[String]` |
+/// | `soundFiles` | none | `[SoundFileInfo]` |
+/// | `uploadSound` (administrators) | ``UploadSoundParameters`` | ``UploadSoundReport`` |
+/// | `deleteSound` (administrators) | ``SoundNameParameters`` | `null` |
 /// | `requestPairing` (administrators) | ``PairingParameters`` | ``PairingReply`` |
 /// | `selfTest` (administrators) | ``SelfTestParameters`` | ``SelfTestReport`` |
 /// | `setTime` (administrators) | ``SetTimeParameters`` | ``SetTimeReport`` |
@@ -52,7 +55,7 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
     case authorizationState, requestAuthorization
     case allAlarms, authorizations, setAuthorization
     case status, history, alarmRecords, settings, setSettings, trySound, deviceAction, sounds, requestPairing, selfTest
-    case setTime
+    case setTime, soundFiles, uploadSound, deleteSound
 
     /// The `op` field.
     public var name: String { rawValue }
@@ -65,7 +68,7 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
     public var requiresAdministrator: Bool {
         switch self {
         case .subscribeDevice, .allAlarms, .authorizations, .setAuthorization,
-            .setSettings, .trySound, .deviceAction, .requestPairing, .selfTest, .setTime:
+            .setSettings, .trySound, .deviceAction, .requestPairing, .selfTest, .setTime, .uploadSound, .deleteSound:
             true
         default:
             false
@@ -104,6 +107,9 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
         case .requestPairing: ControlEndpoint.requestPairing
         case .selfTest: ControlEndpoint.selfTest
         case .setTime: ControlEndpoint.setTime
+        case .soundFiles: ControlEndpoint.soundFiles
+        case .uploadSound: ControlEndpoint.uploadSound
+        case .deleteSound: ControlEndpoint.deleteSound
         }
     }
 }

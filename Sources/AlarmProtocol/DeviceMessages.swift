@@ -120,12 +120,15 @@ public struct SettingsReport: Codable, Hashable, Sendable {
     }
 }
 
-/// `trySound`'s parameters: the volume to hear, -60 to 0 dB.
+/// `trySound`'s parameters: the volume to hear, -60 to 0 dB, and the sound: a name `sounds`
+/// lists (its first five seconds), or the built-in tone when there is none (three seconds).
 public struct TrySoundParameters: Codable, Hashable, Sendable {
     public var volumeDB: Double
+    public var sound: String?
 
-    public init(volumeDB: Double) {
+    public init(volumeDB: Double, sound: String? = nil) {
         self.volumeDB = volumeDB
+        self.sound = sound
     }
 }
 

@@ -1,5 +1,6 @@
 import AlarmKitCore
 import AlarmModel
+import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 
@@ -77,6 +78,7 @@ enum JSONOutput {
     struct Sounds: Encodable {
         var version = JSONOutput.version
         var sounds: [String]
+        var files: [SoundFileInfo]
     }
 
     struct Change: Encodable {

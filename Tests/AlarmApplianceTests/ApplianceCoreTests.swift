@@ -48,6 +48,25 @@ import Testing
         #expect(play.gain == ApplianceSettings().gainRamp)
     }
 
+    @Test func aHouseholdSoundRingsFromTheHouseholdDirectoryAndAnyOtherNameFromThePackages() throws {
+        var settings = ApplianceSettings()
+        settings.soundsDirectory = "/usr/share/alarmd/sounds"
+        settings.householdSoundsDirectory = "/var/lib/alarmd/sounds"
+        settings.householdSounds = ["Dawn chorus.flac"]
+        let now = Self.at(Self.seven)
+        for (name, path) in [
+            ("Dawn chorus.flac", "/var/lib/alarmd/sounds/Dawn chorus.flac"), ("birds.wav", "/usr/share/alarmd/sounds/birds.wav"),
+        ] {
+            var core = Self.core(settings: settings)
+            let (_, snapshot) = Self.ringing(sound: .named(name))
+            guard case .playAlert(let play)? = core.refreshSound(with: snapshot, at: now).first else {
+                Issue.record("\(name) did not play")
+                continue
+            }
+            #expect(play.source == .file(path) && play.fallbacks == [.builtInTone])
+        }
+    }
+
     @Test func aNamedSoundThatFailsFallsBackToTheToneAtOnce() throws {
         var settings = ApplianceSettings()
         settings.soundsDirectory = "/sounds"

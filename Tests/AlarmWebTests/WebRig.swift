@@ -49,6 +49,10 @@ final class WebRig: Sendable {
                 runtime: runtime, appliance: appliance,
                 settings: HouseholdSettingsFile(
                     directory: directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: Self.logger),
+                sounds: SoundLibrary(
+                    packagedDirectory: directory.path + "/sounds", householdDirectory: directory.path + "/household-sounds",
+                    reservedFreeBytes: 0, logger: Self.logger
+                ) { [appliance] names in await appliance.householdSoundsChanged(names) },
                 status: nil, board: nil),
             logger: Self.logger, clock: clock)
         try server.start()

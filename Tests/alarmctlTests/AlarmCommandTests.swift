@@ -80,8 +80,8 @@ struct AlarmCommandTests {
 
         let listed = try await daemon.alarmctl(["list", "--json"])
         #expect(Output.array(try Output.json(listed.standardOutput)["alarms"]).count == 1, "only the MP3's alarm was accepted")
-        let names = try await daemon.alarmctl(["sounds"])
-        #expect(Output.lines(names.standardOutput) == ["birds.wav", "chime.mp3", "notes.ogg"], "\(names.standardOutput)")
+        let names = try await daemon.alarmctl(["sounds", "--json"])
+        #expect(try Output.json(names.standardOutput)["sounds"] == .array(["birds.wav", "chime.mp3", "notes.ogg"].map { .string($0) }))
     }
 
     @Test func scheduleOnAnInstantIsFixedInTimeAndDefaultsToANineMinuteSnooze() async throws {
