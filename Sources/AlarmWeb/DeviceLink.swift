@@ -51,13 +51,21 @@ public final class DeviceLink: Sendable {
         try await client.setSettings(settings)
     }
 
-    func trySound(volumeDB: Double) async throws {
-        try await client.trySound(volumeDB: volumeDB)
+    func trySound(volumeDB: Double, sound: String? = nil) async throws {
+        try await client.trySound(volumeDB: volumeDB, sound: sound)
     }
 
-    /// The sound files alarms may name.
-    func sounds() async throws -> [String] {
-        try await client.sounds()
+    /// The sound files alarms may name, with where each comes from and who uses it.
+    func soundFiles() async throws -> [SoundFileInfo] {
+        try await client.soundFiles()
+    }
+
+    func uploadSound(named name: String, offset: Int, piece: Data, final: Bool) async throws -> UploadSoundReport {
+        try await client.uploadSound(named: name, offset: offset, piece: piece, final: final)
+    }
+
+    func deleteSound(named name: String) async throws {
+        try await client.deleteSound(named: name)
     }
 
     /// What happened to the alarms lately (rang, stopped, missed...), everyone's.

@@ -19,6 +19,8 @@ struct HTTPConnection: Sendable {
     let local: (address: String, port: UInt16)?
     let hosts: ClockHostNames
     let limits: HTTPLimits
+    /// The largest body of the request with this head (as a request with no body).
+    let bodyLimit: @Sendable (WebRequest) -> Int
     let respond: @Sendable (WebRequest) async -> WebResponse
 
     /// The largest read: what one `read` asks the kernel for.
@@ -70,13 +72,6 @@ struct HTTPConnection: Sendable {
         guard let authority = head.authority, hosts.allows(authority, local: local) else {
             throw HTTPRefusal(421, "this is the alarm clock's page; it does not answer for that host name")
         }
-        let framing = try head.bodyFraming(maximumBody: limits.maximumBody)
-        if framing != .none, try head.expectsContinue() {
-            // The body is still a part of the request: it has the request's time to arrive.
-            try await write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), then: .reading)
-        }
-        let body = try await readBody(framing, from: &buffer)
-        table.enter(.busy, id)
         var headers: [String: String] = [:]
         for field in head.fields {
             headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value
@@ -84,7 +79,15 @@ struct HTTPConnection: Sendable {
         // The host that was checked is the one the page compares `Origin` with: an absolute-form
         // target names it in place of `Host` (RFC 9112 3.2.2).
         headers["host"] = authority
-        let request = WebRequest(method: head.method, path: head.originFormTarget, headers: headers, body: body, peer: peer)
+        var request = WebRequest(method: head.method, path: head.originFormTarget, headers: headers, peer: peer)
+        let maximumBody = bodyLimit(request)
+        let framing = try head.bodyFraming(maximumBody: maximumBody)
+        if framing != .none, try head.expectsContinue() {
+            // The body is still a part of the request: it has the request's time to arrive.
+            try await write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), then: .reading)
+        }
+        request.body = try await readBody(framing, maximumBody: maximumBody, from: &buffer)
+        table.enter(.busy, id)
         let response = await respond(request)
         if let events = response.events {
             await stream(response, events: events, chunked: head.minorVersion == 1)
@@ -105,7 +108,7 @@ struct HTTPConnection: Sendable {
         }
     }
 
-    private func readBody(_ framing: HTTPBodyFraming, from buffer: inout [UInt8]) async throws -> Data {
+    private func readBody(_ framing: HTTPBodyFraming, maximumBody: Int, from buffer: inout [UInt8]) async throws -> Data {
         switch framing {
         case .none:
             return Data()
@@ -116,8 +119,8 @@ struct HTTPConnection: Sendable {
             defer { buffer.removeFirst(count) }
             return Data(buffer[..<count])
         case .chunked:
-            var decoder = ChunkedBodyDecoder(maximumBody: limits.maximumBody)
-            let maximumWire = ChunkedBodyDecoder.maximumWireBytes(forBody: limits.maximumBody)
+            var decoder = ChunkedBodyDecoder(maximumBody: maximumBody)
+            let maximumWire = ChunkedBodyDecoder.maximumWireBytes(forBody: maximumBody)
             while true {
                 if case .complete(let length) = try decoder.decode(buffer[...]) {
                     buffer.removeFirst(length)

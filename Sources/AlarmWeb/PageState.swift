@@ -103,6 +103,8 @@ struct PageState: Encodable, Sendable {
     var status: Status?
     var settings: SettingsReport?
     var sounds: [String] = []
+    /// The same sounds with where each comes from, its size and how many alarms use it.
+    var soundFiles: [SoundFileInfo] = []
     var missed: [Missed] = []
     var pairings: [PairingItem] = []
 

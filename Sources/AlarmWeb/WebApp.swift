@@ -150,6 +150,8 @@ public final class WebApp: Sendable {
             guard try book.revoke(id: id) else { throw WebError(404, "no paired browser \(id)") }
             await publishState()
             return .json(200, ["ok": true])
+        case (_, _, "sounds", _, _):
+            return try await routeSounds(route, request, path: path)
         default:
             throw WebError(404, "no such route: \(request.method) \(path)")
         }
@@ -197,7 +199,7 @@ public final class WebApp: Sendable {
     // MARK: - Checks
 
     /// The pairing of the browser that sent `request`, or 401.
-    private func session(_ request: WebRequest) throws -> Pairing {
+    func session(_ request: WebRequest) throws -> Pairing {
         guard let token = request.cookie(Self.sessionCookie), let pairing = book.pairing(token: token, at: clock()) else {
             throw WebError(401, "this browser is not paired with the clock", pairing: true)
         }
@@ -211,10 +213,18 @@ public final class WebApp: Sendable {
         else {
             throw WebError(403, "cross-origin request refused: changes must come from the clock's own page")
         }
-        guard request.body.count <= Self.maximumBody else { throw WebError(413, "request body larger than \(Self.maximumBody) bytes") }
+        let limit = bodyLimit(for: request)
+        guard request.body.count <= limit else { throw WebError(413, "request body larger than \(limit) bytes") }
         if !request.body.isEmpty {
             let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingASCIIWhitespace().lowercased()
-            guard type == "application/json" else { throw WebError(415, "the body must be JSON (Content-Type: application/json)") }
+            if Self.isSoundUpload(request) {
+                // Not a type a form can send: a page elsewhere cannot post one without CORS's consent.
+                guard type == "application/octet-stream" else {
+                    throw WebError(415, "a sound's bytes are sent as Content-Type: application/octet-stream")
+                }
+            } else {
+                guard type == "application/json" else { throw WebError(415, "the body must be JSON (Content-Type: application/json)") }
+            }
         }
     }
 
@@ -319,14 +329,15 @@ public final class WebApp: Sendable {
         async let status = link.status()
         async let history = link.history()
         async let settings = link.settings()
-        async let sounds = link.sounds()
+        async let sounds = link.soundFiles()
         let uid = try await link.ownUID()
         let zone = (try? zones.currentZone()) ?? .utc
         var state = PageState(
             records: try await records, status: await status, history: try await history, ownUID: uid, zone: zone, now: clock())
         state.settings = try await settings
         state.clock24h = state.settings?.clock24h ?? true
-        state.sounds = try await sounds
+        state.soundFiles = try await sounds
+        state.sounds = state.soundFiles.map(\.name)
         return state
     }
 

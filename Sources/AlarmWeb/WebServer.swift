@@ -50,6 +50,7 @@ public final class WebServer: Sendable {
     private let table: ConnectionTable
     private let configuration: Configuration
     private let respond: @Sendable (WebRequest) async -> WebResponse
+    private let bodyLimit: @Sendable (WebRequest) -> Int
     private let logger: Logger
     private let clock: any WallClock
 
@@ -58,11 +59,16 @@ public final class WebServer: Sendable {
     /// - Throws: ``WebAddressError`` for an address that cannot be parsed, ``WebListenError`` for
     ///   one that cannot be listened on (in use by another program, not this machine's).
     public convenience init(app: WebApp, configuration: Configuration, logger: Logger, clock: any WallClock = SystemWallClock()) throws {
-        try self.init(configuration: configuration, logger: logger, clock: clock) { await app.respond(to: $0) }
+        try self.init(configuration: configuration, logger: logger, clock: clock, bodyLimit: { app.bodyLimit(for: $0) }) {
+            await app.respond(to: $0)
+        }
     }
 
+    /// - Parameter bodyLimit: the largest body a request may have, from its head (an empty
+    ///   body): ``HTTPLimits/maximumBody`` unless the page allows more for that request.
     init(
         configuration: Configuration, logger: Logger, clock: any WallClock,
+        bodyLimit: (@Sendable (WebRequest) -> Int)? = nil,
         respond: @escaping @Sendable (WebRequest) async -> WebResponse
     ) throws {
         let address = try Self.address(configuration.listen)
@@ -82,6 +88,8 @@ public final class WebServer: Sendable {
         self.listener = listener
         self.configuration = configuration
         self.respond = respond
+        let maximumBody = configuration.limits.maximumBody
+        self.bodyLimit = bodyLimit ?? { _ in maximumBody }
         self.logger = logger
         self.clock = clock
         // Level-triggered: FlyingSocks (0.27.1) matches an event with no read or write in it (a
@@ -188,7 +196,7 @@ public final class WebServer: Sendable {
         }
         return HTTPConnection(
             socket: asynchronous, id: id, table: table, peer: peer, local: local, hosts: configuration.hosts,
-            limits: configuration.limits, respond: respond)
+            limits: configuration.limits, bodyLimit: bodyLimit, respond: respond)
     }
 
     /// accept(2)'s errors that mean the process or the system is out of something a closed
