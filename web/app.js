@@ -6,13 +6,15 @@ Test hooks: each element with an id also has data-testid = id (set near the end 
  alarm-dialog alarm-{time,label,snooze,sound,fade,volume,light,save,cancel} repeat-{once,weekdays,weekends,daily,custom}
  alarm-days day-{mon,tue,wed,thu,fri,sat,sun} timer-form timer-{minutes,label,start,list}
  device device-summary status-list missed-list settings settings-{try,save}
+ sounds sounds-summary sound-list sound-form sound-{file,progress,add} alarm-sound-play
  set-{volume,volume-out,crescendo,snooze,autosilence,light-lead,light-after,night-start,night-end} phones pairing-list
  ringing ringing-{kind,label,more,stop,snooze} confirm-dialog confirm-{text,yes,no}
 data-testid only: alarm-error ringing-error timer-quick-{1,5,10} clock-time set-clock
 Rows (data-testid, data-id = the server's id) and data-testid inside them:
  alarm-row: alarm-row-{time,label,repeat,next,owner} alarm-switch (role=switch) alarm-{edit,skip,unskip,delete,end-snooze}
  timer-row: timer-{name,state,countdown,pause,resume,cancel} (timer-countdown reads mm:ss)
- pairing-row: pairing-{name,current,revoke}; status-row (data-name); missed-row */
+ pairing-row: pairing-{name,current,revoke}; status-row (data-name); missed-row
+ sound-row (data-name): sound-{name,detail,play,delete} */
 
 const $ = (id) => document.getElementById(id);
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
@@ -325,6 +327,7 @@ function render() {
   section('device', [state.status, state.clockTrusted, state.missed, deps], renderDevice);
   section('settings', [state.settings, hasLight()], renderSettings); // the light's fields follow the status
   section('pairings', [state.pairings, deps], renderPairings);
+  section('sounds', [state.soundFiles], renderSounds);
   updateTicking();
 }
 
@@ -665,6 +668,88 @@ function renderPairings() {
   }));
 }
 
+// The household's sounds and the package's: size, who uses them, a preview, and a delete for
+// the household's that no alarm rings with.
+function renderSounds() {
+  const files = state.soundFiles || [];
+  say('sounds-summary', files.length ? `${files.length} sound${files.length === 1 ? '' : 's'}` : 'only the built-in tone');
+  $('sound-list').replaceChildren(...files.map((f) => {
+    const detail = [f.origin === 'household' ? 'added' : 'comes with the clock', size(f.bytes)];
+    if (f.usedBy) detail.push(`used by ${f.usedBy} alarm${f.usedBy === 1 ? '' : 's'}`);
+    return h('li', { tid: 'sound-row', 'data-name': f.name },
+      h('strong', { tid: 'sound-name' }, f.name),
+      h('p', { class: 'hint', tid: 'sound-detail' }, detail.join(' · ')),
+      h('div', { class: 'row-actions' },
+        rowBtn(f.name, 'sound-play', 'Play 5 s', `Play ${f.name} for five seconds`, () => playSound(f.name)),
+        f.origin === 'household' && rowBtn(f.name, 'sound-delete', 'Delete', `Delete ${f.name}`, () => deleteSound(f))));
+  }));
+}
+
+const size = (bytes) => bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} kB`;
+
+function playSound(name, volumePercent) {
+  return post(`/api/sounds/${enc(name)}/play`, 'Playing for 5 seconds…', volumePercent == null ? undefined : { volumePercent });
+}
+
+async function deleteSound(f) {
+  if (f.usedBy) return showError(`${f.name} is the sound of ${f.usedBy} alarm${f.usedBy === 1 ? '' : 's'}: choose another sound for ${f.usedBy === 1 ? 'it' : 'them'} first.`);
+  if (!await confirmBox(`Delete “${f.name}”?`, 'Delete', 'Keep')) return;
+  del(`/api/sounds/${enc(f.name)}`, 'Deleted');
+}
+
+// A name the clock keeps: letters, digits and a few signs; anything else becomes "-".
+const soundName = (file) => file.replace(/[^\p{Alphabetic}0-9 \-_.,'()+&]/gu, '-').replace(/^[. ]+/, '').trim().slice(-100);
+const UPLOAD_PART = 256 * 1024; // alarm-web's limit for one part
+
+// Sends the chosen file in parts; each answer says how much the clock holds, so a lost or
+// refused part is sent again from there. The clock checks the whole file before keeping it.
+async function addSound(ev) {
+  ev.preventDefault();
+  const file = $('sound-file').files[0];
+  if (!file) return showError('Choose a sound file first.');
+  const name = soundName(file.name);
+  if (!/\.(wav|flac|ogg|oga|opus|mp3)$/i.test(name)) return showError('The clock plays WAV, FLAC, Ogg, Opus and MP3 files.');
+  if (file.size > 128 * 1024 * 1024) return showError('That file is larger than 128 MB.');
+  const bar = $('sound-progress');
+  $('sound-add').disabled = true;
+  bar.hidden = false;
+  let offset = 0, stalls = 0;
+  try {
+    for (;;) {
+      const end = Math.min(file.size, offset + UPLOAD_PART), final = end === file.size;
+      let res, data = null;
+      try {
+        res = await fetch(`/api/sounds/${enc(name)}?offset=${offset}&final=${final ? 1 : 0}`, {
+          method: 'PUT', cache: 'no-store', headers: { 'Content-Type': 'application/octet-stream' }, body: file.slice(offset, end),
+        });
+      } catch (e) {
+        if (++stalls > 3) throw new Error('Can’t reach the clock. Is this phone on the home Wi-Fi?');
+        await sleep(1000);
+        continue;
+      }
+      try { data = await res.json(); } catch (e) { /* the status says enough */ }
+      if (!res.ok) {
+        if (res.status === 401) showPairing();
+        throw new Error((data && data.error) || `The clock answered with error ${res.status}.`);
+      }
+      if (data.kept) break;
+      if (data.received <= offset && ++stalls > 3) throw new Error('Another phone is sending a sound of that name.');
+      offset = data.received;
+      bar.value = Math.round(offset / file.size * 100);
+    }
+    hideError();
+    toast(`Added ${name}`);
+    $('sound-form').reset();
+    if (!streamUp) refresh();
+  } catch (e) {
+    showError(e.message);
+  } finally {
+    $('sound-add').disabled = false;
+    bar.hidden = true;
+    bar.value = 0;
+  }
+}
+
 async function revoke(p) {
   const q = `${p.current ? 'Unpair this phone' : `Revoke “${p.name}”`}? It will need to pair again at the clock.`;
   if (!await confirmBox(q, p.current ? 'Unpair' : 'Revoke', 'Cancel')) return;
@@ -711,6 +796,12 @@ listen('timer-form', 'submit', (e) => { e.preventDefault(); startTimer(Number($(
 listen('settings-form', 'input', (e) => { settingsDirty = true; if (e.target.id === 'set-volume') showVolume(); });
 listen('settings-form', 'submit', saveSettings);
 listen('settings-try', 'click', () => { const b = readSettings(); if (b) post('/api/settings/try', 'Playing for 3 seconds…', b); });
+listen('sound-form', 'submit', addSound);
+listen('alarm-sound-play', 'click', () => {
+  const name = $('alarm-sound').value, volume = $('alarm-volume').value;
+  if (!name) return showError('The built-in tone: play it from the settings (Play for 3 s).');
+  playSound(name, volume === '' ? null : Number(volume));
+});
 
 document.addEventListener('visibilitychange', () => {
   if (document.hidden) return stopTicking();
