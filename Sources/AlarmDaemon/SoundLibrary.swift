@@ -153,6 +153,7 @@ public actor SoundLibrary {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (truncating ? O_TRUNC : O_APPEND), 0o640)
         guard descriptor >= 0 else { throw storageFailure("open", path) }
         defer { close(descriptor) }
+        if truncating { fchmod(descriptor, 0o640) }  // whatever the daemon's umask: alarmd's, its group may read
         let written = bytes.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
