@@ -280,6 +280,25 @@ judge_corrupt_sound() {
     verdict corrupt-sound "damaged $(ms "$s - $f_damaged_at") ms before its time; the built-in tone +$(ms "$(jv .first_sound "$dir/sound.json") - $s") ms at $(jv .frequency_hz "$dir/sound.json") Hz; journal: $(grep -m1 -o 'Alarm sound could not play.*' "$dir/alarmd-journal.txt" | head -c 200)"
 }
 
+# --- household-sound: a sound added with alarmctl is kept under the sandbox and rings ----------------
+
+judge_household_sound() {
+    local dir=$1 s
+    load_facts "$dir"
+    s=$f_alarm_at
+    expect "alarmctl sounds add failed: $(head -c 300 "$dir/add.txt")" grep -q '^exit=0' "$dir/add.txt"
+    expect "the sound is not alarmd's, mode 640 ($(cat "$dir/stat.txt"))" grep -qx 'alarmd:alarmd 640' "$dir/stat.txt"
+    jexpect "the alarm naming it was not scheduled: $(head -c 300 "$dir/schedule.json" 2>/dev/null)" "$dir/schedule.json" '.alarm.id != null'
+    analyse sound sound "$dir/audio" --after "$(calc "$s - 0.5")" --before "$f_press_stop"
+    jexpect "no sound within 1 s of its time (first sound $(jv .first_sound "$dir/sound.json"), due $s)" "$dir/sound.json" \
+        '.first_sound != null and .first_sound - $s > -0.05 and .first_sound - $s < 1' --argjson s "$s"
+    jexpect "not the added sound's 1,000 Hz ($(jv .frequency_hz "$dir/sound.json") Hz)" "$dir/sound.json" '.frequency_hz > 950 and .frequency_hz < 1050'
+    expect "deleted while its alarm rang ($(tr '\n' ' ' <"$dir/delete-ringing.txt"))" grep -q 'is the sound of "Household VM"' "$dir/delete-ringing.txt"
+    expect "not deleted once free ($(tr '\n' ' ' <"$dir/delete.txt"))" grep -q '^exit=0' "$dir/delete.txt"
+    expect "the file is still there after the deletion" grep -qx absent "$dir/after-delete.txt"
+    verdict household-sound "added as $(cat "$dir/stat.txt"), rang +$(ms "$(jv .first_sound "$dir/sound.json") - $s") ms at $(jv .frequency_hz "$dir/sound.json") Hz; deleting it while ringing: $(grep -o 'is the sound of "[^"]*"' "$dir/delete-ringing.txt"); after STOP deleted"
+}
+
 # --- sunrise: the light's duty cycle rises before the alarm on a real kernel's PWM ------------------
 
 judge_sunrise() {
@@ -699,6 +718,7 @@ judge_ready() {
         main/restart) judge_restart "$results/main/restart" ;;
         main/clock) judge_clock "$results/main/clock" ;;
         main/corrupt-sound) judge_corrupt_sound "$results/main/corrupt-sound" ;;
+        main/household-sound) judge_household_sound "$results/main/household-sound" ;;
         main/sunrise) judge_sunrise "$results/main/sunrise" ;;
         main/measurements) judge_measurements "$results/main/measurements" ;;
         main/watchdog) judge_watchdog "$results/main/watchdog" ;;
