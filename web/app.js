@@ -600,11 +600,20 @@ function renderDevice() {
   $('missed-list').replaceChildren(...(missed.length ? missed : [h('li', { class: 'hint' }, 'None')]));
 }
 
-// Volumes read as alsamixer shows them: a percentage of 10^(dB/60) between -60 dB and full scale
-// (alarmd's VolumePercent), so 50 % is -15.6 dB, not the near-silence of -30 dB. alarmd takes dB.
-const VOLUME_FLOOR = Math.pow(10, -1);
-const percentOf = (db) => Math.round((Math.pow(10, Math.min(0, Math.max(-60, db)) / 60) - VOLUME_FLOOR) / (1 - VOLUME_FLOOR) * 100);
-const decibelsOf = (pct) => Math.round(60 * Math.log10(VOLUME_FLOOR + Math.min(100, Math.max(0, pct)) / 100 * (1 - VOLUME_FLOOR)) * 10) / 10;
+// Volumes read as alsamixer shows them: a percentage of 10^(dB/60) between the low and high
+// end of the clock's volume scale (its card's own mixer range where the volume is set there,
+// else -60 to 0 dB; alarmd's VolumePercent), so 50 % is -15.6 dB on -60..0, not the
+// near-silence of -30 dB. alarmd takes dB.
+const volumeScale = () => (state && state.settings && state.settings.volumeScale) || [-60, 0];
+function percentOf(db) {
+  const [lo, hi] = volumeScale(), floor = Math.pow(10, (lo - hi) / 60);
+  return Math.round((Math.pow(10, (Math.min(hi, Math.max(lo, db)) - hi) / 60) - floor) / (1 - floor) * 100);
+}
+function decibelsOf(pct) {
+  const [lo, hi] = volumeScale(), floor = Math.pow(10, (lo - hi) / 60);
+  const db = Math.round((hi + 60 * Math.log10(floor + Math.min(100, Math.max(0, pct)) / 100 * (1 - floor))) * 10) / 10;
+  return Math.min(hi, Math.max(lo, db));
+}
 const showVolume = () => say('set-volume-out', `${$('set-volume').value} %`);
 // Seconds as minutes, to a hundredth: 20 s shows 0.33 and is saved as 20 s again.
 const minutes = (seconds) => Math.round(seconds / 60 * 100) / 100;
@@ -697,33 +706,42 @@ async function deleteSound(f) {
   del(`/api/sounds/${enc(f.name)}`, 'Deleted');
 }
 
-// A name the clock keeps: letters, digits and a few signs; anything else becomes "-".
-const soundName = (file) => file.replace(/[^\p{Alphabetic}0-9 \-_.,'()+&]/gu, '-').replace(/^[. ]+/, '').trim().slice(-100);
+// A name the clock keeps: letters, digits and a few signs (anything else becomes "-"), at most
+// 100 characters and 200 bytes, its extension kept, never starting with a dot or a space.
+function soundName(file) {
+  const dot = file.lastIndexOf('.');
+  const ext = dot > 0 ? file.slice(dot) : '';
+  let stem = [...(dot > 0 ? file.slice(0, dot) : file).replace(/[^\p{Alphabetic}0-9 \-_.,'()+&]/gu, '-')];
+  while (stem.length && (stem.length + ext.length > 100 || new TextEncoder().encode(stem.join('') + ext).length > 200)) stem.pop();
+  return (stem.join('').replace(/^[. ]+/, '').trim() || 'sound') + ext.toLowerCase();
+}
 const UPLOAD_PART = 256 * 1024; // alarm-web's limit for one part
 
-// Sends the chosen file in parts; each answer says how much the clock holds, so a lost or
-// refused part is sent again from there. The clock checks the whole file before keeping it.
+// Sends the chosen file in parts; each answer names the upload and says how much the clock
+// holds, so a lost part is sent again from there (and from the start if the clock forgot the
+// upload). The clock checks the whole file before keeping it.
 async function addSound(ev) {
   ev.preventDefault();
   const file = $('sound-file').files[0];
   if (!file) return showError('Choose a sound file first.');
   const name = soundName(file.name);
-  if (!/\.(wav|flac|ogg|oga|opus|mp3)$/i.test(name)) return showError('The clock plays WAV, FLAC, Ogg, Opus and MP3 files.');
-  if (file.size > 128 * 1024 * 1024) return showError('That file is larger than 128 MB.');
+  if (!/\.(wav|flac|ogg|oga|opus|mp3)$/.test(name)) return showError('The clock plays WAV, FLAC, Ogg, Opus and MP3 files.');
+  if (file.size > 128 * 1024 * 1024) return showError('That file is larger than 128 MiB.');
   const bar = $('sound-progress');
   $('sound-add').disabled = true;
   bar.hidden = false;
-  let offset = 0, stalls = 0;
+  let offset = 0, upload = null, stalls = 0;
   try {
     for (;;) {
       const end = Math.min(file.size, offset + UPLOAD_PART), final = end === file.size;
+      const query = `offset=${offset}${upload ? `&upload=${enc(upload)}` : ''}&final=${final ? 1 : 0}`;
       let res, data = null;
       try {
-        res = await fetch(`/api/sounds/${enc(name)}?offset=${offset}&final=${final ? 1 : 0}`, {
+        res = await fetch(`/api/sounds/${enc(name)}?${query}`, {
           method: 'PUT', cache: 'no-store', headers: { 'Content-Type': 'application/octet-stream' }, body: file.slice(offset, end),
         });
       } catch (e) {
-        if (++stalls > 3) throw new Error('Can’t reach the clock. Is this phone on the home Wi-Fi?');
+        if (++stalls > 5) throw new Error('Can’t reach the clock. Is this phone on the home Wi-Fi?');
         await sleep(1000);
         continue;
       }
@@ -733,8 +751,10 @@ async function addSound(ev) {
         throw new Error((data && data.error) || `The clock answered with error ${res.status}.`);
       }
       if (data.kept) break;
-      if (data.received <= offset && ++stalls > 3) throw new Error('Another phone is sending a sound of that name.');
-      offset = data.received;
+      if (data.received > end) throw new Error('The clock holds more of this sound than was sent: try again.');
+      if (data.received === end) stalls = 0;
+      else if (++stalls > 5) throw new Error('The clock keeps losing this sound: try again.');
+      [offset, upload] = [data.received, data.upload || null];
       bar.value = Math.round(offset / file.size * 100);
     }
     hideError();

@@ -44,6 +44,8 @@ public actor Appliance {
     var selfTestWait: Task<Void, any Error>?
     /// How many samples ``playSample(volume:source:for:)`` has started: a sample's end stops only itself.
     var samplesStarted = 0
+    /// The generation of the household's sound list last taken (``householdSoundsChanged(_:generation:)``).
+    var householdSoundsGeneration = 0
 
     public init(
         runtime: AlarmRuntime,
@@ -229,6 +231,11 @@ public actor Appliance {
         } catch {
             throw Self.hardwareError(error, device: "audio")
         }
+        guard core.isSoundQuiet else {
+            core.sampleOverlappedAlert()
+            await refresh()
+            return false
+        }
         core.toneStarted(provesSound: false)
         samplesStarted += 1
         let sample = samplesStarted
@@ -247,8 +254,11 @@ public actor Appliance {
     }
 
     /// Tells the appliance which sounds the household's directory holds now (after an upload or
-    /// a deletion): an alarm naming one of them rings from there.
-    public func householdSoundsChanged(_ names: Set<String>) async {
+    /// a deletion): an alarm naming one of them rings from there. Lists arrive in any order: one
+    /// older than the last taken (`generation`) is ignored.
+    public func householdSoundsChanged(_ names: Set<String>, generation: Int) async {
+        guard generation > householdSoundsGeneration else { return }
+        householdSoundsGeneration = generation
         core.settings.householdSounds = names
     }
 

@@ -21,6 +21,12 @@ extension ApplianceCore {
         if provesSound { sound.recordSuccess() }
     }
 
+    /// A sample began to play while an alert began: it may have taken the alert's place on the
+    /// device, so the alert's own sound is played again at the next refresh.
+    mutating func sampleOverlappedAlert() {
+        if case .alert(let alarm, _, let failed) = soundState { soundState = .alert(alarm: alarm, source: nil, namedSoundFailed: failed) }
+    }
+
     /// The sound device was found missing while nothing plays (a probe at start): shown at once
     /// rather than only when an alarm fails to play. `false` while an alert plays (the alert's
     /// own attempts say how the sound is).

@@ -143,8 +143,8 @@ extension ControlClient {
     }
 
     /// Sends one piece of a household sound (administrators; ``UploadSoundParameters``).
-    public func uploadSound(named name: String, offset: Int, piece: Data, final: Bool) async throws -> UploadSoundReport {
-        try await call(.uploadSound, UploadSoundParameters(name: name, offset: offset, data: piece, final: final))
+    public func uploadSound(named name: String, upload: String?, offset: Int, piece: Data, final: Bool) async throws -> UploadSoundReport {
+        try await call(.uploadSound, UploadSoundParameters(name: name, upload: upload, offset: offset, data: piece, final: final))
     }
 
     /// Deletes a household sound no alarm uses (administrators).

@@ -18,8 +18,15 @@ public protocol DeviceBoard: Sendable {
     /// Why the sound device did not open when the board was opened (`nil`: it did); the
     /// appliance shows it until a playback works.
     var soundProblemAtStart: HardwareError? { get }
+    /// The dB range of the mixer control the alarm volume is set on, when the board has one and
+    /// it answered at start: volume percentages then span it (``VolumePercent/scale(forCard:)``).
+    var volumeControlRange: ClosedRange<Double>? { get }
     /// Releases what the board holds (the GPIO lines, the LED left off). Called once, last.
     func close() async
+}
+
+extension DeviceBoard {
+    public var volumeControlRange: ClosedRange<Double>? { nil }
 }
 
 /// The device assembled from a board, a clock and a state directory: the household's settings
@@ -94,7 +101,7 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
         }
         sounds = SoundLibrary(
             packagedDirectory: configuration.appliance.soundsDirectory, householdDirectory: householdSounds, logger: logger
-        ) { names in await appliance.householdSoundsChanged(names) }
+        ) { names, generation in await appliance.householdSoundsChanged(names, generation: generation) }
         await sounds.clearAbandonedUploads(all: true)
         (self.board, self.household, self.runtime, self.appliance) = (board, household, runtime, appliance)
         (self.clock, self.configuration, self.clockReadings, self.logger) = (clock, configuration, clockReadings, logger)
@@ -131,7 +138,7 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     }
 
     /// The control socket on this device, answering the engine's operations and the daemon's
-    /// own (``DaemonOperations/handlers(runtime:appliance:settings:sounds:status:board:time:)``): `status`
+    /// own (``DaemonOperations/handlers(runtime:appliance:settings:sounds:volumeScale:status:board:time:)``): `status`
     /// from `status`, `selfTest` where the board's parts can be checked (`selfTest`), and
     /// `setTime` where the clock can be set (`clockSetter`) and the machine read.
     public func controlServer(
@@ -141,7 +148,8 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
         // `setTime` reads the machine as the engine does.
         let time = clockSetter.flatMap { setter in clockReadings.map { DaemonOperations.TimeSetting(setter: setter, readings: $0) } }
         let handlers = DaemonOperations.handlers(
-            runtime: runtime, appliance: appliance, settings: household, sounds: sounds, status: status, board: selfTest, time: time)
+            runtime: runtime, appliance: appliance, settings: household, sounds: sounds,
+            volumeScale: VolumePercent.scale(forCard: board.volumeControlRange), status: status, board: selfTest, time: time)
         var configuration = configuration
         if configuration.soundCheck == nil {
             let sounds = sounds

@@ -16,15 +16,17 @@ extension DaemonOperations {
         handlers.register(.sounds) { _, _ in
             await library.files(usage: [:]).map(\.name)
         }
-        handlers.register(.soundFiles) { _, _ in
-            await library.files(usage: soundUsage(await runtime.allRecords()).mapValues(\.count))
+        handlers.register(.soundFiles) { call, _ in
+            // How many alarms use a sound: everyone's for administrators, else the caller's own
+            // (a client learns nothing of the others' alarms, as in `status`).
+            let records = await runtime.allRecords().filter { call.peer.isAdministrator || $0.owner == call.peer.client }
+            return await library.files(usage: soundUsage(records).mapValues(\.count))
         }
         handlers.register(.uploadSound) { _, piece in
             try await library.receive(piece)
         }
         handlers.register(.deleteSound) { _, parameters in
-            let users = soundUsage(await runtime.allRecords())[parameters.name] ?? []
-            try await library.delete(parameters.name, usedBy: users)
+            try await library.delete(parameters.name) { soundUsage(await runtime.allRecords())[parameters.name] ?? [] }
             return NullAnswer()
         }
         handlers.register(.trySound) { call, parameters in

@@ -27,7 +27,7 @@ public enum DaemonOperations {
     ///   every client's alarms).
     public static func handlers(
         runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile, sounds: SoundLibrary,
-        status: (@Sendable (ClientID?) async -> StatusReport)?, board: SelfTestBoard?, time: TimeSetting? = nil
+        volumeScale: ClosedRange<Double> = AlarmWake.volumeRange, status: (@Sendable (ClientID?) async -> StatusReport)?, board: SelfTestBoard?, time: TimeSetting? = nil
     ) -> ControlHandlers {
         var handlers = ControlHandlers()
         if let status {
@@ -36,7 +36,7 @@ public enum DaemonOperations {
             handlers.register(.status) { call, _ in await status(call.peer.isAdministrator ? nil : call.peer.client) }
         }
         serveRecords(&handlers, runtime: runtime)
-        serveSettings(&handlers, runtime: runtime, appliance: appliance, settings: settings)
+        serveSettings(&handlers, runtime: runtime, appliance: appliance, settings: settings, volumeScale: volumeScale)
         serveDevice(&handlers, runtime: runtime, appliance: appliance)
         serveSounds(&handlers, runtime: runtime, appliance: appliance, library: sounds)
         if let board { handlers.register(.selfTest, selfTestHandler(appliance: appliance, board: board)) }
@@ -72,11 +72,12 @@ public enum DaemonOperations {
     /// The household's settings: everyone reads them (a client offers the default snooze);
     /// administrators (the phone page) change them.
     private static func serveSettings(
-        _ handlers: inout ControlHandlers, runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile
+        _ handlers: inout ControlHandlers, runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile,
+        volumeScale: ClosedRange<Double>
     ) {
         handlers.register(.settings) { _, _ in
             let clock = await appliance.settings.clockFormat
-            return SettingsReport(settings: settings.settings, clock24h: clock == .twentyFourHour)
+            return SettingsReport(settings: settings.settings, clock24h: clock == .twentyFourHour, volumeScale: volumeScale)
         }
         handlers.register(.setSettings) { call, new in
             let kept: HouseholdSettings

@@ -9,30 +9,46 @@ import Logging
 /// the household's own in `sounds/` of the state directory, which the page and `alarmctl sounds
 /// add` send piece by piece (``UploadSoundParameters``) and may delete.
 ///
-/// An upload grows a hidden `.upload-NAME` beside the sounds until its last piece; then it is
-/// decoded as an alarm would decode it and kept under its name (0640) only if it can ring. A
-/// name the package already uses is refused, so a name means one file. The household directory
-/// shares the file system of the alarms' store: an upload that would leave less than
-/// ``reservedFreeBytes`` free is refused, so a full card never costs an alarm.
+/// Each upload grows a hidden `.upload-ID` of its own until its last piece; then it is decoded as
+/// an alarm would decode it and linked into place under its name (0640) only if it can ring and
+/// the name is still free, so two uploads never mix and a name is never replaced. A name the
+/// package uses is refused too, so a name means one file. The household directory shares the
+/// file system of the alarms' store: an upload that would leave less than ``reservedFreeBytes``
+/// free is refused, so a full card never costs an alarm.
 public actor SoundLibrary {
     public let packagedDirectory: String
     public let householdDirectory: String
     /// Free space an upload leaves on the household directory's file system, at least.
     public let reservedFreeBytes: Int
-    /// Told the household directory's names after each change and each listing.
-    private let namesChanged: @Sendable (Set<String>) async -> Void
+    /// Told the household directory's names after each change and each listing, with a number
+    /// that grows with each list (lists may arrive out of order).
+    private let namesChanged: @Sendable (Set<String>, Int) async -> Void
     private let logger: Logger
-    /// How long an upload may pause before a new one clears it away.
+    /// How long an upload may pause before the next new one clears it away.
     static let abandonedAfter: TimeInterval = 3600
+
+    private struct Upload {
+        var name: String
+        var received = 0
+        var lastPiece: Date
+        /// Its last piece is being checked: no piece is taken meanwhile.
+        var checking = false
+    }
+
+    /// The uploads under way, by their id.
+    private var uploads: [String: Upload] = [:]
+    /// The last uploads kept, by id, with their size: a last piece sent again is answered alike.
+    private var finished: [(id: String, name: String, bytes: Int)] = []
+    private var generation = 0
 
     public init(
         packagedDirectory: String, householdDirectory: String, reservedFreeBytes: Int = 256 * 1024 * 1024, logger: Logger,
-        namesChanged: @escaping @Sendable (Set<String>) async -> Void
+        namesChanged: @escaping @Sendable (Set<String>, Int) async -> Void
     ) {
-        self.logger = logger
         self.packagedDirectory = packagedDirectory
         self.householdDirectory = householdDirectory
         self.reservedFreeBytes = reservedFreeBytes
+        self.logger = logger
         self.namesChanged = namesChanged
     }
 
@@ -44,8 +60,7 @@ public actor SoundLibrary {
     /// Every sound, household ones marked as such, with how many alarms use each
     /// (`usage[name]`); a name in both directories is the household's.
     public func files(usage: [String: Int]) async -> [SoundFileInfo] {
-        let household = Self.names(in: householdDirectory)
-        await namesChanged(household)
+        let household = await announce()
         var files = household.map { name in
             SoundFileInfo(name: name, origin: .household, bytes: Self.size(of: householdDirectory + "/" + name), usedBy: usage[name] ?? 0)
         }
@@ -57,37 +72,55 @@ public actor SoundLibrary {
 
     /// Takes one piece of an upload (``UploadSoundParameters``) and, with the last, keeps the
     /// sound if alarmd can ring with it.
-    /// - Throws: ``ControlError`` `malformed` (the name, the base64), `refused` (a name in use, too
-    ///   large, too little room), `invalidConfiguration` (a file that cannot ring, with the
-    ///   reason; the upload is discarded), `storageFailure` (the card).
+    /// - Throws: ``ControlError`` `malformed` (the name, the base64, the offset), `refused` (a name
+    ///   in use, too large, too little room, a piece while the last is checked),
+    ///   `invalidConfiguration` (a file that cannot ring, with the reason; the upload is
+    ///   discarded), `storageFailure` (the card).
     public func receive(_ piece: UploadSoundParameters) async throws -> UploadSoundReport {
         if let problem = SoundFileName.problem(with: piece.name) { throw ControlError(.malformed, problem) }
-        guard piece.offset >= 0, let bytes = Data(base64Encoded: piece.data), bytes.count <= UploadSoundParameters.maximumPiece else {
-            throw ControlError(.malformed, "\"data\" must be base64 of at most \(UploadSoundParameters.maximumPiece) bytes, at an offset of 0 or more")
+        guard (0...UploadSoundParameters.maximumFileBytes).contains(piece.offset), let bytes = Data(base64Encoded: piece.data),
+              bytes.count <= UploadSoundParameters.maximumPiece
+        else {
+            throw ControlError(.malformed, "\"data\" must be base64 of at most \(UploadSoundParameters.maximumPiece) bytes, at an offset from 0 to \(UploadSoundParameters.maximumFileBytes)")
         }
-        if piece.offset == 0 { try refuseTakenName(piece.name) }
-        let partial = householdDirectory + "/.upload-" + piece.name
+        let id: String
         if piece.offset == 0 {
-            try makeHouseholdDirectory()
-            clearAbandonedUploads()
-        }
-        let received = piece.offset == 0 ? 0 : Self.size(of: partial, missing: -1)
-        guard received == piece.offset else {
-            // Not where the file ends: the sender goes on from what is here (0 for a new one).
-            return UploadSoundReport(name: piece.name, received: max(0, received), kept: false)
+            id = try start(piece.name, replacing: piece.upload)
+        } else {
+            guard let given = piece.upload, let upload = uploads[given], upload.name == piece.name else {
+                if let done = finished.first(where: { $0.id == piece.upload && $0.name == piece.name }) {
+                    return UploadSoundReport(name: done.name, upload: done.id, received: done.bytes, kept: true)
+                }
+                // Unknown here (alarmd restarted, or it was cleared as abandoned): from the start.
+                return UploadSoundReport(name: piece.name, upload: nil, received: 0, kept: false)
+            }
+            guard !upload.checking else { throw ControlError(.refused, "\"\(piece.name)\" is being checked; wait for its answer") }
+            guard upload.received == piece.offset else {
+                return UploadSoundReport(name: piece.name, upload: given, received: upload.received, kept: false)
+            }
+            id = given
         }
         guard piece.offset + bytes.count <= UploadSoundParameters.maximumFileBytes else {
             throw ControlError(.refused, "a sound file is at most \(UploadSoundParameters.maximumFileBytes / 1_048_576) MiB")
         }
         try requireRoom(for: bytes.count)
-        try append(bytes, to: partial, truncating: piece.offset == 0)
-        guard piece.final else { return UploadSoundReport(name: piece.name, received: piece.offset + bytes.count, kept: false) }
-        try await keep(partial, as: piece.name)
-        return UploadSoundReport(name: piece.name, received: piece.offset + bytes.count, kept: true)
+        do {
+            try append(bytes, to: partialPath(id), truncating: piece.offset == 0)
+        } catch {
+            discard(id)
+            throw error
+        }
+        let received = piece.offset + bytes.count
+        uploads[id]?.received = received
+        uploads[id]?.lastPiece = Date()
+        guard piece.final else { return UploadSoundReport(name: piece.name, upload: id, received: received, kept: false) }
+        try await keep(id)
+        return UploadSoundReport(name: piece.name, upload: id, received: received, kept: true)
     }
 
-    /// Deletes a household sound. `usedBy` names the alarms that ring with it: then it is refused.
-    public func delete(_ name: String, usedBy: [String]) async throws {
+    /// Deletes a household sound, unless `users` (asked once the file is out of reach of new
+    /// alarms) names alarms that ring with it: then it is put back and the deletion refused.
+    public func delete(_ name: String, users: @Sendable () async -> [String]) async throws {
         if let problem = SoundFileName.problem(with: name) { throw ControlError(.malformed, problem) }
         guard Self.names(in: householdDirectory).contains(name) else {
             if Self.names(in: packagedDirectory).contains(name) {
@@ -95,35 +128,68 @@ public actor SoundLibrary {
             }
             throw ControlError(.notFound, "no sound named \"\(name)\"")
         }
-        guard usedBy.isEmpty else {
-            throw ControlError(.refused, "\"\(name)\" is the sound of \(usedBy.map { "\"\($0)\"" }.joined(separator: ", ")): choose another sound for it first")
+        // Hidden first: an alarm scheduled from now on with this name is refused at its check.
+        let path = householdDirectory + "/" + name
+        let aside = householdDirectory + "/.deleting-" + UUID().uuidString
+        guard rename(path, aside) == 0 else { throw storageFailure("rename", path) }
+        let using = await users()
+        guard using.isEmpty else {
+            if link(aside, path) != 0 {
+                logger.warning("A sound in use could not be put back", metadata: ["sound": "\(name)", "errno": "\(errno)"])
+            }
+            unlink(aside)
+            throw ControlError(.refused, "\"\(name)\" is the sound of \(using.map { "\"\($0)\"" }.joined(separator: ", ")): choose another sound for it first")
         }
-        guard unlink(householdDirectory + "/" + name) == 0 else {
-            throw ControlError(.storageFailure, "\(name) could not be deleted: \(String(cString: strerror(errno)))")
-        }
+        unlink(aside)
         syncDirectory()
         logger.notice("Sound deleted", metadata: ["sound": "\(name)"])
-        await namesChanged(Self.names(in: householdDirectory))
+        await announce()
     }
 
-    /// Removes uploads that were never finished: at start all of them, later those idle an hour.
+    /// Removes uploads that were never finished, and deletions a crash interrupted: at start all
+    /// of them; when a new upload starts, those idle an hour.
     public func clearAbandonedUploads(all: Bool = false) {
+        let now = Date()
+        for (id, upload) in uploads where all || (!upload.checking && now.timeIntervalSince(upload.lastPiece) > Self.abandonedAfter) {
+            discard(id)
+        }
+        guard all else { return }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: householdDirectory)) ?? []
-        let now = Date().timeIntervalSince1970
-        for entry in entries where entry.hasPrefix(".upload-") {
-            var status = stat()
-            let path = householdDirectory + "/" + entry
-            guard lstat(path, &status) == 0 else { continue }
-            if all || now - TimeInterval(status.st_mtim.tv_sec) > Self.abandonedAfter { unlink(path) }
+        for entry in entries where entry.hasPrefix(".upload-") || entry.hasPrefix(".deleting-") {
+            unlink(householdDirectory + "/" + entry)
         }
     }
 
-    /// Tells the appliance what the household directory holds (at start).
-    public func announce() async {
-        await namesChanged(Self.names(in: householdDirectory))
+    /// Tells the appliance what the household directory holds now; returns it.
+    @discardableResult
+    public func announce() async -> Set<String> {
+        let names = Self.names(in: householdDirectory)
+        generation += 1
+        await namesChanged(names, generation)
+        return names
     }
 
     // MARK: - Files
+
+    private func partialPath(_ id: String) -> String { householdDirectory + "/.upload-" + id }
+
+    /// Begins an upload of `name` (the one it is `replacing`, started again, is dropped); its id.
+    private func start(_ name: String, replacing earlier: String?) throws -> String {
+        try refuseTakenName(name)
+        guard mkdir(householdDirectory, 0o750) == 0 || errno == EEXIST else {
+            throw ControlError(.storageFailure, "\(householdDirectory) could not be made: \(String(cString: strerror(errno)))")
+        }
+        if let earlier, uploads[earlier]?.name == name, uploads[earlier]?.checking == false { discard(earlier) }
+        clearAbandonedUploads()
+        let id = UUID().uuidString
+        uploads[id] = Upload(name: name, lastPiece: Date())
+        return id
+    }
+
+    private func discard(_ id: String) {
+        uploads[id] = nil
+        unlink(partialPath(id))
+    }
 
     private func refuseTakenName(_ name: String) throws {
         if Self.names(in: packagedDirectory).contains(name) {
@@ -134,15 +200,9 @@ public actor SoundLibrary {
         }
     }
 
-    private func makeHouseholdDirectory() throws {
-        guard mkdir(householdDirectory, 0o750) == 0 || errno == EEXIST else {
-            throw ControlError(.storageFailure, "\(householdDirectory) could not be made: \(String(cString: strerror(errno)))")
-        }
-    }
-
     private func requireRoom(for count: Int) throws {
         var info = statvfs()
-        guard statvfs(householdDirectory, &info) == 0 else { return }
+        guard statvfs(householdDirectory, &info) == 0 else { throw storageFailure("statvfs", householdDirectory) }
         let free = Int(info.f_bavail) * Int(info.f_frsize)
         guard free - count >= reservedFreeBytes else {
             throw ControlError(.refused, "too little room on the card for this sound: \(free / 1_048_576) MiB free, \(reservedFreeBytes / 1_048_576) MiB are kept for the alarms")
@@ -166,15 +226,15 @@ public actor SoundLibrary {
             }
             return done
         }
-        guard written == bytes.count else {
-            let failure = storageFailure("write", path)
-            unlink(path)  // a short write leaves a file of unknown length: the sender starts again
-            throw failure
-        }
+        guard written == bytes.count else { throw storageFailure("write", path) }
     }
 
-    /// Checks the finished upload as an alarm would play it, then keeps it durably under `name`.
-    private func keep(_ partial: String, as name: String) async throws {
+    /// Checks the finished upload `id` as an alarm would play it, then links it into place under
+    /// its name, durably, unless the name was taken meanwhile.
+    private func keep(_ id: String) async throws {
+        guard let name = uploads[id]?.name else { return }
+        uploads[id]?.checking = true
+        let partial = partialPath(id)
         let checked = await DetachedThread.run { () -> String? in
             let descriptor = open(partial, O_RDONLY | O_CLOEXEC)
             if descriptor >= 0 {
@@ -189,15 +249,25 @@ public actor SoundLibrary {
             }
         }
         if let reason = checked {
-            unlink(partial)
+            discard(id)
             throw ControlError(.invalidConfiguration, "\(name) is not a sound alarmd can ring with: \(reason)")
         }
-        try refuseTakenName(name)
         let path = householdDirectory + "/" + name
-        guard rename(partial, path) == 0 else { throw storageFailure("rename", path) }
+        do {
+            try refuseTakenName(name)
+            // link, not rename: it fails rather than replace a file that took the name meanwhile.
+            guard link(partial, path) == 0 else {
+                throw errno == EEXIST ? ControlError(.refused, "a sound named \"\(name)\" was kept meanwhile") : storageFailure("link", path)
+            }
+        } catch {
+            discard(id)
+            throw error
+        }
+        discard(id)
         syncDirectory()
+        finished = Array((finished + [(id, name, Self.size(of: path))]).suffix(16))
         logger.notice("Sound added", metadata: ["sound": "\(name)", "sound.bytes": "\(Self.size(of: path))"])
-        await namesChanged(Self.names(in: householdDirectory))
+        await announce()
     }
 
     private func syncDirectory() {
@@ -211,8 +281,7 @@ public actor SoundLibrary {
         ControlError(.storageFailure, "\(operation) \(path): \(String(cString: strerror(errno)))")
     }
 
-    /// The playable sound files of `directory` (regular files, or links to them, with a sound's
-    /// extension and not hidden).
+    /// The sound files of `directory` alarms may name: not hidden, with a sound's extension.
     static func names(in directory: String) -> Set<String> {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return Set(entries.filter { name in
@@ -220,8 +289,8 @@ public actor SoundLibrary {
         })
     }
 
-    static func size(of path: String, missing: Int = 0) -> Int {
+    static func size(of path: String) -> Int {
         var status = stat()
-        return stat(path, &status) == 0 ? Int(status.st_size) : missing
+        return stat(path, &status) == 0 ? Int(status.st_size) : 0
     }
 }

@@ -48,23 +48,42 @@ public struct AlarmWake: Codable, Hashable, Sendable {
 }
 
 /// A volume as people read it, 0 to 100 %, and the dB of full scale it stands for: the mapping
-/// `alsamixer` shows for a card's dB range (a percentage of 10^(dB/60) between the floor's and
-/// full scale's), which follows loudness far more evenly than a percentage of the dB range: 50 %
-/// is -15.6 dB, 77 % the default -6 dB. 0 % is the floor of ``AlarmWake/volumeRange``.
+/// `alsamixer` shows for a card's dB range (a percentage of 10^(dB/60) between the range's floor
+/// and top), which follows loudness far more evenly than a percentage of the dB range: over the
+/// default scale, -60 to 0 dB, 50 % is -15.6 dB and 77 % the default -6 dB.
+///
+/// The scale is the card's own where the board sets the alarm volume on its mixer control
+/// (``scale(forCard:)``: that control's range within ``AlarmWake/volumeRange``), so a percentage
+/// on the page is the one `alsamixer` shows for that card; else ``AlarmWake/volumeRange``.
 public enum VolumePercent {
-    private static let floorAmplitude = pow(10, AlarmWake.volumeRange.lowerBound / 60)
-
-    /// The percentage, 0 to 100, rounded to a whole percent, of `decibels` (clamped to the range).
-    public static func percent(decibels: Double) -> Int {
-        let clamped = min(max(decibels, AlarmWake.volumeRange.lowerBound), AlarmWake.volumeRange.upperBound)
-        let normalized = (pow(10, clamped / 60) - floorAmplitude) / (1 - floorAmplitude)
+    /// The percentage, 0 to 100, rounded to a whole percent, of `decibels` (clamped to `scale`).
+    public static func percent(decibels: Double, scale: ClosedRange<Double> = AlarmWake.volumeRange) -> Int {
+        let floor = floorAmplitude(scale)
+        let clamped = min(max(decibels, scale.lowerBound), scale.upperBound)
+        let normalized = (pow(10, (clamped - scale.upperBound) / 60) - floor) / (1 - floor)
         return Int((normalized * 100).rounded())
     }
 
-    /// The dB of full scale of `percent` (clamped to 0...100), to a tenth of a dB.
-    public static func decibels(percent: Double) -> Double {
+    /// The dB of full scale of `percent` (clamped to 0...100) on `scale`, to a tenth of a dB.
+    public static func decibels(percent: Double, scale: ClosedRange<Double> = AlarmWake.volumeRange) -> Double {
+        let floor = floorAmplitude(scale)
         let fraction = min(max(percent, 0), 100) / 100
-        let decibels = 60 * log10(floorAmplitude + fraction * (1 - floorAmplitude))
-        return (decibels * 10).rounded() / 10
+        let decibels = scale.upperBound + 60 * log10(floor + fraction * (1 - floor))
+        return min(max((decibels * 10).rounded() / 10, scale.lowerBound), scale.upperBound)
+    }
+
+    /// The scale for a card whose alarm volume is set on a mixer control of `range` dB: the part
+    /// of it alarmd's volumes can take (``AlarmWake/volumeRange``), or that whole range when the
+    /// two share less than 6 dB (a control that only boosts: the software gain does the rest).
+    public static func scale(forCard range: ClosedRange<Double>?) -> ClosedRange<Double> {
+        guard let range else { return AlarmWake.volumeRange }
+        let lower = max(range.lowerBound, AlarmWake.volumeRange.lowerBound)
+        let upper = min(range.upperBound, AlarmWake.volumeRange.upperBound)
+        guard upper - lower >= 6 else { return AlarmWake.volumeRange }
+        return lower...upper
+    }
+
+    private static func floorAmplitude(_ scale: ClosedRange<Double>) -> Double {
+        pow(10, (scale.lowerBound - scale.upperBound) / 60)
     }
 }

@@ -95,29 +95,43 @@ public struct SettingsError: Error, Hashable, Sendable, CustomStringConvertible 
 }
 
 /// `settings`' answer: the household settings, and how the display writes times (the
-/// configuration's `[display] clock`), so a client shows times as the clock does. One flat
-/// object: the settings' fields and `clock24h`.
+/// configuration's `[display] clock`), so a client shows times as the clock does, and the dB
+/// range its volume percentages span (`volumeScale`, `[low, high]`: the card's own mixer range
+/// where the board sets the volume there, ``VolumePercent/scale(forCard:)``). One flat object:
+/// the settings' fields, `clock24h` and `volumeScale` (absent from an older daemon: -60 to 0).
 public struct SettingsReport: Codable, Hashable, Sendable {
     public var settings: HouseholdSettings
     public var clock24h: Bool
+    public var volumeScale: ClosedRange<Double>
 
-    public init(settings: HouseholdSettings, clock24h: Bool) {
+    public init(settings: HouseholdSettings, clock24h: Bool, volumeScale: ClosedRange<Double> = AlarmWake.volumeRange) {
         self.settings = settings
         self.clock24h = clock24h
+        self.volumeScale = volumeScale
     }
 
-    private enum Key: String, CodingKey { case clock24h }
+    private enum Key: String, CodingKey { case clock24h, volumeScale }
 
     public init(from decoder: any Decoder) throws {
         settings = try HouseholdSettings(from: decoder)
-        clock24h = try decoder.container(keyedBy: Key.self).decode(Bool.self, forKey: .clock24h)
+        let container = try decoder.container(keyedBy: Key.self)
+        clock24h = try container.decode(Bool.self, forKey: .clock24h)
+        let scale = try container.decodeIfPresent([Double].self, forKey: .volumeScale) ?? []
+        volumeScale = scale.count == 2 && scale[0] < scale[1] ? scale[0]...scale[1] : AlarmWake.volumeRange
     }
 
     public func encode(to encoder: any Encoder) throws {
         try settings.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(clock24h, forKey: .clock24h)
+        try container.encode([volumeScale.lowerBound, volumeScale.upperBound], forKey: .volumeScale)
     }
+
+    /// `percent` of this clock's volume scale, in dB.
+    public func decibels(percent: Double) -> Double { VolumePercent.decibels(percent: percent, scale: volumeScale) }
+
+    /// `decibels` as a percentage of this clock's volume scale.
+    public func percent(decibels: Double) -> Int { VolumePercent.percent(decibels: decibels, scale: volumeScale) }
 }
 
 /// `trySound`'s parameters: the volume to hear, -60 to 0 dB, and the sound: a name `sounds`

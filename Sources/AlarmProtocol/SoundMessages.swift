@@ -24,10 +24,12 @@ public struct SoundFileInfo: Codable, Hashable, Sendable {
 
 /// `uploadSound`'s parameters: one piece of a household sound, in order.
 ///
-/// The piece at `offset` 0 starts the file afresh; each further piece must start where the file
-/// received so far ends (a piece anywhere else is not taken, and the report says where to go on
-/// from). The piece with `final` set ends the file: it is decoded and checked, and kept under
-/// `name` only if alarmd can ring with it.
+/// The piece at `offset` 0 starts an upload of its own, and the report names it (`upload`); each
+/// further piece carries that name and must start where the upload received so far ends (a piece
+/// anywhere else is not taken, and the report says where to go on from: 0, with no `upload`,
+/// when alarmd no longer knows it, after a restart). The piece with `final` set ends the file: it
+/// is decoded and checked, and kept under `name` only if alarmd can ring with it; sent again
+/// (its answer lost), it is answered `kept` again. Two uploads never mix: each has its own file.
 public struct UploadSoundParameters: Codable, Hashable, Sendable {
     /// The largest piece, in bytes before base64: with its encoding it fits one request line
     /// (``ControlProtocol/maximumRequestSize``).
@@ -36,28 +38,33 @@ public struct UploadSoundParameters: Codable, Hashable, Sendable {
     public static let maximumFileBytes = 128 * 1024 * 1024
 
     public var name: String
+    /// The upload this piece belongs to, from the report on its first piece; `nil` on the first.
+    public var upload: String?
     public var offset: Int
     /// The piece's bytes, base64 (RFC 4648, with padding).
     public var data: String
     public var final: Bool
 
-    public init(name: String, offset: Int, data: Data, final: Bool) {
+    public init(name: String, upload: String? = nil, offset: Int, data: Data, final: Bool) {
         self.name = name
+        self.upload = upload
         self.offset = offset
         self.data = data.base64EncodedString()
         self.final = final
     }
 }
 
-/// What alarmd holds of an upload after a piece: how many bytes (where the next piece starts),
-/// and whether the sound is now kept.
+/// What alarmd holds of an upload after a piece: which upload (`nil` when it knows none by the
+/// name given), how many bytes (where the next piece starts), and whether the sound is now kept.
 public struct UploadSoundReport: Codable, Hashable, Sendable {
     public var name: String
+    public var upload: String?
     public var received: Int
     public var kept: Bool
 
-    public init(name: String, received: Int, kept: Bool) {
+    public init(name: String, upload: String?, received: Int, kept: Bool) {
         self.name = name
+        self.upload = upload
         self.received = received
         self.kept = kept
     }
@@ -79,8 +86,7 @@ public enum SoundFileName {
             scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || " -_.,'()+&".unicodeScalars.contains(scalar)
         }
         guard allowed else { return "a sound's name has only letters, digits, spaces and -_.,'()+&" }
-        let suffix = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        guard name.contains("."), fileExtensions.contains(suffix) else {
+        guard fileExtensions.contains(where: { name.lowercased().hasSuffix("." + $0) }) else {
             return "a sound's name ends in .wav, .flac, .ogg, .oga, .opus or .mp3"
         }
         return nil

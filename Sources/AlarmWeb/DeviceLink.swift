@@ -11,15 +11,20 @@ public final class DeviceLink: Sendable {
     /// Pairing questions wait for a person for up to a minute: on a connection of their own,
     /// so that they hold up nothing else.
     private let questions: ControlClient
+    /// A sound's pieces, the last one decoded before it is answered: on a connection of their
+    /// own, so that Stop from a phone never waits behind an upload.
+    private let uploads: ControlClient
 
     public init(socketPath: String) {
         client = ControlClient(connector: .unixSocket(path: socketPath))
         questions = ControlClient(connector: .unixSocket(path: socketPath))
+        uploads = ControlClient(connector: .unixSocket(path: socketPath))
     }
 
     public func close() {
         client.close()
         questions.close()
+        uploads.close()
     }
 
     /// The page's own uid on alarmd's side: its alarms are the ones it may change.
@@ -60,8 +65,8 @@ public final class DeviceLink: Sendable {
         try await client.soundFiles()
     }
 
-    func uploadSound(named name: String, offset: Int, piece: Data, final: Bool) async throws -> UploadSoundReport {
-        try await client.uploadSound(named: name, offset: offset, piece: piece, final: final)
+    func uploadSound(named name: String, upload: String?, offset: Int, piece: Data, final: Bool) async throws -> UploadSoundReport {
+        try await uploads.uploadSound(named: name, upload: upload, offset: offset, piece: piece, final: final)
     }
 
     func deleteSound(named name: String) async throws {

@@ -100,8 +100,9 @@ struct AlarmForm: Decodable {
         return definition
     }
 
-    /// How the alarm wakes; all `nil` is the household's.
-    func wake() throws -> AlarmWake {
+    /// How the alarm wakes; all `nil` is the household's. The volume's percentage spans `scale`
+    /// (the clock's, `SettingsReport.volumeScale`).
+    func wake(scale: ClosedRange<Double> = AlarmWake.volumeRange) throws -> AlarmWake {
         if let fadeSeconds, !(0...2_700).contains(fadeSeconds) {
             throw WebError(400, "\"fadeSeconds\" must be 0 to 2700 (45 minutes)")
         }
@@ -112,7 +113,7 @@ struct AlarmForm: Decodable {
             throw WebError(400, "\"lightLeadSeconds\" must be 0 to 3600 (an hour)")
         }
         return AlarmWake(
-            crescendoSeconds: fadeSeconds.map(Double.init), volumeDB: volumePercent.map { VolumePercent.decibels(percent: Double($0)) },
+            crescendoSeconds: fadeSeconds.map(Double.init), volumeDB: volumePercent.map { VolumePercent.decibels(percent: Double($0), scale: scale) },
             lightLeadSeconds: lightLeadSeconds.map(Double.init))
     }
 

@@ -113,7 +113,11 @@ struct PageState: Encodable, Sendable {
     ]
 
     /// The page's view of alarmd's records: alarms (with a schedule) and timers, oldest first.
-    init(records: [AlarmRecord], status: StatusReport?, history: [HistoryEntry], ownUID: UInt32, zone: TimeZoneRules, now: Date) {
+    /// - Parameter volumeScale: the dB range the clock's volume percentages span (`SettingsReport`).
+    init(
+        records: [AlarmRecord], status: StatusReport?, history: [HistoryEntry], ownUID: UInt32, zone: TimeZoneRules, now: Date,
+        volumeScale: ClosedRange<Double> = AlarmWake.volumeRange
+    ) {
         self.now = now
         self.zone = zone.identifier
         clockTrusted = status?.clockTrusted ?? true
@@ -145,7 +149,7 @@ struct PageState: Encodable, Sendable {
                 repeatDays: days, enabled: record.enabled, skippedDate: record.skippedDate.map { "\($0)" }, next: next,
                 snoozeSeconds: record.definition.countdownDuration?.postAlert.map { Int($0) },
                 sound: sound, fadeSeconds: record.wake?.crescendoSeconds.map { Int($0.rounded()) },
-                volumePercent: record.wake?.volumeDB.map(VolumePercent.percent(decibels:)),
+                volumePercent: record.wake?.volumeDB.map { VolumePercent.percent(decibels: $0, scale: volumeScale) },
                 lightLeadSeconds: record.wake?.lightLeadSeconds.map { Int($0.rounded()) }, state: record.enabled ? Self.state(of: record.phase) : "disabled", owner: UserNames.name(of: record.owner.rawValue) ?? "uid \(record.owner.rawValue)", mine: mine))
             if let next, self.next.map({ next < $0.date }) ?? true {
                 self.next = NextAlarm(id: record.id.uuidString, label: label, date: next)

@@ -4,11 +4,12 @@ import FoundationEssentials
 
 /// The household's sounds from the page: a file sent in parts, heard, deleted.
 ///
-/// `PUT /api/sounds/NAME?offset=N&final=1` carries up to ``maximumUploadBody`` bytes of the file
-/// from `offset` (`application/octet-stream`); alarmd takes them in pieces
-/// (``UploadSoundParameters``) and, with `final=1`, checks the file and keeps it. The answer
-/// `{"name": NAME, "received": N, "kept": false}` says where the next part starts (the page goes on from there
-/// after a refused or lost part). `POST /api/sounds/NAME/play` plays its first five seconds
+/// `PUT /api/sounds/NAME?offset=N&upload=ID&final=1` carries up to ``maximumUploadBody`` bytes
+/// of the file from `offset` (`application/octet-stream`; no `upload` on the first part);
+/// alarmd takes them in pieces (``UploadSoundParameters``) and, with `final=1`, checks the file
+/// and keeps it. The answer `{"name", "upload", "received", "kept"}` names the upload for the
+/// next part and says where it starts (the page goes on from there after a lost part; from 0,
+/// without `upload`, when alarmd no longer knows it). `POST /api/sounds/NAME/play` plays its first five seconds
 /// (`{"volumePercent": P}` or the household's volume); `DELETE /api/sounds/NAME` deletes it.
 extension WebApp {
     /// The largest part of a sound a paired browser sends in one request: a few round trips to
@@ -37,11 +38,8 @@ extension WebApp {
             return .json(200, ["ok": true])
         case ("POST", 3, "sounds", let name, "play"):
             let volume = try PlayForm.decode(request.body).volumePercent
-            let decibels = if let volume {
-                VolumePercent.decibels(percent: Double(volume))
-            } else {
-                try await link.settings().settings.volumeDB
-            }
+            let settings = try await link.settings()
+            let decibels = volume.map { settings.decibels(percent: Double($0)) } ?? settings.settings.volumeDB
             try await link.trySound(volumeDB: decibels, sound: try Self.soundName(name))
             return .json(200, ["ok": true])
         default:
@@ -51,18 +49,18 @@ extension WebApp {
 
     private func receiveSoundPart(named name: String, _ request: WebRequest) async throws -> WebResponse {
         let query = Self.query(of: request.path)
-        guard let offset = query["offset"].flatMap({ Int($0) }), offset >= 0 else {
-            throw WebError(400, "a sound's part needs ?offset=N (where it starts in the file)")
+        guard let offset = query["offset"].flatMap({ Int($0) }), (0...UploadSoundParameters.maximumFileBytes).contains(offset) else {
+            throw WebError(400, "a sound's part needs ?offset=N (where it starts in the file, at most \(UploadSoundParameters.maximumFileBytes))")
         }
         let final = query["final"] == "1"
         let body = [UInt8](request.body)
         var sent = 0
-        var report = UploadSoundReport(name: name, received: offset, kept: false)
+        var report = UploadSoundReport(name: name, upload: query["upload"], received: offset, kept: false)
         repeat {
             let end = min(body.count, sent + UploadSoundParameters.maximumPiece)
-            let last = end == body.count
-            report = try await link.uploadSound(named: name, offset: offset + sent, piece: Data(body[sent..<end]), final: final && last)
-            guard report.received == offset + end else { break }  // not where the file ends: the page goes on from `received`
+            report = try await link.uploadSound(
+                named: name, upload: report.upload, offset: offset + sent, piece: Data(body[sent..<end]), final: final && end == body.count)
+            guard !report.kept, report.received == offset + end else { break }  // else the page goes on from `received`
             sent = end
         } while sent < body.count
         if report.kept { await publishState() }

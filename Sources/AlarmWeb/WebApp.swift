@@ -170,7 +170,8 @@ public final class WebApp: Sendable {
     /// snooze it first). Then how it wakes: the form's fade-in and volume, or the household's.
     private func saveAlarm(_ body: Data, editing: UUID?) async throws -> WebResponse {
         let form = try AlarmForm.decode(body)
-        let (definition, wake) = (try form.alarm(), try form.wake())
+        let scale = form.volumePercent == nil ? AlarmWake.volumeRange : try await link.settings().volumeScale
+        let (definition, wake) = (try form.alarm(), try form.wake(scale: scale))
         guard let id = editing else {
             let id = UUID()
             try await link.schedule(id: id, definition: definition)
@@ -332,9 +333,11 @@ public final class WebApp: Sendable {
         async let sounds = link.soundFiles()
         let uid = try await link.ownUID()
         let zone = (try? zones.currentZone()) ?? .utc
+        let report = try await settings
         var state = PageState(
-            records: try await records, status: await status, history: try await history, ownUID: uid, zone: zone, now: clock())
-        state.settings = try await settings
+            records: try await records, status: await status, history: try await history, ownUID: uid, zone: zone, now: clock(),
+            volumeScale: report.volumeScale)
+        state.settings = report
         state.clock24h = state.settings?.clock24h ?? true
         state.soundFiles = try await sounds
         state.sounds = state.soundFiles.map(\.name)

@@ -38,6 +38,12 @@ struct DaemonSession: Sendable {
         client.close()
     }
 
+    /// The dB range this clock's volume percentages span (its card's mixer range, or -60 to 0):
+    /// a percentage means what the page and alsamixer show for this clock.
+    func volumeScale() async -> ClosedRange<Double> {
+        (try? await client.settings().volumeScale) ?? AlarmWake.volumeRange
+    }
+
     /// Before a request that may wait for the person at the device (the first `schedule` of a
     /// user not yet asked, `auth request`): says so on stderr, since it can take up to 60 s.
     func announceAuthorizationPrompt() async throws {

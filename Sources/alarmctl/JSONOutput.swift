@@ -155,7 +155,7 @@ struct AlarmJSON: Encodable {
         @Null var postAlert: Double?
     }
 
-    init(_ view: AlarmView, now: Date, zone: TimeZoneRules) {
+    init(_ view: AlarmView, now: Date, zone: TimeZoneRules, volumeScale: ClosedRange<Double> = AlarmWake.volumeRange) {
         id = view.id.uuidString
         owner = view.owner
         state = view.state.rawValue
@@ -180,7 +180,7 @@ struct AlarmJSON: Encodable {
         skippedDate = view.skippedDate?.description
         wake = view.record.map { record in
             Wake(
-                fadeSeconds: record.wake?.crescendoSeconds, volumePercent: record.wake?.volumeDB.map(VolumePercent.percent(decibels:)),
+                fadeSeconds: record.wake?.crescendoSeconds, volumePercent: record.wake?.volumeDB.map { VolumePercent.percent(decibels: $0, scale: volumeScale) },
                 lightLeadSeconds: record.wake?.lightLeadSeconds)
         }
     }

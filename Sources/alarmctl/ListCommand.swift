@@ -34,7 +34,8 @@ struct ListCommand: AsyncParsableCommand {
         let now = Date()
         let zone = TimeText.localZone()
         if json {
-            print(JSONOutput.document(JSONOutput.AlarmList(alarms: views.map { AlarmJSON($0, now: now, zone: zone) })), terminator: "")
+            let scale = await session.volumeScale()
+            print(JSONOutput.document(JSONOutput.AlarmList(alarms: views.map { AlarmJSON($0, now: now, zone: zone, volumeScale: scale) })), terminator: "")
             return
         }
         guard !views.isEmpty else {

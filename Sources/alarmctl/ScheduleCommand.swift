@@ -86,9 +86,11 @@ struct ScheduleCommand: AsyncParsableCommand {
         let session = try await connection.connect()
         defer { session.close() }
         try await session.announceAuthorizationPrompt()
+        // The percentage is the clock's (its card's range): read before anything is scheduled.
+        let scaledWake = wake.volume == nil ? ownWake : try wake.applied(to: nil, scale: await session.volumeScale())
         let alarm = try await session.call { try await $0.schedule(id: alarmID, definition: definition) }
-        if let ownWake {
-            try await session.call { try await $0.setWake(ownWake, id: alarmID) }
+        if let scaledWake {
+            try await session.call { try await $0.setWake(scaledWake, id: alarmID) }
         }
         try await ScheduledOutput.print(alarm, title: title, session: session, json: json, zone: zone)
     }
@@ -186,7 +188,7 @@ enum ScheduledOutput {
             view = AlarmView(record: record)
         }
         if json {
-            Swift.print(JSONOutput.document(JSONOutput.OneAlarm(alarm: AlarmJSON(view, now: now, zone: zone))), terminator: "")
+            Swift.print(JSONOutput.document(JSONOutput.OneAlarm(alarm: AlarmJSON(view, now: now, zone: zone, volumeScale: await session.volumeScale()))), terminator: "")
             return
         }
         var line = "\(alarm.schedule == nil ? "Started timer" : "Scheduled") \(alarm.id.uuidString) \"\(TerminalText.escaped(title))\""

@@ -40,14 +40,15 @@ struct ShowCommand: AsyncParsableCommand {
         let view = try await session.resolve(key)
         let now = Date()
         let zone = TimeText.localZone()
+        let scale = await session.volumeScale()
         if json {
-            print(JSONOutput.document(JSONOutput.OneAlarm(alarm: AlarmJSON(view, now: now, zone: zone))), terminator: "")
+            print(JSONOutput.document(JSONOutput.OneAlarm(alarm: AlarmJSON(view, now: now, zone: zone, volumeScale: scale))), terminator: "")
             return
         }
-        print(Self.details(view, now: now, zone: zone), terminator: "")
+        print(Self.details(view, now: now, zone: zone, volumeScale: scale), terminator: "")
     }
 
-    static func details(_ view: AlarmView, now: Date, zone: TimeZoneRules) -> String {
+    static func details(_ view: AlarmView, now: Date, zone: TimeZoneRules, volumeScale: ClosedRange<Double> = AlarmWake.volumeRange) -> String {
         var lines: [(String, String)] = [
             ("ID", view.id.uuidString),
             ("Title", view.title ?? "(not reported by alarmd)"),
@@ -75,7 +76,7 @@ struct ShowCommand: AsyncParsableCommand {
         }
         if let definition = view.definition {
             lines.append(("Sound", view.sound ?? "default"))
-            lines.append(("Wake", WakeOptions.describe(view.record?.wake)))
+            lines.append(("Wake", WakeOptions.describe(view.record?.wake, scale: volumeScale)))
             var secondary = view.secondary ?? "none"
             if let button = definition.presentation.alert.secondaryButton { secondary += " (button \"\(button.text)\")" }
             if let intent = definition.secondaryIntent { secondary += ", intent \(intent.name)" }

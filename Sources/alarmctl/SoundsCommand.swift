@@ -78,28 +78,35 @@ struct SoundsCommand: AsyncParsableCommand {
             let descriptor = open(file, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw CommandFailure.usage("cannot read \(file): \(String(cString: strerror(errno)))") }
             defer { close(descriptor) }
+            var status = stat()
+            if fstat(descriptor, &status) == 0, Int(status.st_size) > UploadSoundParameters.maximumFileBytes {
+                throw CommandFailure.usage("\(file) is larger than a sound may be (\(UploadSoundParameters.maximumFileBytes / 1_048_576) MiB)")
+            }
             let session = try await connection.connect()
             defer { session.close() }
-            var offset = 0
-            var piece = [UInt8](repeating: 0, count: UploadSoundParameters.maximumPiece)
-            var pending = try Self.read(descriptor, into: &piece, file: file)
-            while true {
-                let next = pending == piece.count ? try Self.peek(descriptor, file: file) : nil
-                let final = next == nil
-                let report = try await session.call {
-                    try await $0.uploadSound(named: kept, offset: offset, piece: Data(piece[..<pending]), final: final)
+            var report = UploadSoundReport(name: kept, upload: nil, received: 0, kept: false)
+            var restarts = 0
+            while !report.kept {
+                let offset = report.received
+                guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+                    throw CommandFailure.refused("cannot read \(file): \(String(cString: strerror(errno)))")
                 }
-                if report.kept {
-                    print("Added \(kept) (\(SoundsCommand.size(report.received))).")
-                    return
+                var piece = [UInt8](repeating: 0, count: UploadSoundParameters.maximumPiece)
+                let count = try Self.read(descriptor, into: &piece, file: file)
+                let final = try count < piece.count || Self.atEnd(descriptor, file: file)
+                let upload = report.upload
+                report = try await session.call {
+                    try await $0.uploadSound(named: kept, upload: upload, offset: offset, piece: Data(piece[..<count]), final: final)
                 }
-                guard report.received == offset + pending, !final else {
-                    throw CommandFailure.refused("the clock took \(report.received) bytes of \(kept), not \(offset + pending): another upload of that name is under way")
+                if report.upload == nil {
+                    // alarmd no longer knows this upload (it restarted): once more from the start.
+                    restarts += 1
+                    guard restarts <= 2 else { throw CommandFailure.refused("alarmd kept losing the upload of \(kept)") }
+                } else if !report.kept, report.received != offset + count {
+                    throw CommandFailure.refused("alarmd holds \(report.received) bytes of \(kept), not \(offset + count)")
                 }
-                offset += pending
-                piece[0] = next!
-                pending = 1 + (try Self.read(descriptor, into: &piece, from: 1, file: file))
             }
+            print("Added \(kept) (\(SoundsCommand.size(report.received))).")
         }
 
         /// Fills `buffer` from `start` as far as the file goes; how many bytes were read.
@@ -115,10 +122,12 @@ struct SoundsCommand: AsyncParsableCommand {
             return filled - start
         }
 
-        /// The next byte, or `nil` at the end: whether the piece just read is the last.
-        static func peek(_ descriptor: Int32, file: String) throws -> UInt8? {
+        /// Whether the file is read to its end (a full piece may be the last one).
+        static func atEnd(_ descriptor: Int32, file: String) throws -> Bool {
             var byte = [UInt8](repeating: 0, count: 1)
-            return try read(descriptor, into: &byte, file: file) == 1 ? byte[0] : nil
+            let more = try read(descriptor, into: &byte, file: file) == 1
+            if more { lseek(descriptor, -1, SEEK_CUR) }
+            return !more
         }
     }
 
@@ -142,7 +151,8 @@ struct SoundsCommand: AsyncParsableCommand {
             let session = try await connection.connect()
             defer { session.close() }
             try await session.call { client in
-                let decibels = if let percent { VolumePercent.decibels(percent: percent) } else { try await client.settings().settings.volumeDB }
+                let settings = try await client.settings()
+                let decibels = percent.map(settings.decibels(percent:)) ?? settings.settings.volumeDB
                 try await client.trySound(volumeDB: decibels, sound: name)
             }
             print("Playing \(name) for five seconds.")

@@ -20,14 +20,15 @@ struct WakeOptions: ParsableArguments {
 
     var isEmpty: Bool { fade == nil && volume == nil && light == nil }
 
-    /// `current` changed by the options: each one given replaces its field, `default` clears it.
-    func applied(to current: AlarmWake?) throws -> AlarmWake {
+    /// `current` changed by the options: each one given replaces its field, `default` clears it;
+    /// a percentage spans `scale` (the clock's, ``DaemonSession/volumeScale()``).
+    func applied(to current: AlarmWake?, scale: ClosedRange<Double> = AlarmWake.volumeRange) throws -> AlarmWake {
         var wake = current ?? AlarmWake()
         if let fade {
             wake.crescendoSeconds = fade == "default" ? nil : try Self.length(fade, option: "--fade", in: AlarmWake.crescendoRange, longest: "45m")
         }
         if let volume {
-            wake.volumeDB = volume == "default" ? nil : VolumePercent.decibels(percent: try Self.percent(volume))
+            wake.volumeDB = volume == "default" ? nil : VolumePercent.decibels(percent: try Self.percent(volume), scale: scale)
         }
         if let light {
             wake.lightLeadSeconds = light == "default" ? nil : try Self.length(light, option: "--light", in: AlarmWake.lightLeadRange, longest: "1h")
@@ -60,10 +61,10 @@ struct WakeOptions: ParsableArguments {
 
     /// `fades in over 20m, to 60%, the light from 30m before`, each part the household's where
     /// the alarm sets none.
-    static func describe(_ wake: AlarmWake?) -> String {
+    static func describe(_ wake: AlarmWake?, scale: ClosedRange<Double>) -> String {
         let fade = wake?.crescendoSeconds.map { $0 == 0 ? "full at once" : "fades in over \(TimeText.length($0))" }
             ?? "the household's fade-in"
-        let volume = wake?.volumeDB.map { "to \(VolumePercent.percent(decibels: $0))%" } ?? "to the household's volume"
+        let volume = wake?.volumeDB.map { "to \(VolumePercent.percent(decibels: $0, scale: scale))%" } ?? "to the household's volume"
         let light = wake?.lightLeadSeconds.map { $0 == 0 ? "no sunrise light" : "the light from \(TimeText.length($0)) before" }
             ?? "the household's sunrise"
         return fade + ", " + volume + ", " + light
@@ -98,12 +99,13 @@ struct WakeCommand: AsyncParsableCommand {
         let session = try await connection.connect()
         defer { session.close() }
         let view = try await session.resolve(key)
+        let scale = await session.volumeScale()
         guard !wake.isEmpty else {
-            print("\(view.id.uuidString): \(WakeOptions.describe(view.record?.wake))")
+            print("\(view.id.uuidString): \(WakeOptions.describe(view.record?.wake, scale: scale))")
             return
         }
-        let changed = try wake.applied(to: view.record?.wake)
+        let changed = try wake.applied(to: view.record?.wake, scale: scale)
         try await session.call { try await $0.setWake(changed, id: view.id) }
-        print("Wakes \(view.id.uuidString)\(view.title.map { " \"\(TerminalText.escaped($0))\"" } ?? ""): \(WakeOptions.describe(changed))")
+        print("Wakes \(view.id.uuidString)\(view.title.map { " \"\(TerminalText.escaped($0))\"" } ?? ""): \(WakeOptions.describe(changed, scale: scale))")
     }
 }

@@ -24,6 +24,8 @@ struct DaemonBoard: DeviceBoard {
     /// Why the sound device did not open when the daemon started (`nil`: it did, or the board is
     /// simulated); the appliance shows it until a playback works.
     let soundProblemAtStart: HardwareError?
+    /// The dB range of the volume control the alarm volume is set on, as read at start.
+    var volumeControlRange: ClosedRange<Double>?
 
     /// The simulated board: `hardware`'s parts are fakes (the simulator's, or the simulated
     /// profile's), with no lines to watch or release.
@@ -72,7 +74,7 @@ struct DaemonBoard: DeviceBoard {
             audio: sound.output, display: BoardParts.openDisplay(display), light: light)
         return DaemonBoard(
             hardware: hardware, buttons: buttons, indicator: indicator, light: light, mixer: sound.mixer,
-            mixerProblem: sound.mixerProblem, soundProblemAtStart: problemAtStart)
+            mixerProblem: sound.mixerProblem, soundProblemAtStart: problemAtStart, volumeControlRange: sound.range)
     }
 
     /// Releases the GPIO lines (the LED is left off) and the light's PWM channel (turned off).
@@ -90,6 +92,8 @@ struct CardSound {
     let mixer: ALSAMixerVolume?
     /// Why the volume control did not answer at start.
     let mixerProblem: HardwareError?
+    /// The control's dB range when the alarm volume is set on it and it answered at start.
+    var range: ClosedRange<Double>?
 
     /// Opens the volume control the profile names, if any, and sets it to `volume`; with `nil`
     /// only checks that it answers, and plays `audio` as it is.
@@ -122,7 +126,7 @@ struct CardSound {
                 "mixer": "\(control)", "card": "\(mixer.controlDevice)", "range.dB": "\(range)",
             ])
             output.setCard(to: volume)
-            return CardSound(output: output, mixer: mixer, mixerProblem: nil)
+            return CardSound(output: output, mixer: mixer, mixerProblem: nil, range: range)
         } catch {
             logger.warning("Sound card volume control not available; the volume is set in software until it is", metadata: [
                 "error": "\(error)",

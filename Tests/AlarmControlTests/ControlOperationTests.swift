@@ -27,8 +27,8 @@ struct ControlOperationTests {
     /// The daemon's answers byte for byte: keys sorted, so a line is the same in every process.
     @Test func theDaemonsAnswersAreTheLinesTheyWere() throws {
         let settings = HouseholdSettings(volumeDB: -12, crescendoSeconds: 30, snoozeSeconds: 540, autoSilenceSeconds: 900.5)
-        #expect(try line(SettingsReport(settings: settings, clock24h: false)) == #"""
-            {"id":7,"ok":true,"result":{"autoSilenceSeconds":900.5,"clock24h":false,"crescendoSeconds":30,"snoozeSeconds":540,"volumeDB":-12},"v":1}
+        #expect(try line(SettingsReport(settings: settings, clock24h: false, volumeScale: -40...0)) == #"""
+            {"id":7,"ok":true,"result":{"autoSilenceSeconds":900.5,"clock24h":false,"crescendoSeconds":30,"snoozeSeconds":540,"volumeDB":-12,"volumeScale":[-40,0]},"v":1}
             """#)
         #expect(try line(settings) == #"""
             {"id":7,"ok":true,"result":{"autoSilenceSeconds":900.5,"crescendoSeconds":30,"snoozeSeconds":540,"volumeDB":-12},"v":1}

@@ -1,5 +1,6 @@
 import AlarmALSA
 import AlarmAppliance
+import AlarmClient
 import AlarmDaemon
 import AlarmEngine
 import AlarmHardware
@@ -26,10 +27,12 @@ import Testing
     /// A board whose sound plays through `card`'s volume control, as a mixer board's does.
     struct MixerBoard: DeviceBoard {
         let hardware: ApplianceHardware
+        let volumeControlRange: ClosedRange<Double>?
         var soundProblemAtStart: HardwareError? { nil }
         func close() async {}
 
         init(card: FakeHardwareVolume, audio: FakeAudioOutput, clock: ManualWallClock) {
+            volumeControlRange = try? card.range()
             let sound = HardwareVolumeAudioOutput(wrapping: audio, volume: card) { _ in }
             hardware = ApplianceHardware(
                 buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(), audio: sound,
@@ -86,6 +89,26 @@ import Testing
         #expect(openedWith?.volume == -12)
         try await Self.ring(device, clock: clock)
         #expect(card.settings.last == -12)
+        await device.shutdown()
+    }
+
+    /// The page and alarmctl read the clock's volume scale from `settings`: on this card, whose
+    /// control spans -40 to +4 dB, the part alarmd plays, -40 to 0, so 50 % is -13 dB as
+    /// alsamixer shows for it.
+    @Test func theSettingsGiveTheCardsOwnVolumeScale() async throws {
+        let directory = try TemporaryDirectory()
+        let card = FakeHardwareVolume(range: -40...4)
+        let clock = ManualWallClock(now: Self.start)
+        let (device, _) = try await Self.device(Self.configuration(in: directory), card: card, clock: clock)
+        let socketPath = directory.path + "/control.sock"
+        let server = device.controlServer(.init(socketPath: socketPath), status: nil, selfTest: nil)
+        try server.start()
+        let client = ControlClient(path: socketPath)
+        let report = try await client.settings()
+        #expect(report.volumeScale == -40...0)
+        #expect(report.decibels(percent: 50) == -13)
+        client.close()
+        await server.stop()
         await device.shutdown()
     }
 

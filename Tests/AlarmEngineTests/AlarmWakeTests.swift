@@ -72,4 +72,22 @@ import Testing
         #expect(VolumePercent.decibels(percent: Double(percent)) == decibels)
         #expect(VolumePercent.percent(decibels: decibels) == percent)
     }
+
+    /// On a card whose alarm volume is set on a -40 to 0 dB control, the page's percentages are
+    /// the ones alsamixer shows for that card: 0 % its floor, 50 % -13 dB.
+    @Test(arguments: [(0, -40.0), (50, -13.0), (77, -5.2), (100, 0.0)])
+    func onACardsOwnRangeAPercentageIsWhatAlsamixerShowsForIt(percent: Int, decibels: Double) {
+        let scale = VolumePercent.scale(forCard: -40...0)
+        #expect(scale == -40...0)
+        #expect(VolumePercent.decibels(percent: Double(percent), scale: scale) == decibels)
+        #expect(VolumePercent.percent(decibels: decibels, scale: scale) == percent)
+    }
+
+    @Test func aCardsRangeIsTakenWithinTheVolumesAlarmdPlays() {
+        #expect(VolumePercent.scale(forCard: nil) == -60...0)
+        #expect(VolumePercent.scale(forCard: -102.39...4) == -60...0, "the Pi's headphone PCM control")
+        #expect(VolumePercent.scale(forCard: -30...6) == -30...0)
+        #expect(VolumePercent.scale(forCard: 0...12) == -60...0, "a control that only boosts: the default scale")
+        #expect(VolumePercent.decibels(percent: 100, scale: -30...0) == 0 && VolumePercent.percent(decibels: -45, scale: -30...0) == 0)
+    }
 }

@@ -52,7 +52,7 @@ final class WebRig: Sendable {
                 sounds: SoundLibrary(
                     packagedDirectory: directory.path + "/sounds", householdDirectory: directory.path + "/household-sounds",
                     reservedFreeBytes: 0, logger: Self.logger
-                ) { [appliance] names in await appliance.householdSoundsChanged(names) },
+                ) { [appliance] names, generation in await appliance.householdSoundsChanged(names, generation: generation) },
                 status: nil, board: nil),
             logger: Self.logger, clock: clock)
         try server.start()

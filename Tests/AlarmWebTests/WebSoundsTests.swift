@@ -15,13 +15,13 @@ import Testing
 
     /// A part of a sound as the page sends it.
     func part(
-        _ rig: WebRig, _ bytes: ArraySlice<UInt8>, name: String, offset: Int, final: Bool, cookies: [String: String],
-        type: String = "application/octet-stream", origin: String = WebRig.origin
+        _ rig: WebRig, _ bytes: ArraySlice<UInt8>, name: String, upload: String? = nil, offset: Int, final: Bool,
+        cookies: [String: String], type: String = "application/octet-stream", origin: String = WebRig.origin
     ) async -> WebResponse {
         var headers = ["Host": "clock.local:8080", "Origin": origin, "Content-Type": type]
         headers["Cookie"] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
         return await rig.app.respond(to: WebRequest(
-            method: "PUT", path: "/api/sounds/\(name)?offset=\(offset)&final=\(final ? 1 : 0)", headers: headers,
+            method: "PUT", path: "/api/sounds/\(name)?offset=\(offset)\(upload.map { "&upload=" + $0 } ?? "")&final=\(final ? 1 : 0)", headers: headers,
             body: Data(bytes), peer: WebRig.phone))
     }
 
@@ -32,10 +32,11 @@ import Testing
         let first = await part(rig, Self.wav[..<half], name: "Dawn%20chorus.wav", offset: 0, final: false, cookies: cookies)
         #expect(first.status == 200)
         #expect(try WebRig.json(first)["received"] as? Int == half)
-        // A part sent again (a lost answer) is not taken twice: the answer says where to go on.
-        let again = await part(rig, Self.wav[..<half], name: "Dawn%20chorus.wav", offset: 0, final: false, cookies: cookies)
-        #expect(try WebRig.json(again)["received"] as? Int == half)
-        let last = await part(rig, Self.wav[half...], name: "Dawn%20chorus.wav", offset: half, final: true, cookies: cookies)
+        let upload = try #require(try WebRig.json(first)["upload"] as? String)
+        // A part at the wrong place is not taken: the answer says where to go on.
+        let ahead = await part(rig, Self.wav[half...], name: "Dawn%20chorus.wav", upload: upload, offset: half + 10, final: true, cookies: cookies)
+        #expect(try WebRig.json(ahead)["received"] as? Int == half && WebRig.json(ahead)["kept"] as? Bool == false)
+        let last = await part(rig, Self.wav[half...], name: "Dawn%20chorus.wav", upload: upload, offset: half, final: true, cookies: cookies)
         #expect(last.status == 200, "\(String(decoding: last.body, as: UTF8.self))")
         #expect(try WebRig.json(last)["kept"] as? Bool == true)
         #expect(TestFiles.read(rig.directory.path + "/household-sounds/Dawn chorus.wav").map { $0 == Self.wav } == true)
