@@ -7,7 +7,7 @@ Test hooks: each element with an id also has data-testid = id (set near the end 
  alarm-days day-{mon,tue,wed,thu,fri,sat,sun} timer-form timer-{minutes,label,start,list}
  device device-summary status-list missed-list settings settings-{try,save}
  sounds sounds-summary sound-list sound-form sound-{file,progress,add} alarm-sound-play
- set-{volume,volume-out,crescendo,snooze,autosilence,light-lead,light-after,night-start,night-end} phones pairing-list
+ set-{volume,volume-out,default-sound,crescendo,snooze,autosilence,light-lead,light-after,night-start,night-end} phones pairing-list
  ringing ringing-{kind,label,more,stop,snooze} confirm-dialog confirm-{text,yes,no}
 data-testid only: alarm-error ringing-error timer-quick-{1,5,10} clock-time set-clock
 Rows (data-testid, data-id = the server's id) and data-testid inside them:
@@ -325,7 +325,7 @@ function render() {
   section('alarms', [state.alarms, deps], () => $('alarm-list').replaceChildren(...(state.alarms || []).map(alarmRow)));
   section('timers', [state.timers], () => $('timer-list').replaceChildren(...(state.timers || []).map(timerRow)));
   section('device', [state.status, state.clockTrusted, state.missed, deps], renderDevice);
-  section('settings', [state.settings, hasLight()], renderSettings); // the light's fields follow the status
+  section('settings', [state.settings, hasLight(), state.sounds], renderSettings); // the light's fields follow the status
   section('pairings', [state.pairings, deps], renderPairings);
   section('sounds', [state.soundFiles], renderSounds);
   updateTicking();
@@ -454,7 +454,7 @@ function openAlarm(a) {
   $('alarm-snooze').value = Math.min(60, Math.max(1, Math.round((secs || 540) / 60)));
   const sounds = (state.sounds || []).slice();
   if (a && a.sound && !sounds.includes(a.sound)) sounds.push(a.sound); // saving must not drop a sound the list lost
-  $('alarm-sound').replaceChildren(h('option', { value: '' }, 'Built-in tone'), ...sounds.map((s) => h('option', { value: s }, s)));
+  $('alarm-sound').replaceChildren(h('option', { value: '' }, defaultSoundText()), ...sounds.map((s) => h('option', { value: s }, s)));
   $('alarm-sound').value = (a && a.sound) || '';
   const s = state.settings;
   $('alarm-fade').value = a && a.fadeSeconds != null ? Math.round(a.fadeSeconds / 60 * 100) / 100 : '';
@@ -630,6 +630,10 @@ function renderSettings() {
   $('light-settings').hidden = !hasLight();
   $('set-light-lead').value = s.lightLeadSeconds != null ? minutes(s.lightLeadSeconds) : 20;
   $('set-light-after').value = s.lightAfterStop || 'off';
+  const chosen = s.defaultSound && s.defaultSound !== 'tone' ? s.defaultSound : 'tone';
+  const names = (state.sounds || []).includes(chosen) || chosen === 'tone' ? state.sounds || [] : [...(state.sounds || []), chosen];
+  $('set-default-sound').replaceChildren(h('option', { value: 'tone' }, 'Built-in tone'), ...names.map((n) => h('option', { value: n }, n)));
+  $('set-default-sound').value = chosen;
   const night = s.nightHours && s.nightHours !== 'off' ? s.nightHours.split('-') : ['', ''];
   $('set-night-start').value = night[0];
   $('set-night-end').value = night[1];
@@ -651,7 +655,7 @@ function readSettings() {
   return {
     volumeDB: decibelsOf(n('set-volume')), crescendoSeconds: Math.round(fade * 60), snoozeSeconds: n('set-snooze') * 60,
     autoSilenceSeconds: n('set-autosilence') * 60, nightHours: from ? `${from}-${until}` : 'off',
-    lightLeadSeconds: Math.round(lead * 60), lightAfterStop: $('set-light-after').value,
+    lightLeadSeconds: Math.round(lead * 60), lightAfterStop: $('set-light-after').value, defaultSound: $('set-default-sound').value,
   };
 }
 
@@ -692,6 +696,12 @@ function renderSounds() {
         rowBtn(f.name, 'sound-play', 'Play 5 s', `Play ${f.name} for five seconds`, () => playSound(f.name)),
         f.origin === 'household' && rowBtn(f.name, 'sound-delete', 'Delete', `Delete ${f.name}`, () => deleteSound(f))));
   }));
+}
+
+// What an alarm with no sound of its own rings with: the household's default.
+function defaultSoundText() {
+  const d = state.settings && state.settings.defaultSound;
+  return d && d !== 'tone' ? `The household's sound (${d})` : 'Built-in tone';
 }
 
 const size = (bytes) => bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} kB`;
@@ -818,7 +828,8 @@ listen('settings-form', 'submit', saveSettings);
 listen('settings-try', 'click', () => { const b = readSettings(); if (b) post('/api/settings/try', 'Playing for 3 seconds…', b); });
 listen('sound-form', 'submit', addSound);
 listen('alarm-sound-play', 'click', () => {
-  const name = $('alarm-sound').value, volume = $('alarm-volume').value;
+  const d = state.settings && state.settings.defaultSound;
+  const name = $('alarm-sound').value || (d && d !== 'tone' ? d : ''), volume = $('alarm-volume').value;
   if (!name) return showError('The built-in tone: play it from the settings (Play for 3 s).');
   playSound(name, volume === '' ? null : Number(volume));
 });

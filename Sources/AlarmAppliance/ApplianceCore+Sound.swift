@@ -95,11 +95,15 @@ extension ApplianceCore {
             namedSoundFailed: soundState.namedSoundFailed(for: presented.key), previousError: nil))]
     }
 
-    /// What an alert of `alarm` tries to play, in order: its named sound (unless that already
-    /// failed for it), then the built-in tone.
+    /// What an alert of `alarm` tries to play, in order: its sound (its own, else the
+    /// household's default; unless that already failed for it), then the built-in tone.
     func soundSources(for alarm: AlarmRecord) -> [SoundSource] {
         var sources: [SoundSource] = []
-        if case .named(let name) = alarm.definition.sound, !soundState.namedSoundFailed(for: alarm.key) {
+        let name: String? = switch alarm.definition.sound {
+        case .named(let name): name
+        default: settings.defaultSound
+        }
+        if let name, !soundState.namedSoundFailed(for: alarm.key) {
             sources.append(.file(settings.soundPath(named: name)))
         }
         sources.append(.builtInTone)

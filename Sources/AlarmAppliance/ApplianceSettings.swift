@@ -16,6 +16,9 @@ public struct ApplianceSettings: Hashable, Sendable {
     public var householdSoundsDirectory: String?
     /// The names ``householdSoundsDirectory`` holds: a name found there rings from there.
     public var householdSounds: Set<String> = []
+    /// The sound an alarm that names none rings with (the household's choice); `nil`: the
+    /// built-in tone.
+    public var defaultSound: String?
     /// How long before an alert the sound device is opened and the sound loaded, so the alert is
     /// heard at its instant; zero opens the device only when the alert begins.
     public var soundPreparationLead: Duration = .seconds(2)

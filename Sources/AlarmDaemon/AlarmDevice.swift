@@ -138,7 +138,7 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     }
 
     /// The control socket on this device, answering the engine's operations and the daemon's
-    /// own (``DaemonOperations/handlers(runtime:appliance:settings:sounds:volumeScale:status:board:time:)``): `status`
+    /// own (``DaemonOperations/handlers(runtime:appliance:settings:sounds:volumeScale:checkSound:status:board:time:)``): `status`
     /// from `status`, `selfTest` where the board's parts can be checked (`selfTest`), and
     /// `setTime` where the clock can be set (`clockSetter`) and the machine read.
     public func controlServer(
@@ -147,9 +147,6 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
     ) -> ControlServer {
         // `setTime` reads the machine as the engine does.
         let time = clockSetter.flatMap { setter in clockReadings.map { DaemonOperations.TimeSetting(setter: setter, readings: $0) } }
-        let handlers = DaemonOperations.handlers(
-            runtime: runtime, appliance: appliance, settings: household, sounds: sounds,
-            volumeScale: VolumePercent.scale(forCard: board.volumeControlRange), status: status, board: selfTest, time: time)
         var configuration = configuration
         if configuration.soundCheck == nil {
             let sounds = sounds
@@ -166,6 +163,10 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
                 }
             }
         }
+        let handlers = DaemonOperations.handlers(
+            runtime: runtime, appliance: appliance, settings: household, sounds: sounds,
+            volumeScale: VolumePercent.scale(forCard: board.volumeControlRange), checkSound: configuration.soundCheck,
+            status: status, board: selfTest, time: time)
         return ControlServer(configuration: configuration, runtime: runtime, handlers: handlers, logger: logger)
     }
 

@@ -12,7 +12,9 @@ extension DaemonOperations {
 
     /// The sounds: everyone lists them; administrators (the phone page, `alarmctl sounds`) add and
     /// delete the household's, and hear a volume or a sound before keeping it.
-    static func serveSounds(_ handlers: inout ControlHandlers, runtime: AlarmRuntime, appliance: Appliance, library: SoundLibrary) {
+    static func serveSounds(
+        _ handlers: inout ControlHandlers, runtime: AlarmRuntime, appliance: Appliance, library: SoundLibrary, settings: HouseholdSettingsFile
+    ) {
         handlers.register(.sounds) { _, _ in
             await library.files(usage: [:]).map(\.name)
         }
@@ -26,7 +28,11 @@ extension DaemonOperations {
             try await library.receive(piece)
         }
         handlers.register(.deleteSound) { _, parameters in
-            try await library.delete(parameters.name) { soundUsage(await runtime.allRecords())[parameters.name] ?? [] }
+            try await library.delete(parameters.name) {
+                var users = soundUsage(await runtime.allRecords())[parameters.name] ?? []
+                if settings.settings.defaultSoundName == parameters.name { users.insert("every alarm without its own (the household's default)", at: 0) }
+                return users
+            }
             return NullAnswer()
         }
         handlers.register(.trySound) { call, parameters in

@@ -27,7 +27,7 @@ public enum DaemonOperations {
     ///   every client's alarms).
     public static func handlers(
         runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile, sounds: SoundLibrary,
-        volumeScale: ClosedRange<Double> = AlarmWake.volumeRange, status: (@Sendable (ClientID?) async -> StatusReport)?, board: SelfTestBoard?, time: TimeSetting? = nil
+        volumeScale: ClosedRange<Double> = AlarmWake.volumeRange, checkSound: (@Sendable (String) async -> String?)? = nil, status: (@Sendable (ClientID?) async -> StatusReport)?, board: SelfTestBoard?, time: TimeSetting? = nil
     ) -> ControlHandlers {
         var handlers = ControlHandlers()
         if let status {
@@ -36,9 +36,9 @@ public enum DaemonOperations {
             handlers.register(.status) { call, _ in await status(call.peer.isAdministrator ? nil : call.peer.client) }
         }
         serveRecords(&handlers, runtime: runtime)
-        serveSettings(&handlers, runtime: runtime, appliance: appliance, settings: settings, volumeScale: volumeScale)
+        serveSettings(&handlers, runtime: runtime, appliance: appliance, settings: settings, volumeScale: volumeScale, checkSound: checkSound)
         serveDevice(&handlers, runtime: runtime, appliance: appliance)
-        serveSounds(&handlers, runtime: runtime, appliance: appliance, library: sounds)
+        serveSounds(&handlers, runtime: runtime, appliance: appliance, library: sounds, settings: settings)
         if let board { handlers.register(.selfTest, selfTestHandler(appliance: appliance, board: board)) }
         if let time { serveTime(&handlers, runtime: runtime, setting: time) }
         return handlers
@@ -73,13 +73,18 @@ public enum DaemonOperations {
     /// administrators (the phone page) change them.
     private static func serveSettings(
         _ handlers: inout ControlHandlers, runtime: AlarmRuntime, appliance: Appliance, settings: HouseholdSettingsFile,
-        volumeScale: ClosedRange<Double>
+        volumeScale: ClosedRange<Double>, checkSound: (@Sendable (String) async -> String?)?
     ) {
         handlers.register(.settings) { _, _ in
             let clock = await appliance.settings.clockFormat
             return SettingsReport(settings: settings.settings, clock24h: clock == .twentyFourHour, volumeScale: volumeScale)
         }
         handlers.register(.setSettings) { call, new in
+            // A default sound is checked when it is chosen, as an alarm's is when scheduled.
+            if let name = new.defaultSoundName, name != settings.settings.defaultSoundName, let checkSound,
+               let reason = await checkSound(name) {
+                throw ControlRequestError(id: call.request.id, .invalidConfiguration, "sound \"\(name)\" cannot ring: \(reason)")
+            }
             let kept: HouseholdSettings
             do {
                 kept = try settings.change(to: new)

@@ -15,7 +15,8 @@ extension HouseholdSettings {
             snoozeSeconds: configuration.defaultSnooze / .seconds(1), autoSilenceSeconds: configuration.engine.autoSilence,
             nightHours: configuration.appliance.nightHours?.description ?? "off",
             lightLeadSeconds: configuration.appliance.sunriseLead / .seconds(1),
-            lightAfterStop: configuration.appliance.lightAfterStop.rawValue)
+            lightAfterStop: configuration.appliance.lightAfterStop.rawValue,
+            defaultSound: configuration.appliance.defaultSound ?? HouseholdSettings.builtInTone)
     }
 
     /// Those read from a file, with what it predates (`nil`) taken from `defaults`.
@@ -24,6 +25,7 @@ extension HouseholdSettings {
         settings.nightHours = nightHours ?? defaults.nightHours
         settings.lightLeadSeconds = lightLeadSeconds ?? defaults.lightLeadSeconds
         settings.lightAfterStop = lightAfterStop ?? defaults.lightAfterStop
+        settings.defaultSound = defaultSound ?? defaults.defaultSound
         return settings
     }
 
@@ -42,6 +44,7 @@ extension HouseholdSettings {
         if nightHours != nil { appliance.nightHours = night }
         if let lightLeadSeconds { appliance.sunriseLead = .milliseconds(Int64((lightLeadSeconds * 1000).rounded())) }
         if let after = lightAfterStop.flatMap(ApplianceSettings.LightAfterStop.init(rawValue:)) { appliance.lightAfterStop = after }
+        if defaultSound != nil { appliance.defaultSound = defaultSoundName }
     }
 }
 

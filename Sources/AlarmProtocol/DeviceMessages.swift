@@ -45,10 +45,16 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
     public var lightLeadSeconds: Double?
     /// What the light does after the alarm: `"off"`, or `"on"` (for `[light] kept_on`, an hour unless configured, or until STOP). `nil` as above.
     public var lightAfterStop: String?
+    /// What an alarm that names no sound rings with (AlarmKit's `.default`): a name `sounds`
+    /// lists, or ``builtInTone``. `nil` as above (the built-in tone).
+    public var defaultSound: String?
+
+    /// ``defaultSound``'s value for the built-in tone (a sound's name always has an extension).
+    public static let builtInTone = "tone"
 
     public init(
         volumeDB: Double, crescendoSeconds: Double, snoozeSeconds: Double, autoSilenceSeconds: Double, nightHours: String? = nil,
-        lightLeadSeconds: Double? = nil, lightAfterStop: String? = nil
+        lightLeadSeconds: Double? = nil, lightAfterStop: String? = nil, defaultSound: String? = nil
     ) {
         self.volumeDB = volumeDB
         self.crescendoSeconds = crescendoSeconds
@@ -57,6 +63,12 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
         self.nightHours = nightHours
         self.lightLeadSeconds = lightLeadSeconds
         self.lightAfterStop = lightAfterStop
+        self.defaultSound = defaultSound
+    }
+
+    /// The default sound's file name: `nil` for the built-in tone (and for none).
+    public var defaultSoundName: String? {
+        defaultSound == Self.builtInTone ? nil : defaultSound
     }
 
     /// The night hours they set: `nil` for `"off"` (and for none).
@@ -81,6 +93,9 @@ public struct HouseholdSettings: Codable, Hashable, Sendable {
         if let lightLeadSeconds { try check(lightLeadSeconds, AlarmWake.lightLeadRange, "lightLeadSeconds") }
         if let lightAfterStop, lightAfterStop != "off", lightAfterStop != "on" {
             throw SettingsError(description: "lightAfterStop must be \"off\" or \"on\", not \"\(lightAfterStop)\"")
+        }
+        if let name = defaultSoundName, let problem = SoundFileName.problem(with: name) {
+            throw SettingsError(description: "defaultSound must be \"tone\" or a sound's name: \(problem)")
         }
     }
 }

@@ -154,7 +154,7 @@ enum SettingsForm {
         do {
             return try WebJSON.decode(HouseholdSettings.self, from: body)
         } catch {
-            throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\", \"nightHours\", \"lightLeadSeconds\", \"lightAfterStop\"}: \(AlarmForm.summary(error))")
+            throw WebError(400, "expected {\"volumeDB\", \"crescendoSeconds\", \"snoozeSeconds\", \"autoSilenceSeconds\", \"nightHours\", \"lightLeadSeconds\", \"lightAfterStop\", \"defaultSound\"}: \(AlarmForm.summary(error))")
         }
     }
 }

@@ -11,7 +11,7 @@ struct SoundsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sounds",
         abstract: "List, add, play and delete the sounds an alarm may ring with (schedule --sound NAME).",
-        subcommands: [List.self, Add.self, Play.self, Delete.self],
+        subcommands: [List.self, Add.self, Play.self, Delete.self, Default.self],
         defaultSubcommand: List.self
     )
 
@@ -176,6 +176,36 @@ struct SoundsCommand: AsyncParsableCommand {
             defer { session.close() }
             try await session.call { try await $0.deleteSound(named: name) }
             print("Deleted \(name).")
+        }
+    }
+
+    struct Default: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "default",
+            abstract: "Show or set what alarms that name no sound ring with (setting it: administrators).",
+            discussion: """
+                Without NAME, prints it. NAME is a sound `alarmctl sounds` lists, checked as an \
+                alarm's sound is, or `tone` for the built-in tone. AlarmKit apps' alarms with the \
+                default sound ring with it too; a sound that is the default cannot be deleted.
+                """
+        )
+
+        @Argument(help: ArgumentHelp("A sound's name, or tone.", valueName: "NAME"))
+        var name: String?
+
+        @OptionGroup var connection: SocketOptions
+
+        func run() async throws {
+            let session = try await connection.connect()
+            defer { session.close() }
+            var settings = try await session.call { try await $0.settings() }.settings
+            guard let name else {
+                print("Alarms without their own sound ring with \(settings.defaultSoundName ?? "the built-in tone").")
+                return
+            }
+            settings.defaultSound = name
+            let kept = try await session.call { try await $0.setSettings(settings) }
+            print("Alarms without their own sound now ring with \(kept.defaultSoundName ?? "the built-in tone").")
         }
     }
 

@@ -67,6 +67,27 @@ import Testing
         }
     }
 
+    @Test func anAlarmWithoutItsOwnSoundRingsWithTheHouseholdsDefault() throws {
+        var settings = ApplianceSettings()
+        settings.householdSoundsDirectory = "/var/lib/alarmd/sounds"
+        settings.householdSounds = ["Dawn chorus.flac"]
+        settings.defaultSound = "Dawn chorus.flac"
+        var core = Self.core(settings: settings)
+        let (_, snapshot) = Self.ringing(sound: .default)
+        guard case .playAlert(let play)? = core.refreshSound(with: snapshot, at: Self.at(Self.seven)).first else {
+            Issue.record("nothing played")
+            return
+        }
+        #expect(play.source == .file("/var/lib/alarmd/sounds/Dawn chorus.flac") && play.fallbacks == [.builtInTone])
+        settings.defaultSound = nil
+        var toneCore = Self.core(settings: settings)
+        guard case .playAlert(let tone)? = toneCore.refreshSound(with: snapshot, at: Self.at(Self.seven)).first else {
+            Issue.record("nothing played")
+            return
+        }
+        #expect(tone.source == .builtInTone)
+    }
+
     @Test func aNamedSoundThatFailsFallsBackToTheToneAtOnce() throws {
         var settings = ApplianceSettings()
         settings.soundsDirectory = "/sounds"

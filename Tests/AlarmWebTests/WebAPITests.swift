@@ -434,6 +434,7 @@ extension WebRingingTests {
             #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"nightHours":"06:00-06:00"}"#,
             #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"lightLeadSeconds":3601}"#,
             #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"lightAfterStop":"dim"}"#,
+            #"{"volumeDB":-12,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600,"defaultSound":"../x.wav"}"#,
             #"{"volumeDB":3,"crescendoSeconds":60,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
             #"{"volumeDB":-12,"crescendoSeconds":-1,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
             #"{"volumeDB":-12,"crescendoSeconds":2701,"snoozeSeconds":300,"autoSilenceSeconds":600}"#,
@@ -447,7 +448,7 @@ extension WebRingingTests {
             directory: rig.directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: WebRig.logger)
         #expect(kept.settings == HouseholdSettings(
             volumeDB: -12, crescendoSeconds: 2700, snoozeSeconds: 300, autoSilenceSeconds: 600, nightHours: "22:30-06:45",
-            lightLeadSeconds: 600, lightAfterStop: "on"))
+            lightLeadSeconds: 600, lightAfterStop: "on", defaultSound: "tone"))
         await rig.stop()
     }
 

@@ -61,4 +61,25 @@ import Testing
         #expect(missing.exitStatus == 64)
         #expect(TestFiles.names(in: daemon.directory.path + "/state/sounds").isEmpty)
     }
+
+    @Test func theHouseholdsDefaultSoundIsCheckedWhenChosenAndCannotBeDeleted() async throws {
+        let daemon = try RunningDaemon()
+        defer { daemon.stop() }
+        let file = daemon.directory.path + "/chime.wav"
+        try TestFiles.write(SineWAV.bytes(sampleRate: 48_000, bits: 16, seconds: 1, channels: [(880, 0.5)]), to: file)
+        #expect(try await daemon.alarmctl(["sounds", "add", file]).exitStatus == 0)
+        let before = try await daemon.alarmctl(["sounds", "default"])
+        #expect(before.standardOutput == "Alarms without their own sound ring with the built-in tone.\n")
+        let missing = try await daemon.alarmctl(["sounds", "default", "gone.wav"])
+        #expect(missing.exitStatus == 1)
+        #expect(missing.standardError.contains("sound \"gone.wav\" cannot ring"), "\(missing.standardError)")
+        let chosen = try await daemon.alarmctl(["sounds", "default", "chime.wav"])
+        #expect(chosen.exitStatus == 0, "stderr: \(chosen.standardError)")
+        #expect(chosen.standardOutput == "Alarms without their own sound now ring with chime.wav.\n")
+        let refused = try await daemon.alarmctl(["sounds", "delete", "chime.wav"])
+        #expect(refused.exitStatus == 1)
+        #expect(refused.standardError.contains("the household's default"), "\(refused.standardError)")
+        #expect(try await daemon.alarmctl(["sounds", "default", "tone"]).exitStatus == 0)
+        #expect(try await daemon.alarmctl(["sounds", "delete", "chime.wav"]).exitStatus == 0)
+    }
 }
