@@ -98,6 +98,14 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
+        // libmosquitto: the MQTT connection of the alarm-mqtt bridge (MQTT 3.1.1, TCP or TLS).
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // One MQTT connection kept up on a thread of its own, for the bridge to the home's broker.
+        .target(name: "AlarmMQTT", dependencies: ["CMosquitto", "LinuxSupport"]),
         // Sound files for alarms: read as a stream of frames for playing, checked when chosen.
         .target(name: "AlarmSoundFile", dependencies: ["CSndFile"]),
         // What Swift cannot write itself: ALSA's variadic error handler, defined once for the process.
@@ -301,6 +309,7 @@ let package = Package(
             name: "AlarmALSATests",
             dependencies: ["AlarmALSA", "AlarmBoard", "AlarmHardware", "AlarmSimulator", "AlarmSoundFile", "AlarmTestKit", "CALSAShim"]),
         .testTarget(name: "AlarmSoundFileTests", dependencies: ["AlarmSoundFile", "AlarmTestKit"]),
+        .testTarget(name: "AlarmMQTTTests", dependencies: ["AlarmMQTT", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmPWMTests", dependencies: ["AlarmPWM", "AlarmHardware"]),
