@@ -105,7 +105,7 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         // One MQTT connection kept up on a thread of its own, for the bridge to the home's broker.
-        .target(name: "AlarmMQTT", dependencies: ["CMosquitto", "LinuxSupport"]),
+        .target(name: "AlarmMQTT", dependencies: ["CMosquitto", "LinuxSupport", "TOMLConfig"]),
         // Sound files for alarms: read as a stream of frames for playing, checked when chosen.
         .target(name: "AlarmSoundFile", dependencies: ["CSndFile"]),
         // What Swift cannot write itself: ALSA's variadic error handler, defined once for the process.
@@ -309,7 +309,7 @@ let package = Package(
             name: "AlarmALSATests",
             dependencies: ["AlarmALSA", "AlarmBoard", "AlarmHardware", "AlarmSimulator", "AlarmSoundFile", "AlarmTestKit", "CALSAShim"]),
         .testTarget(name: "AlarmSoundFileTests", dependencies: ["AlarmSoundFile", "AlarmTestKit"]),
-        .testTarget(name: "AlarmMQTTTests", dependencies: ["AlarmMQTT", "AlarmTestKit", "LinuxSupport"]),
+        .testTarget(name: "AlarmMQTTTests", dependencies: ["AlarmMQTT", "AlarmTestKit", "LinuxSupport", "TOMLConfig"]),
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmPWMTests", dependencies: ["AlarmPWM", "AlarmHardware"]),
