@@ -40,6 +40,8 @@ public actor SoundLibrary {
     /// The last uploads kept, by id, with their size: a last piece sent again is answered alike.
     private var finished: [(id: String, name: String, bytes: Int)] = []
     private var generation = 0
+    /// The names last told, so a listing (every page state read) tells only a change.
+    private var announced: Set<String>?
 
     public init(
         packagedDirectory: String, householdDirectory: String, reservedFreeBytes: Int = 256 * 1024 * 1024, logger: Logger,
@@ -160,10 +162,12 @@ public actor SoundLibrary {
         }
     }
 
-    /// Tells the appliance what the household directory holds now; returns it.
+    /// Tells the appliance what the household directory holds now, if that changed; returns it.
     @discardableResult
     public func announce() async -> Set<String> {
         let names = Self.names(in: householdDirectory)
+        guard names != announced else { return names }
+        announced = names
         generation += 1
         await namesChanged(names, generation)
         return names

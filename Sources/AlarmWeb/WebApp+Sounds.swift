@@ -77,7 +77,7 @@ extension WebApp {
                 bytes.append(byte)
                 continue
             }
-            guard let high = iterator.next().flatMap(Self.hexValue), let low = iterator.next().flatMap(Self.hexValue) else {
+            guard let high = iterator.next()?.hexValue, let low = iterator.next()?.hexValue else {
                 throw WebError(400, "a malformed %-escape in the sound's name")
             }
             bytes.append(high << 4 | low)
@@ -85,15 +85,6 @@ extension WebApp {
         guard let name = String(validating: bytes, as: UTF8.self) else { throw WebError(400, "the sound's name is not UTF-8") }
         if let problem = SoundFileName.problem(with: name) { throw WebError(400, problem) }
         return name
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// `?a=1&b=2` of a target, undecoded (the page sends digits only).
