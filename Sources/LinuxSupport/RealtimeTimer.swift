@@ -99,6 +99,9 @@ public final class RealtimeTimer: Sendable {
         /// The deadline the timerfd is armed for, while a sleep waits for it.
         var armedFor: Double?
         var threadStarted = false
+        /// A clock set that arming the timerfd reported (and so took from the read that would
+        /// have reported it): the thread ends every sleep with ``Wake/clockSet`` at its next wake.
+        var clockSetUnread = false
     }
 
     private let state = Mutex(State())
@@ -160,8 +163,30 @@ public final class RealtimeTimer: Sendable {
             }
             state.sleeps[ObjectIdentifier(sleep)] = sleep
             if state.armedFor.map({ deadline < $0 }) ?? true {
-                try Self.set(descriptor, to: deadline)
-                state.armedFor = deadline
+                do throws(Failure) {
+                    try Self.arm(descriptor, for: deadline, &state)
+                } catch {
+                    state.sleeps[ObjectIdentifier(sleep)] = nil
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Arms the timerfd for `deadline`. A clock set since the timerfd was last read makes
+    /// `timerfd_settime` arm it and fail with ECANCELED, and the read that would have reported
+    /// the set then finds nothing: the set is kept in `state`, and the timerfd armed to fire at
+    /// once, so the thread ends every sleep with ``Wake/clockSet`` as a read would have had it.
+    private static func arm(_ descriptor: Int32, for deadline: Double, _ state: inout State) throws(Failure) {
+        var target = deadline
+        while true {
+            do throws(Failure) {
+                try set(descriptor, to: target)
+                state.armedFor = target
+                return
+            } catch where error.errno == ECANCELED {
+                state.clockSetUnread = true
+                target = 0  // the epoch: past, so the timerfd fires at once
             }
         }
     }
@@ -185,16 +210,19 @@ public final class RealtimeTimer: Sendable {
             default: outcome = .failure(Failure(operation: "timerfd", errno: -result))
             }
             let (ended, rearmFailure) = state.withLock { state -> ([(Sleep, Result<Wake, any Error>)], Failure?) in
-                let isDeadline = result == Int32(ALARMD_WAIT_DEADLINE.rawValue)
+                var outcome = outcome
+                if state.clockSetUnread, case .success = outcome { outcome = .success(.clockSet) }
+                state.clockSetUnread = false
+                let isDeadline = (try? outcome.get()) == .deadline
                 let ending = state.sleeps.values.filter { !isDeadline || $0.deadline <= now }
                 for sleep in ending { state.sleeps[ObjectIdentifier(sleep)] = nil }
                 var ended = ending.map { ($0, outcome) }
-                state.armedFor = state.sleeps.values.map(\.deadline).min()
+                state.armedFor = nil
                 var failure: Failure?
                 if case .failure(let error) = outcome { failure = error as? Failure }
-                if failure == nil, let next = state.armedFor {
+                if failure == nil, let next = state.sleeps.values.map(\.deadline).min() {
                     do throws(Failure) {
-                        try Self.set(descriptor, to: next)
+                        try Self.arm(descriptor, for: next, &state)
                     } catch {
                         failure = error
                     }

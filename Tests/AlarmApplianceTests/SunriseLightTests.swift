@@ -3,6 +3,7 @@ import AlarmHardware
 import AlarmKitCore
 import AlarmModel
 import AlarmSimulator
+import AlarmTestKit
 import FoundationEssentials
 import Testing
 
@@ -182,5 +183,46 @@ import Testing
         try await rig.schedule(Scene.alarm(7, 0))
         await rig.advance(to: Scene.monday(6, 50))
         #expect(light.output > 0.1, "the sunrise is the point of the night ending")
+    }
+
+    /// The running appliance (its own timer, fed by the engine's published changes): an alarm
+    /// 25 s ahead is lit at once by the household's 20 minutes, then its own 20 s lead darkens it
+    /// and its sunrise starts on time, 20 s before, on a wake of the appliance's own.
+    @Test func aLeadShortenedAfterSchedulingStartsItsSunriseOnTheRunningAppliancesOwnWake() async throws {
+        let clock = ManualWallClock(now: Scene.monday(6, 59, 35))
+        let directory = try TemporaryDirectory()
+        let runtime = try AlarmRuntime(
+            configuration: .init(clockTrust: .always, storeDirectory: directory.path), clock: clock,
+            timeZones: ManualTimeZoneProvider(Scene.berlin), authorizer: FixedAuthorization(.authorized),
+            logger: Scene.logger)
+        let light = FakeLight()
+        let appliance = Appliance(
+            runtime: runtime,
+            hardware: ApplianceHardware(
+                buttons: FakeButtonInput(clock: clock), indicator: FakeIndicator(), audio: FakeAudioOutput(),
+                display: FakeCharacterDisplay(), light: light),
+            clock: clock, settings: Self.settings(lead: 20), logger: Scene.logger)
+        var outputs = light.events().makeAsyncIterator()
+        let engine = Task { await runtime.run() }
+        let device = Task { await appliance.run() }
+        #expect(await outputs.nextElement() == 0, "dark at start")
+
+        let id = Alarm.ID()
+        _ = try await runtime.schedule(id: id, definition: Scene.alarm(7, 0), client: Scene.owner)
+        let lit = try #require(await outputs.nextElement())
+        #expect(lit > 0.9, "inside the household's 20 minutes")
+        _ = try await runtime.setWake(AlarmWake(lightLeadSeconds: 20), id: id, client: Scene.owner)
+        #expect(await outputs.nextElement() == 0, "its own 20 s have not begun")
+        await clock.waitForSleeper(until: Scene.monday(6, 59, 40))
+        clock.advance(to: Scene.monday(6, 59, 40))
+        await clock.waitForSleeper(until: Scene.monday(6, 59, 41))
+        clock.advance(to: Scene.monday(6, 59, 41))
+        let first = try #require(await outputs.nextElement())
+        #expect(first > 0 && first < 0.01, "the first step of the sunrise")
+
+        device.cancel()
+        engine.cancel()
+        await device.value
+        await engine.value
     }
 }

@@ -40,6 +40,24 @@ import Testing
         #expect(try await SystemWallClock.wait(for: armed) == .clockChanged)
     }
 
+    /// A clock set nobody has read yet (the timer's thread is held) makes the kernel arm an
+    /// earlier deadline and still fail with ECANCELED, taking the set from the read: the sleep
+    /// is armed all the same, and every sleep, the new one too, ends with the clock set.
+    @Test(.enabled(if: getenv("ALARMD_CLOCK_SET_TESTS") != nil))
+    func aClockSetReportedWhileArmingEndsEverySleepWithClockChanged() async throws {
+        let timer = RealtimeTimer()  // not the shared one: its thread is stopped below
+        let hang = try await TimerThreadHang(timer)
+        let now = Date().timeIntervalSince1970
+        let later = try timer.arm(until: now + 86_400)
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        #expect(clock_settime(CLOCK_REALTIME, &time) == 0, "clock_settime: errno \(errno)")
+        let sooner = try timer.arm(until: now + 3_600)
+        hang.release()
+        #expect(try await later.wait() == .clockSet)
+        #expect(try await sooner.wait() == .clockSet)
+    }
+
     @Test func anArmedTimerForThePastReportsItsDeadline() async throws {
         let armed = try SystemWallClock().arm(until: Date().addingTimeInterval(-1))
         #expect(try await SystemWallClock.wait(for: armed) == .deadlineReached)
