@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "alarmd", targets: ["alarmd"]),
         .executable(name: "alarm-sample", targets: ["alarm-sample"]),
         .executable(name: "alarm-web", targets: ["alarm-web"]),
+        .executable(name: "alarm-mqtt", targets: ["alarm-mqtt"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -105,7 +106,24 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         // One MQTT connection kept up on a thread of its own, for the bridge to the home's broker.
-        .target(name: "AlarmMQTT", dependencies: ["CMosquitto", "LinuxSupport", "TOMLConfig"]),
+        .target(
+            name: "AlarmMQTT",
+            dependencies: [
+                "AlarmClient", "AlarmModel", "AlarmProtocol", "AlarmTime", "CMosquitto", "LinuxSupport", "TOMLConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `alarm-mqtt`: the clock on an MQTT broker (Home Assistant), a separate process and user,
+        // a client of alarmd's socket.
+        .executableTarget(
+            name: "alarm-mqtt",
+            dependencies: [
+                "AlarmClient", "AlarmMQTT", "AlarmTime", "BuildVersion", "JournalLogging", "LinuxSupport", "TOMLConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         // Sound files for alarms: read as a stream of frames for playing, checked when chosen.
         .target(name: "AlarmSoundFile", dependencies: ["CSndFile"]),
         // What Swift cannot write itself: ALSA's variadic error handler, defined once for the process.
@@ -309,7 +327,14 @@ let package = Package(
             name: "AlarmALSATests",
             dependencies: ["AlarmALSA", "AlarmBoard", "AlarmHardware", "AlarmSimulator", "AlarmSoundFile", "AlarmTestKit", "CALSAShim"]),
         .testTarget(name: "AlarmSoundFileTests", dependencies: ["AlarmSoundFile", "AlarmTestKit"]),
-        .testTarget(name: "AlarmMQTTTests", dependencies: ["AlarmMQTT", "AlarmTestKit", "LinuxSupport", "TOMLConfig"]),
+        .testTarget(
+            name: "AlarmMQTTTests",
+            dependencies: [
+                "AlarmAppliance", "AlarmClient", "AlarmControl", "AlarmDaemon", "AlarmEngine", "AlarmHardware", "AlarmKitCore",
+                "AlarmModel", "AlarmMQTT", "AlarmProtocol", "AlarmSimulator", "AlarmTestKit", "AlarmTime", "LinuxSupport", "TOMLConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "AlarmGPIOTests", dependencies: ["AlarmGPIO", "AlarmHardware", "AlarmTestKit", "LinuxSupport"]),
         .testTarget(name: "AlarmLCDTests", dependencies: ["AlarmLCD", "AlarmHardware", "AlarmTestKit"]),
         .testTarget(name: "AlarmPWMTests", dependencies: ["AlarmPWM", "AlarmHardware"]),

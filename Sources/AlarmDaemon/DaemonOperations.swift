@@ -17,6 +17,7 @@ public enum DaemonOperations {
     public static func putIntoEffect(_ settings: HouseholdSettings, appliance: Appliance, runtime: AlarmRuntime) async {
         await appliance.updateSettings { settings.apply(to: &$0) }
         await runtime.setAutoSilence(settings.autoSilenceSeconds)
+        await runtime.publishDeviceSnapshot()
     }
 
     /// Every operation alarmd's socket answers beyond the protocol's own; the service and the

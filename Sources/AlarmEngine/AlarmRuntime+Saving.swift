@@ -80,8 +80,10 @@ extension AlarmRuntime {
         return snapshot
     }
 
-    /// Tells the device that something it shows changed, though no alarm did.
-    func publishDeviceSnapshot() {
+    /// Tells the device, and the device's subscribers (the phone page, the MQTT bridge), that
+    /// something it shows changed though no alarm did: the store's health, the time source, the
+    /// household's settings.
+    public func publishDeviceSnapshot() {
         revision += 1
         snapshotBroadcast.publish(currentDeviceSnapshot(), for: 0)
     }

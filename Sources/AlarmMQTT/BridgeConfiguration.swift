@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import AlarmTime
 import TOMLConfig
 
 /// The bridge's configuration: `/etc/alarmd/alarm-mqtt.toml` in the daemon's TOML style, with
@@ -13,6 +14,7 @@ import TOMLConfig
 /// password_file = "/etc/alarmd/mqtt-password"   # root:alarmd 0640, never logged
 /// discovery_prefix = "homeassistant"
 /// node_id = "bedroom"                           # default: the host name
+/// pre_alarm = ["20m", "5m"]                     # events this long before each alarm
 /// ```
 ///
 /// No broker anywhere: the bridge is off (``read(file:broker:socket:hostName:)`` returns `nil`).
@@ -25,6 +27,10 @@ public struct BridgeConfiguration: Hashable, Sendable {
     public var discoveryPrefix: String
     public var nodeID: String
     public var socketPath: String
+    /// How long before each alarm a `pre_alarm` event is sent (1 minute to 12 hours each).
+    public var preAlarmOffsets: [Duration] = []
+    /// Keys of the file that mean nothing here (a misspelling), for the log.
+    public var warnings: [ConfigWarning] = []
 
     public static let defaultSocket = "/run/alarmd/control.sock"
 
@@ -57,6 +63,7 @@ public struct BridgeConfiguration: Hashable, Sendable {
             clientID: try reader.value("mqtt.client_id", as: .nonEmptyString, default: "alarm-mqtt-" + node),
             discoveryPrefix: try reader.value("mqtt.discovery_prefix", as: .nonEmptyString, default: "homeassistant"),
             nodeID: node, socketPath: socket ?? Self.defaultSocket)
+        configuration.preAlarmOffsets = try reader.value("mqtt.pre_alarm", as: .offsets, default: [])
         if address.tls, configuration.caFile == nil { configuration.caFile = "/etc/ssl/certs/ca-certificates.crt" }
         if let passwordFile = try reader.optional("mqtt.password_file", as: .nonEmptyString) {
             do {
@@ -65,6 +72,7 @@ public struct BridgeConfiguration: Hashable, Sendable {
                 throw ConfigError(file: path, line: reader.line(of: "mqtt.password_file"), key: "mqtt.password_file", message: error.message)
             }
         }
+        configuration.warnings = reader.unknownKeys
         return configuration
     }
 
@@ -134,5 +142,26 @@ public struct BrokerAddress: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         (tls ? "mqtts://" : "mqtt://") + (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
+}
+
+extension ConfigType where Value == [Duration] {
+    /// A list of durations from a minute to 12 hours (`["20m", "5m"]`), each once.
+    static var offsets: ConfigType<[Duration]> {
+        ConfigType(expected: "a list of durations from 1m to 12h, like [\"20m\", \"5m\"]") { value in
+            guard case .array(let elements) = value else { return .failure(ConfigType.offsets.mismatch(value)) }
+            var offsets: [Duration] = []
+            for element in elements {
+                guard case .string(let text) = element, let offset = DurationText.parse(text) else {
+                    return .failure(ConfigRefusal("\(element) is not a duration; write it like \"20m\" or \"1h30m\""))
+                }
+                guard offset >= .seconds(60), offset <= .seconds(12 * 3600) else {
+                    return .failure(ConfigRefusal("\(element) must be from 1m to 12h"))
+                }
+                guard !offsets.contains(offset) else { return .failure(ConfigRefusal("\(element) is listed twice")) }
+                offsets.append(offset)
+            }
+            return .success(offsets)
+        }
     }
 }

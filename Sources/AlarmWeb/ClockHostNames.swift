@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSupport
 
 /// The names a request's `Host` may give: the clock's own. A page on another site that has
 /// pointed its own name at the clock's address (DNS rebinding) sends its own name as `Host`, and
@@ -20,7 +21,7 @@ public struct ClockHostNames: Sendable {
 
     /// `configured` as `--host` takes them; `hostname` is the machine's (`gethostname`).
     /// - Throws: ``WebOptionError`` naming a value that is not `NAME` or `NAME:PORT`.
-    public init(configured: [String], hostname: String? = ClockHostNames.machineHostname()) throws {
+    public init(configured: [String], hostname: String? = machineHostName()) throws {
         self.configured = try configured.map { text in
             guard let host = HostValue(text), !host.name.isEmpty else {
                 throw WebOptionError(description: "invalid --host \"\(text)\": expected NAME or NAME:PORT")
@@ -48,13 +49,6 @@ public struct ClockHostNames: Sendable {
             return false
         }
         return reached == named
-    }
-
-    /// The machine's host name, `nil` if it has none.
-    public static func machineHostname() -> String? {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// An address's bytes (IPv4-mapped IPv6 as IPv4), so that two spellings of one address match.

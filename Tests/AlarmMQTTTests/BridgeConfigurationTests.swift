@@ -63,4 +63,18 @@ import Testing
             #expect(!error.description.contains("s3cret"))
         }
     }
+
+    @Test func preAlarmOffsetsAreDurationsAndAMisspelledKeyIsAWarning() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/alarm-mqtt.toml"
+        try TestFiles.write(Array("[mqtt]\nbroker = \"mqtt://hub\"\npre_alarm = [\"20m\", \"5m\"]\nnode_idd = \"x\"\n".utf8), to: file)
+        let read = try #require(try BridgeConfiguration.read(file: file, broker: nil, socket: nil, hostName: "bedroom"))
+        #expect(read.preAlarmOffsets == [.seconds(1200), .seconds(300)])
+        #expect(read.warnings.map(\.key) == ["mqtt.node_idd"])
+        #expect(read.warnings.first?.message.contains("did you mean mqtt.node_id?") == true)
+        for bad in [#"["20"]"#, #"["30s"]"#, #"["13h"]"#, #"["5m", "5m"]"#, #""20m""#] {
+            try TestFiles.write(Array("[mqtt]\nbroker = \"mqtt://hub\"\npre_alarm = \(bad)\n".utf8), to: file)
+            #expect(throws: ConfigError.self, "\(bad)") { try BridgeConfiguration.read(file: file, broker: nil, socket: nil, hostName: "b") }
+        }
+    }
 }

@@ -129,7 +129,7 @@ import WebPairings
                 #expect(try await client.response().status == 421, "\(path) with Host \(host)")
             }
         }
-        let hostname = try #require(ClockHostNames.machineHostname())
+        let hostname = try #require(machineHostName())
         for host in ["127.0.0.1:\(page.port)", "localhost:\(page.port)", "\(hostname):\(page.port)", "clock.example.org"] {
             let client = try TCPClient(port: page.port)
             await client.send(TCPClient.request("GET", "/", port: page.port, host: host))

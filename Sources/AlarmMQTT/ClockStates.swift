@@ -1,0 +1,62 @@
+import AlarmModel
+import AlarmProtocol
+import AlarmTime
+import FoundationEssentials
+
+/// What the bridge publishes of the clock, retained, one payload per state topic: computed from
+/// what alarmd reports, so the same report always gives the same bytes and only a change is sent.
+public struct ClockStates: Hashable, Sendable {
+    /// What the clock is doing, in the order it wins when several alarms differ: `alerting`,
+    /// `snoozed`, `countdown` (a timer, or an alarm counting down to its time), `paused`, `idle`.
+    public enum Activity: String, CaseIterable, Sendable {
+        case alerting, snoozed, countdown, paused, idle
+    }
+
+    public var activity: Activity
+    /// When the next alarm rings; `nil`: none is set.
+    public var nextAlarm: Date?
+    public var timeSource: TimeSource?
+    /// The household's volume, in percent of the clock's volume scale.
+    public var volumePercent: Int
+    /// The snooze offered for new alarms, in whole minutes.
+    public var snoozeMinutes: Int
+
+    public init(activity: Activity, nextAlarm: Date?, timeSource: TimeSource?, volumePercent: Int, snoozeMinutes: Int) {
+        (self.activity, self.nextAlarm, self.timeSource) = (activity, nextAlarm, timeSource)
+        (self.volumePercent, self.snoozeMinutes) = (volumePercent, snoozeMinutes)
+    }
+
+    /// The clock as alarmd reports it: `status` (the device's scope), every client's alarms
+    /// (only their phases are used: nothing of an alarm is published) and the household settings.
+    public init(status: StatusReport, records: [AlarmRecord], settings: SettingsReport) {
+        self.init(
+            activity: Self.activity(of: records), nextAlarm: status.nextAlarm, timeSource: status.timeSource,
+            volumePercent: settings.percent(decibels: settings.settings.volumeDB),
+            snoozeMinutes: max(1, Int((settings.settings.snoozeSeconds / 60).rounded())))
+    }
+
+    public static func activity(of records: [AlarmRecord]) -> Activity {
+        var found: Set<Activity> = []
+        for record in records {
+            switch record.phase {
+            case .alerting: found.insert(.alerting)
+            case .countdown(let countdown): found.insert(countdown.kind == .postAlert ? .snoozed : .countdown)
+            case .paused: found.insert(.paused)
+            case .scheduled: break
+            }
+        }
+        return Activity.allCases.first(where: found.contains) ?? .idle
+    }
+
+    /// Topic and payload of every state, in a fixed order. A timestamp sensor takes ISO 8601
+    /// with its offset, and `None` for no value (Home Assistant's "unknown").
+    public func messages(_ topics: BridgeTopics) -> [(topic: String, payload: String)] {
+        [
+            (topics.state, activity.rawValue),
+            (topics.nextAlarm, nextAlarm.map { ISO8601.format($0, in: .utc) } ?? "None"),
+            (topics.timeSource, timeSource?.rawValue ?? "None"),
+            (topics.volume, String(volumePercent)),
+            (topics.snooze, String(snoozeMinutes)),
+        ]
+    }
+}

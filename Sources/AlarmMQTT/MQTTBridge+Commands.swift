@@ -1,0 +1,109 @@
+import AlarmClient
+import AlarmModel
+import AlarmProtocol
+import AlarmTime
+import FoundationEssentials
+import Logging
+
+extension MQTTBridge {
+    /// Why a command that was understood was not carried out.
+    struct NotDone: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A message on a topic the bridge subscribed to: Home Assistant starting, or a command.
+    func received(_ message: MQTTClient.Message) async {
+        if message.topic == configuration.discoveryPrefix + "/status" {
+            if message.text == "online", !message.retained {
+                logger.info("Home Assistant started; announcing the clock again")
+                forgetPublished()
+                announceAll()
+            }
+            return
+        }
+        let topic = BridgeCommand.printable(message.topic)
+        let command: BridgeCommand
+        do {
+            command = try BridgeCommand.parse(message, topics: topics)
+        } catch {
+            logger.warning("MQTT command refused; nothing changed", metadata: ["topic": "\(topic)", "reason": "\(error)"])
+            return
+        }
+        do {
+            let done = try await perform(command)
+            logger.notice("MQTT command", metadata: ["topic": "\(topic)", "done": "\(done)"])
+        } catch {
+            logger.warning("MQTT command not carried out", metadata: ["topic": "\(topic)", "reason": "\(error)"])
+        }
+    }
+
+    /// Carries out `command` as the clock's own buttons and settings would; returns what it did.
+    private func perform(_ command: BridgeCommand) async throws -> String {
+        switch command {
+        case .stop, .snooze:
+            let records = try await device.alarmRecords(all: true)
+            // The alarm the clock presents, as its own STOP and SNOOZE act on it.
+            if let ringing = AlertPresentationOrder.alerting(records).first {
+                try await device.deviceAction(command == .stop ? .stop : .countdown, id: ringing.id, owner: ringing.owner.rawValue)
+                return "\(command == .stop ? "stopped" : "snoozed") \(ringing.id)"
+            }
+            let snoozed = records.first { record in
+                guard case .countdown(let countdown) = record.phase else { return false }
+                return countdown.kind == .postAlert
+            }
+            guard command == .stop, let snoozed else { throw NotDone(description: command == .stop ? "nothing rings or is snoozed" : "nothing rings") }
+            try await device.deviceAction(.stop, id: snoozed.id, owner: snoozed.owner.rawValue)
+            return "ended the snooze of \(snoozed.id)"
+        case .setVolume(let percent):
+            let report = try await device.settings()
+            var settings = report.settings
+            settings.volumeDB = report.decibels(percent: Double(percent))
+            _ = try await device.setSettings(settings)
+            return "volume \(percent) %"
+        case .setSnooze(let minutes):
+            var settings = try await device.settings().settings
+            settings.snoozeSeconds = Double(minutes * 60)
+            _ = try await device.setSettings(settings)
+            return "snooze \(minutes) min"
+        }
+    }
+
+    // MARK: - Pre-alarm events
+
+    /// Waits for the next pre-alarm moment of the next alarm (the household's offsets before it),
+    /// from now on: a moment already past is not sent late.
+    func planPreAlarms() {
+        preAlarmWait?.cancel()
+        preAlarmWait = nil
+        guard let alarmAt = states?.nextAlarm else { return }
+        let now = clock.now
+        let due = configuration.preAlarmOffsets
+            .map { (offset: $0, at: alarmAt.addingTimeInterval(-$0.timeInterval)) }
+            .filter { $0.at > now && !sentPreAlarms.contains(PreAlarm(alarmAt: alarmAt, offset: $0.offset)) }
+            .min { $0.at < $1.at }
+        guard let due else { return }
+        let (clock, feed) = (clock, feed)
+        preAlarmWait = Task {
+            // A clock set ends the sleep early: the moment is compared again.
+            while !Task.isCancelled {
+                guard (try? await clock.sleep(until: due.at)) != nil else { return }
+                if clock.now >= due.at { break }
+            }
+            guard !Task.isCancelled else { return }
+            feed?.yield(.preAlarm(offset: due.offset, alarmAt: alarmAt))
+        }
+    }
+
+    /// Sends the event for `offset` before the alarm at `alarmAt` if that is still the next alarm.
+    func sendPreAlarm(offset: Duration, alarmAt: Date) {
+        guard states?.nextAlarm == alarmAt else { return }
+        sentPreAlarms = sentPreAlarms.filter { $0.alarmAt >= clock.now.addingTimeInterval(-86_400) }
+        sentPreAlarms.insert(PreAlarm(alarmAt: alarmAt, offset: offset))
+        let minutes = Int((offset.timeInterval / 60).rounded())
+        let payload = #"{"event_type":"pre_alarm","minutes":\#(minutes),"alarm":"\#(ISO8601.format(alarmAt, in: .utc))"}"#
+        if brokerConnected, publish(MQTTClient.Message(topic: topics.preAlarmEvent, payload: payload, retained: false)) {
+            logger.info("Pre-alarm event sent", metadata: ["minutes": "\(minutes)", "alarm": "\(alarmAt)"])
+        }
+        planPreAlarms()
+    }
+}

@@ -1,0 +1,207 @@
+import AlarmClient
+import AlarmModel
+import AlarmProtocol
+import AlarmTime
+import FoundationEssentials
+import Logging
+
+/// The clock on an MQTT broker: a client of alarmd's control socket on one side, of the broker
+/// on the other. It announces the clock to Home Assistant (device discovery), publishes its
+/// states whenever alarmd reports a change (retained, QoS 1), sends the household's pre-alarm
+/// events, and carries out the commands it allows (``BridgeCommand``), logging each with its topic.
+///
+/// Nothing here is on the path of an alarm: alarmd rings and STOP silences whether the bridge
+/// runs, hangs or has no broker.
+public actor MQTTBridge {
+    enum Input: Sendable {
+        case mqtt(MQTTClient.Event)
+        /// alarmd reported a change (or the bridge starts, or retries an alarmd it could not reach).
+        case deviceChanged
+        /// A pre-alarm offset before the alarm due at `alarmAt` has come.
+        case preAlarm(offset: Duration, alarmAt: Date)
+    }
+
+    let configuration: BridgeConfiguration
+    let topics: BridgeTopics
+    let mqtt: MQTTClient
+    let device: ControlClient
+    let clock: any WallClock
+    let logger: Logger
+    let machineID: String
+    let bridgeVersion: String
+    /// How long after a failed look at alarmd it looks again.
+    let retryInterval: Duration
+
+    var feed: AsyncStream<Input>.Continuation?
+    var brokerConnected = false
+    /// Whether alarmd answered the last look; `nil` before the first.
+    var alarmdReachable: Bool?
+    var identity: ClockIdentity?
+    var hasLight = false
+    var states: ClockStates?
+    /// The payload last published on each retained topic since the broker connection began.
+    var published: [String: String] = [:]
+    var publishedDiscovery: [UInt8]?
+    var retry: Task<Void, Never>?
+    var preAlarmWait: Task<Void, Never>?
+    /// The pre-alarm events sent, as the alarm's time and the offset: each is sent once.
+    var sentPreAlarms: Set<PreAlarm> = []
+
+    struct PreAlarm: Hashable {
+        var alarmAt: Date
+        var offset: Duration
+    }
+
+    public init(
+        configuration: BridgeConfiguration, mqtt: MQTTClient, device: ControlClient, clock: any WallClock, machineID: String,
+        bridgeVersion: String, retryInterval: Duration = .seconds(5), logger: Logger
+    ) {
+        self.configuration = configuration
+        topics = BridgeTopics(nodeID: configuration.nodeID)
+        (self.mqtt, self.device, self.clock, self.logger) = (mqtt, device, clock, logger)
+        (self.machineID, self.bridgeVersion, self.retryInterval) = (machineID, bridgeVersion, retryInterval)
+    }
+
+    /// The broker's last will for a bridge on `configuration`: the clock unavailable.
+    public static func will(for configuration: BridgeConfiguration) -> MQTTClient.Message {
+        MQTTClient.Message(topic: BridgeTopics(nodeID: configuration.nodeID).availability, payload: "offline")
+    }
+
+    /// Runs until the task is cancelled (each stream it reads ends then), then says goodbye (the clock unavailable) and disconnects.
+    public func run() async {
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        self.feed = feed
+        for topic in [topics.commands, configuration.discoveryPrefix + "/status"] {
+            do {
+                try mqtt.subscribe(topic)
+            } catch {
+                logger.error("Cannot subscribe", metadata: ["topic": "\(topic)", "error": "\(error)"])
+            }
+        }
+        let (events, changes) = (mqtt.events(), device.deviceChanges())
+        mqtt.start()
+        feed.yield(.deviceChanged)
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in events { feed.yield(.mqtt(event)) }
+            }
+            group.addTask {
+                for await _ in changes { feed.yield(.deviceChanged) }
+            }
+            group.addTask { await self.process(inputs) }
+        }
+        retry?.cancel()
+        preAlarmWait?.cancel()
+        await mqtt.stop(farewell: Self.will(for: configuration))
+        logger.notice("alarm-mqtt stopped")
+    }
+
+    private func process(_ inputs: AsyncStream<Input>) async {
+        for await input in inputs {
+            switch input {
+            case .mqtt(.connected):
+                brokerConnected = true
+                logger.notice("Connected to the broker", metadata: ["broker": "\(configuration.broker)"])
+                forgetPublished()
+                announceAll()
+            case .mqtt(.disconnected(let why)):
+                if brokerConnected { logger.warning("Lost the broker; connecting again", metadata: ["reason": "\(why)"]) }
+                brokerConnected = false
+            case .mqtt(.message(let message)):
+                await received(message)
+            case .deviceChanged:
+                await lookAtClock()
+            case .preAlarm(let offset, let alarmAt):
+                sendPreAlarm(offset: offset, alarmAt: alarmAt)
+            }
+        }
+    }
+
+    // MARK: - States
+
+    /// Reads the clock from alarmd and publishes what changed; an alarmd that does not answer
+    /// makes the clock unavailable and is asked again after ``retryInterval``.
+    func lookAtClock() async {
+        let status: StatusReport, records: [AlarmRecord], settings: SettingsReport
+        do {
+            async let statusAnswer = device.status()
+            async let recordsAnswer = device.alarmRecords(all: true)
+            async let settingsAnswer = device.settings()
+            (status, records, settings) = try await (statusAnswer, recordsAnswer, settingsAnswer)
+        } catch {
+            if alarmdReachable != false {
+                logger.warning("alarmd does not answer; the clock shows as unavailable until it does", metadata: ["error": "\(error)"])
+            }
+            alarmdReachable = false
+            publishAvailability()
+            scheduleRetry()
+            return
+        }
+        if alarmdReachable != true { logger.notice("Reading the clock from alarmd", metadata: ["socket": "\(configuration.socketPath)"]) }
+        alarmdReachable = true
+        identity = ClockIdentity(
+            nodeID: configuration.nodeID, machineID: machineID, model: status.board, softwareVersion: status.version)
+        hasLight = status.parts.contains { $0.name == "light" }
+        states = ClockStates(status: status, records: records, settings: settings)
+        announceAll()
+        planPreAlarms()
+    }
+
+    private func scheduleRetry() {
+        guard retry == nil else { return }
+        let (clock, interval) = (clock, retryInterval)
+        retry = Task {
+            _ = try? await clock.sleep(for: interval)
+            self.retryDue()
+        }
+    }
+
+    private func retryDue() {
+        retry = nil
+        feed?.yield(.deviceChanged)
+    }
+
+    /// Availability, discovery and every state, each only if it differs from what the broker
+    /// has from this connection.
+    func announceAll() {
+        guard brokerConnected else { return }
+        publishAvailability()
+        guard alarmdReachable == true, let identity, let states else { return }
+        let discovery = HomeAssistantDiscovery.payload(identity: identity, alarms: [], hasLight: hasLight)
+        if discovery != publishedDiscovery {
+            let topic = HomeAssistantDiscovery.topic(prefix: configuration.discoveryPrefix, identity: identity)
+            publishedDiscovery = publish(MQTTClient.Message(topic: topic, payload: discovery)) ? discovery : nil
+        }
+        for (topic, payload) in states.messages(topics) {
+            publishRetained(topic, payload)
+        }
+    }
+
+    private func publishAvailability() {
+        guard brokerConnected else { return }
+        publishRetained(topics.availability, alarmdReachable == true ? "online" : "offline")
+    }
+
+    private func publishRetained(_ topic: String, _ payload: String) {
+        guard published[topic] != payload else { return }
+        published[topic] = publish(MQTTClient.Message(topic: topic, payload: payload)) ? payload : nil
+    }
+
+    /// Whether the broker took `message`; a failure is logged, and the caller forgets it was sent.
+    @discardableResult
+    func publish(_ message: MQTTClient.Message) -> Bool {
+        do {
+            try mqtt.publish(message)
+            return true
+        } catch {
+            logger.warning("Cannot publish", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+            return false
+        }
+    }
+
+    /// The broker connection began again, or Home Assistant started: everything is sent again.
+    func forgetPublished() {
+        published = [:]
+        publishedDiscovery = nil
+    }
+}

@@ -1,0 +1,195 @@
+import AlarmMQTT
+import AlarmSimulator
+import AlarmTestKit
+import Foundation
+import Glibc
+import Testing
+
+/// alarm-mqtt end to end: a running clock on fakes behind its real control server, the bridge,
+/// and a real Mosquitto broker with a listener on it. Every wait ends on a message or a log line.
+@Suite(.timeLimit(.minutes(2))) struct BridgeTests {
+    static func json(_ message: MQTTClient.Message?) throws -> [String: Any] {
+        let payload = try #require(message).payload
+        return try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+    }
+
+    @Test func theClockIsAnnouncedAndItsStatesFollowTheEngine() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker)
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+
+        let discovery = try Self.json(await listener.next(on: "homeassistant/device/bedroom/config"))
+        #expect(Set(discovery.keys) == ["dev", "o", "avty", "qos", "cmps"])
+        let components = try #require(discovery["cmps"] as? [String: [String: Any]])
+        #expect(components["state"]?["stat_t"] as? String == rig.topics.state)
+        #expect(await listener.next(on: rig.topics.availability)?.text == "online")
+        #expect(await listener.next(on: rig.topics.state)?.text == "idle")
+        #expect(await listener.next(on: rig.topics.nextAlarm)?.text == "None")
+
+        let due = BridgeRig.start.addingTimeInterval(60)
+        _ = try await rig.schedule(at: due)
+        #expect(await listener.next(on: rig.topics.nextAlarm)?.text == "2026-11-18T11:07:40+00:00")
+        // How fast is measured in Benchmarks/mqtt-bridge.sh and in run-vm, not here.
+        rig.clock.advance(to: due)
+        let alerting = await listener.next(on: rig.topics.state)
+        #expect(alerting?.text == "alerting")
+        #expect(alerting?.retained == false, "live, not a replay")
+        #expect(rig.audio.nowPlaying != nil)
+        await rig.stop()
+        broker.stop()
+    }
+
+    @Test func stopFromTheBrokerSilencesTheAlertAndIsLoggedWithItsTopic() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker)
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+        #expect(await listener.next(on: rig.topics.state)?.text == "idle")
+        let due = BridgeRig.start.addingTimeInterval(60)
+        _ = try await rig.schedule(at: due)
+        rig.clock.advance(to: due)
+        #expect(await listener.next(on: rig.topics.state)?.text == "alerting")
+
+        var sounds = rig.audio.events().makeAsyncIterator()
+        try listener.send(rig.topics.command("stop"), "PRESS")
+        #expect(await sounds.next() == .stopped)
+        #expect(await listener.next(on: rig.topics.state)?.text == "idle")
+        let logged = await rig.log.waitFor("MQTT command")
+        #expect(logged?.metadata["topic"] == "alarmd/bedroom/cmd/stop")
+        await rig.stop()
+        broker.stop()
+    }
+
+    @Test func aRetainedMalformedOrUnknownCommandIsRefusedAndLoggedAndChangesNothing() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker)
+        let listener = try await BrokerListener(broker)
+        // Left on the broker by someone earlier: replayed to the bridge when it subscribes.
+        try listener.send(rig.topics.command("snooze"), "PRESS", retained: true)
+        let due = BridgeRig.start.addingTimeInterval(60)
+        _ = try await rig.schedule(at: due)
+        rig.clock.advance(to: due)
+        try rig.startBridge()
+        #expect(await listener.next(on: rig.topics.state)?.text == "alerting")
+        let replayed = await rig.log.waitFor("MQTT command refused; nothing changed") { $0.metadata["topic"] == "alarmd/bedroom/cmd/snooze" }
+        #expect(replayed?.metadata["reason"]?.contains("retained") == true)
+
+        try listener.send(rig.topics.command("volume/set"), "loud")
+        try listener.send(rig.topics.command("schedule"), #"{"at":"07:00"}"#)
+        try listener.send(rig.topics.command("stop"), "\u{1B}[2J")
+        let malformed = await rig.log.waitFor("MQTT command refused; nothing changed") { $0.metadata["topic"] == "alarmd/bedroom/cmd/volume/set" }
+        #expect(malformed?.metadata["reason"]?.contains("whole number from 0 to 100") == true)
+        let unknown = await rig.log.waitFor("MQTT command refused; nothing changed") { $0.metadata["topic"] == "alarmd/bedroom/cmd/schedule" }
+        #expect(unknown?.metadata["reason"]?.contains("no command") == true)
+        let garbage = await rig.log.waitFor("MQTT command refused; nothing changed") { $0.metadata["topic"] == "alarmd/bedroom/cmd/stop" }
+        #expect(garbage?.metadata["reason"]?.contains("\u{1B}") == false, "no control characters in the journal")
+        #expect(rig.audio.nowPlaying != nil, "still ringing")
+        #expect(await rig.runtime.allAlarms().count == 1)
+        await rig.stop()
+        broker.stop()
+    }
+
+    @Test func theVolumeAndSnoozeLengthAreSetFromTheBrokerAndPublishedBack() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker)
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+        #expect(await listener.next(on: rig.topics.snooze)?.text == "9")
+        try listener.send(rig.topics.command("snooze/set"), "5")
+        #expect(await listener.next(on: rig.topics.snooze)?.text == "5")
+        try listener.send(rig.topics.command("volume/set"), "50")
+        #expect(await listener.next(on: rig.topics.volume) { $0 == "50" } != nil)
+        await rig.stop()
+        broker.stop()
+    }
+
+    @Test func theBrokerRestartedMidAlertLeavesTheAlarmRingingAndTheBridgeRepublishes() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker)
+        try rig.startBridge()
+        let due = BridgeRig.start.addingTimeInterval(60)
+        _ = try await rig.schedule(at: due)
+        rig.clock.advance(to: due)
+        #expect(await rig.log.waitFor("Connected to the broker") != nil)
+        broker.stop()
+        #expect(await rig.log.waitFor("Lost the broker; connecting again") != nil)
+        #expect(rig.audio.nowPlaying != nil, "the alarm rings on without its broker")
+
+        try await broker.start()  // empty: retained states were not persisted
+        let listener = try await BrokerListener(broker)
+        #expect(await listener.next(on: rig.topics.state)?.text == "alerting", "republished on reconnecting")
+        #expect(await listener.next(on: rig.topics.availability)?.text == "online")
+        await rig.stop()
+        broker.stop()
+    }
+
+    @Test func aStoppedBridgeSaysTheClockIsUnavailableAndTheAlarmStillRings() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker)
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+        #expect(await listener.next(on: rig.topics.availability)?.text == "online")
+        await rig.stopBridge()
+        #expect(await listener.next(on: rig.topics.availability)?.text == "offline")
+        let due = BridgeRig.start.addingTimeInterval(60)
+        _ = try await rig.schedule(at: due)
+        var sounds = rig.audio.events().makeAsyncIterator()
+        rig.clock.advance(to: due)
+        if case .started = await sounds.next() {} else { Issue.record("the alarm did not ring") }
+        await rig.stop()
+        broker.stop()
+    }
+
+    @Test func twoClocksOnOneBrokerAreTwoDevicesWhoseEntitiesNeverCollide() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let bedroom = try await BridgeRig(broker: broker, node: "bedroom")
+        let kitchen = try await BridgeRig(broker: broker, node: "kitchen")
+        let listener = try await BrokerListener(broker)
+        try bedroom.startBridge(machineID: "11111111111111111111111111111111")
+        try kitchen.startBridge(machineID: "22222222222222222222222222222222")
+        let first = try Self.json(await listener.next(on: "homeassistant/device/bedroom/config"))
+        let second = try Self.json(await listener.next(on: "homeassistant/device/kitchen/config"))
+        func uniqueIDs(_ config: [String: Any]) -> Set<String> {
+            Set(((config["cmps"] as? [String: [String: Any]]) ?? [:]).values.compactMap { $0["uniq_id"] as? String })
+        }
+        func topics(_ config: [String: Any]) -> Set<String> {
+            Set(((config["cmps"] as? [String: [String: Any]]) ?? [:]).values.flatMap { [$0["stat_t"], $0["cmd_t"]].compactMap { $0 as? String } })
+        }
+        #expect(uniqueIDs(first).count == (first["cmps"] as? [String: Any])?.count)
+        #expect(uniqueIDs(first).isDisjoint(with: uniqueIDs(second)))
+        #expect(topics(first).isDisjoint(with: topics(second)))
+        #expect(await listener.next(on: "alarmd/kitchen/state")?.text == "idle")
+        await bedroom.stop()
+        await kitchen.stop()
+        broker.stop()
+    }
+
+    @Test func aPreAlarmEventIsSentAtEachOffsetTheHouseholdChose() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker, preAlarm: [.seconds(20 * 60), .seconds(5 * 60)])
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+        let due = BridgeRig.start.addingTimeInterval(3600)
+        _ = try await rig.schedule(at: due)
+        #expect(await listener.next(on: rig.topics.nextAlarm) { $0 != "None" } != nil)
+        await rig.clock.waitForSleeper(until: due.addingTimeInterval(-20 * 60))
+        rig.clock.advance(to: due.addingTimeInterval(-20 * 60))
+        let twenty = try Self.json(await listener.next(on: rig.topics.preAlarmEvent))
+        #expect(twenty["event_type"] as? String == "pre_alarm")
+        #expect(twenty["minutes"] as? Int == 20)
+        await rig.clock.waitForSleeper(until: due.addingTimeInterval(-5 * 60))
+        rig.clock.advance(to: due.addingTimeInterval(-5 * 60))
+        #expect(try Self.json(await listener.next(on: rig.topics.preAlarmEvent))["minutes"] as? Int == 5)
+        await rig.stop()
+        broker.stop()
+    }
+}
