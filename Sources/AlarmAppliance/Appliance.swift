@@ -46,6 +46,7 @@ public actor Appliance {
     var samplesStarted = 0
     /// The generation of the household's sound list last taken (``householdSoundsChanged(_:generation:)``).
     var householdSoundsGeneration = 0
+    private let presses = EventFeed<Button>()
 
     public init(
         runtime: AlarmRuntime,
@@ -171,7 +172,15 @@ public actor Appliance {
             core.observe(await runtime.deviceSnapshot())
         }
         await perform(core.buttonEvent(event, at: moment))
+        if event.edge == .pressed { presses.send(event.button) }
         await refresh()
+    }
+
+    /// Every press of a button from now on, after the appliance acted on it (a STOP that
+    /// silences has silenced): what the household's automations may follow (alarm-mqtt's
+    /// button events). Each call returns a new stream.
+    public nonisolated func buttonPresses() -> AsyncStream<Button> {
+        presses.subscribe()
     }
 
     /// Catches the engine up with the clock and brings sound, display and LED in line with it, in

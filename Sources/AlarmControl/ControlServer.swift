@@ -68,6 +68,9 @@ public final class ControlServer: Sendable {
         /// ring (a missing or undecodable file), so that it is refused then, not found out at the
         /// alarm; `nil` checks nothing (the name's form is checked in any case).
         public var soundCheck: (@Sendable (_ name: String) async -> String?)?
+        /// A new stream of the clock's button presses (`stop`, `snooze`) for each `subscribeDevice`
+        /// (``DeviceChange/button``); `nil`: a device without buttons to report.
+        public var buttonPresses: (@Sendable () -> AsyncStream<String>)?
         /// Reported by `hello`.
         public var serverName = "alarmd"
         /// Reported by `hello`: this build's version, the one `alarmd --version` and the package show.

@@ -2,6 +2,7 @@ import AlarmEngine
 import AlarmKitCore
 import AlarmModel
 import AlarmProtocol
+import Synchronization
 import LinuxSupport
 
 extension ControlSession {
@@ -85,7 +86,7 @@ extension ControlSession {
             try session.subscribe(request, session.runtime.intents.deliveries(for: session.intentRecipient), event: ControlEventName.intent)
         }
         handlers.serve(.subscribeDevice) { session, request, _, _ in
-            let changes = session.runtime.deviceSnapshots().map { DeviceChange(revision: $0.revision) }
+            let changes = Self.deviceChanges(session.runtime.deviceSnapshots(), presses: session.server.configuration.buttonPresses?())
             return try session.subscribe(request, changes, event: ControlEventName.device)
         }
         handlers.serve(.unsubscribe) { session, _, parameters, _ in
@@ -183,5 +184,35 @@ extension ControlSession {
         guard peer.isAdministrator else {
             throw ControlError(.forbidden, "\(request.operation) is for administrators (root or the administrators' group)")
         }
+    }
+}
+
+extension ControlSession {
+    /// The engine's changes and the clock's button presses, as one stream of ``DeviceChange``s;
+    /// a press carries the latest change's revision.
+    static func deviceChanges(_ snapshots: AsyncStream<DeviceSnapshot>, presses: AsyncStream<String>?) -> AsyncStream<DeviceChange> {
+        let (changes, continuation) = AsyncStream.makeStream(of: DeviceChange.self)
+        final class LatestRevision: Sendable {
+            let value = Atomic<UInt64>(0)
+        }
+        let revision = LatestRevision()
+        let fromEngine = Task {
+            for await snapshot in snapshots {
+                revision.value.max(snapshot.revision, ordering: .relaxed)
+                continuation.yield(DeviceChange(revision: snapshot.revision))
+            }
+            continuation.finish()
+        }
+        let fromButtons = Task {
+            guard let presses else { return }
+            for await button in presses {
+                continuation.yield(DeviceChange(revision: revision.value.load(ordering: .relaxed), button: button))
+            }
+        }
+        continuation.onTermination = { _ in
+            fromEngine.cancel()
+            fromButtons.cancel()
+        }
+        return changes
     }
 }

@@ -148,6 +148,7 @@ public final class AlarmDevice<Board: DeviceBoard>: Sendable {
         // `setTime` reads the machine as the engine does.
         let time = clockSetter.flatMap { setter in clockReadings.map { DaemonOperations.TimeSetting(setter: setter, readings: $0) } }
         var configuration = configuration
+        if configuration.buttonPresses == nil { configuration.buttonPresses = DaemonOperations.buttonPressNames(of: appliance) }
         if configuration.soundCheck == nil {
             let sounds = sounds
             configuration.soundCheck = { name in

@@ -20,6 +20,21 @@ public enum DaemonOperations {
         await runtime.publishDeviceSnapshot()
     }
 
+    /// The clock's button presses by name (`stop`, `snooze`), a new stream per call: what
+    /// `subscribeDevice` reports of them (``ControlServer/Configuration/buttonPresses``).
+    public static func buttonPressNames(of appliance: Appliance) -> @Sendable () -> AsyncStream<String> {
+        {
+            let presses = appliance.buttonPresses()
+            let (names, continuation) = AsyncStream.makeStream(of: String.self)
+            let forwarding = Task {
+                for await button in presses { continuation.yield(button.rawValue) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forwarding.cancel() }
+            return names
+        }
+    }
+
     /// Every operation alarmd's socket answers beyond the protocol's own; the service and the
     /// simulator serve the same, but `status` only with a report and `selfTest` only with a
     /// `board` to report on.

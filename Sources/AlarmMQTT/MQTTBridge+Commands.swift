@@ -100,10 +100,16 @@ extension MQTTBridge {
         sentPreAlarms = sentPreAlarms.filter { $0.alarmAt >= clock.now.addingTimeInterval(-86_400) }
         sentPreAlarms.insert(PreAlarm(alarmAt: alarmAt, offset: offset))
         let minutes = Int((offset.timeInterval / 60).rounded())
-        let payload = #"{"event_type":"pre_alarm","minutes":\#(minutes),"alarm":"\#(ISO8601.format(alarmAt, in: .utc))"}"#
-        if brokerConnected, publish(MQTTClient.Message(topic: topics.preAlarmEvent, payload: payload, retained: false)) {
+        if sendEvent(topics.preAlarmEvent, PreAlarmEvent(minutes: minutes, alarm: ISO8601.format(alarmAt, in: .utc))) {
             logger.info("Pre-alarm event sent", metadata: ["minutes": "\(minutes)", "alarm": "\(alarmAt)"])
         }
         planPreAlarms()
     }
+}
+
+/// A pre-alarm event's payload: Home Assistant's `event_type`, and which alarm, how long before.
+struct PreAlarmEvent: Encodable {
+    var event_type = "pre_alarm"
+    var minutes: Int
+    var alarm: String
 }

@@ -17,6 +17,8 @@ public actor MQTTBridge {
         case mqtt(MQTTClient.Event)
         /// alarmd reported a change (or the bridge starts, or retries an alarmd it could not reach).
         case deviceChanged
+        /// A button of the clock was pressed (`stop`, `snooze`).
+        case buttonPressed(String)
         /// A pre-alarm offset before the alarm due at `alarmAt` has come.
         case preAlarm(offset: Duration, alarmAt: Date)
     }
@@ -86,7 +88,7 @@ public actor MQTTBridge {
                 for await event in events { feed.yield(.mqtt(event)) }
             }
             group.addTask {
-                for await _ in changes { feed.yield(.deviceChanged) }
+                for await change in changes { feed.yield(change.button.map { .buttonPressed($0) } ?? .deviceChanged) }
             }
             group.addTask { await self.process(inputs) }
         }
@@ -111,6 +113,8 @@ public actor MQTTBridge {
                 await received(message)
             case .deviceChanged:
                 await lookAtClock()
+            case .buttonPressed(let button):
+                sendEvent(topics.buttonEvent, ["event_type": button])
             case .preAlarm(let offset, let alarmAt):
                 sendPreAlarm(offset: offset, alarmAt: alarmAt)
             }
@@ -197,6 +201,17 @@ public actor MQTTBridge {
             logger.warning("Cannot publish", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
             return false
         }
+    }
+
+    /// Publishes a Home Assistant event (`event_type` and its attributes), not retained: Home
+    /// Assistant would fire a retained one again whenever it starts. None is kept for later.
+    @discardableResult
+    func sendEvent(_ topic: String, _ event: some Encodable) -> Bool {
+        guard brokerConnected else { return false }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let payload = try? encoder.encode(event) else { return false }
+        return publish(MQTTClient.Message(topic: topic, payload: Array(payload), retained: false))
     }
 
     /// The broker connection began again, or Home Assistant started: everything is sent again.

@@ -87,8 +87,12 @@ public enum ControlEventName {
 public struct DeviceChange: Codable, Hashable, Sendable {
     /// Increases with every change.
     public var revision: UInt64
+    /// A button of the clock was pressed (`stop` or `snooze`), after the clock acted on it; the
+    /// revision is the latest change's then. `nil`: a change of the alarms or the device's state.
+    public var button: String?
 
-    public init(revision: UInt64) {
+    public init(revision: UInt64, button: String? = nil) {
         self.revision = revision
+        self.button = button
     }
 }

@@ -49,8 +49,10 @@ final class BridgeRig: Sendable {
             runtime: runtime,
             hardware: ApplianceHardware(buttons: buttons, indicator: FakeIndicator(hasColor: false), audio: audio, display: FakeCharacterDisplay()),
             clock: clock, logger: quiet)
+        var serverConfiguration = ControlServer.Configuration(socketPath: directory.path + "/control.sock")
+        serverConfiguration.buttonPresses = DaemonOperations.buttonPressNames(of: appliance)
         server = ControlServer(
-            configuration: .init(socketPath: directory.path + "/control.sock"), runtime: runtime,
+            configuration: serverConfiguration, runtime: runtime,
             handlers: DaemonOperations.handlers(
                 runtime: runtime, appliance: appliance,
                 settings: HouseholdSettingsFile(directory: directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: quiet),

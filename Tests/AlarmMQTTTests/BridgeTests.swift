@@ -192,4 +192,20 @@ import Testing
         await rig.stop()
         broker.stop()
     }
+
+    @Test func aPressOfTheClocksButtonsReachesTheEventTopic() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker)
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+        #expect(await listener.next(on: rig.topics.state)?.text == "idle")
+        rig.buttons.press(.snooze)
+        rig.buttons.release(.snooze)
+        let event = await listener.next(on: rig.topics.buttonEvent)
+        #expect(event?.text == #"{"event_type":"snooze"}"#)
+        #expect(event?.retained == false)
+        await rig.stop()
+        broker.stop()
+    }
 }
