@@ -45,6 +45,12 @@ extension ControlClient {
         _ = try await call(.command(command), AlarmIDParameters(id: id))
     }
 
+    /// `disable`, `enable` or `skip` on `owner`'s alarm (administrators only): what the
+    /// household's bridge does to the alarms it shows.
+    public func perform(_ command: AlarmCommand, id: Alarm.ID, owner: UInt32) async throws {
+        _ = try await call(.command(command), AlarmIDParameters(id: id, owner: owner))
+    }
+
     /// Sets how one of the caller's alarms wakes: its fade-in and loudest volume, each `nil` for
     /// the household's (beyond AlarmKit: ``AlarmWake``). `alarmRecords` shows it (`wake`).
     public func setWake(_ wake: AlarmWake, id: Alarm.ID) async throws {

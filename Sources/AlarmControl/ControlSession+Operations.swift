@@ -31,8 +31,9 @@ extension ControlSession {
     /// disable, enable and skip; and how one wakes.
     private static func serveCommands(_ handlers: inout ControlHandlers) {
         for command in AlarmCommand.allCases {
-            handlers.serve(.command(command)) { session, _, parameters, _ in
-                try await session.runtime.perform(command, id: parameters.id, client: session.peer.client)
+            handlers.serve(.command(command)) { session, request, parameters, _ in
+                let client = try session.client(acting: command, on: parameters.owner, request)
+                try await session.runtime.perform(command, id: parameters.id, client: client)
                 return .result(NullAnswer())
             }
         }
@@ -178,6 +179,17 @@ extension ControlSession {
             throw ControlError(.busy, "at most \(limit) subscriptions per connection")
         }
         return .sent
+    }
+
+    /// Whose alarm `command` acts on: the caller's, or `owner`'s for an administrator's
+    /// `disable`, `enable` or `skip`; AlarmKit's own actions stay each client's.
+    fileprivate func client(acting command: AlarmCommand, on owner: UInt32?, _ request: ControlRequest) throws -> ClientID {
+        guard let owner, owner != peer.client.rawValue else { return peer.client }
+        guard [.disable, .enable, .skip].contains(command) else {
+            throw ControlError(.malformed, "\"owner\" is only for disable, enable and skip")
+        }
+        try requireAdministrator(request)
+        return ClientID(rawValue: owner)
     }
 
     private func requireAdministrator(_ request: ControlRequest) throws {

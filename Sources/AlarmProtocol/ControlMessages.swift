@@ -96,9 +96,13 @@ public struct ScheduleParameters: Codable, Equatable, Sendable {
 /// `disable`, `enable`, `skip`) and of `takeIntent` and `acknowledgeIntent` (a delivery's id).
 public struct AlarmIDParameters: Codable, Equatable, Sendable {
     public var id: Alarm.ID
+    /// Whose alarm, when not the caller's: administrators only, and only for the device's own
+    /// `disable`, `enable` and `skip` (the household's bridge acting on the alarms it shows).
+    public var owner: UInt32?
 
-    public init(id: Alarm.ID) {
+    public init(id: Alarm.ID, owner: UInt32? = nil) {
         self.id = id
+        self.owner = owner
     }
 }
 

@@ -128,4 +128,32 @@ import Testing
         #expect(disabled["enabled"] == .bool(false))
         #expect(disabled["skippedDate"] == nil)
     }
+
+    /// An administrator (the household's MQTT bridge) disables, enables and skips another
+    /// client's alarm by naming its owner; nobody else may, and AlarmKit's actions stay each
+    /// client's own.
+    @Test(.enabled(if: geteuid() == 0, "connecting as another user needs root"))
+    func anAdministratorActsOnAnotherClientsAlarmByNamingItsOwner() async throws {
+        let rig = try ServerRig()
+        try await rig.serving {
+            let other = rig.client(as: ServerRig.otherUser)
+            let id = Alarm.ID()
+            _ = try await other.schedule(id: id, definition: Self.weekly())
+            let key = AlarmKey(owner: ClientID(rawValue: ServerRig.otherUser.uid), id: id)
+            let administrator = rig.client()
+            try await administrator.perform(.disable, id: id, owner: ServerRig.otherUser.uid)
+            #expect(await rig.runtime.record(for: key)?.enabled == false)
+            try await administrator.perform(.enable, id: id, owner: ServerRig.otherUser.uid)
+            try await administrator.perform(.skip, id: id, owner: ServerRig.otherUser.uid)
+            #expect(await rig.runtime.record(for: key)?.skippedDate != nil)
+
+            let stop = await #expect(throws: ControlError.self) { try await administrator.call(.command(.cancel), AlarmIDParameters(id: id, owner: ServerRig.otherUser.uid)) }
+            #expect(stop?.code == .malformed)
+            let mine = Alarm.ID()
+            _ = try await administrator.schedule(id: mine, definition: Self.weekly())
+            let refused = await #expect(throws: ControlError.self) { try await other.perform(.disable, id: mine, owner: geteuid()) }
+            #expect(refused?.code == .forbidden)
+            #expect(await rig.runtime.record(for: AlarmKey(owner: Self.me, id: mine))?.enabled == true)
+        }
+    }
 }
