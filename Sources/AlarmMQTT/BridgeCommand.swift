@@ -11,6 +11,10 @@ public enum BridgeCommand: Hashable, Sendable {
     case setVolume(percent: Int)
     /// The snooze offered for new alarms, in minutes.
     case setSnooze(minutes: Int)
+    /// One of the alarms the bridge shows on (`enable`) or off (`disable`).
+    case setEnabled(UUID, Bool)
+    /// One of them skips its next day (`skip`), or not (`enable`, which undoes a skip).
+    case setSkip(UUID, Bool)
 
     /// Why a message was not taken as a command: logged with its topic, nothing changed.
     public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
@@ -48,7 +52,20 @@ public enum BridgeCommand: Hashable, Sendable {
         case "snooze/set":
             return .setSnooze(minutes: try number(text, in: 1...60, "snooze length"))
         case let other:
-            throw Refusal("no command \"\(Self.printable(other))\" (stop, snooze, volume/set, snooze/set)")
+            let parts = other.split(separator: "/", omittingEmptySubsequences: false)
+            if parts.count == 4, parts[0] == "alarm", parts[3] == "set", let id = UUID(uuidString: String(parts[1])), parts[2] == "enabled" || parts[2] == "skip" {
+                let on = try onOff(text)
+                return parts[2] == "enabled" ? .setEnabled(id, on) : .setSkip(id, on)
+            }
+            throw Refusal("no command \"\(Self.printable(other))\" (stop, snooze, volume/set, snooze/set, alarm/ID/enabled/set, alarm/ID/skip/set)")
+        }
+    }
+
+    private static func onOff(_ text: String) throws(Refusal) -> Bool {
+        switch text {
+        case "ON": return true
+        case "OFF": return false
+        default: throw Refusal("a switch takes ON or OFF, not \"\(printable(text))\"")
         }
     }
 

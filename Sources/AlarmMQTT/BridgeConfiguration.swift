@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import LinuxSupport
 import AlarmTime
 import TOMLConfig
 
@@ -15,6 +16,7 @@ import TOMLConfig
 /// discovery_prefix = "homeassistant"
 /// node_id = "bedroom"                           # default: the host name
 /// pre_alarm = ["20m", "5m"]                     # events this long before each alarm
+/// alarms_of = "alarm-web"                       # whose alarms get switches (none by default)
 /// ```
 ///
 /// No broker anywhere: the bridge is off (``read(file:broker:socket:hostName:)`` returns `nil`).
@@ -29,6 +31,9 @@ public struct BridgeConfiguration: Hashable, Sendable {
     public var socketPath: String
     /// How long before each alarm a `pre_alarm` event is sent (1 minute to 12 hours each).
     public var preAlarmOffsets: [Duration] = []
+    /// Whose alarms the bridge shows as switches and acts on (`alarms_of`, a user's name or uid:
+    /// `alarm-web` for the alarms set on the phone page); `nil`: no one's.
+    public var alarmOwner: UInt32?
     /// Keys of the file that mean nothing here (a misspelling), for the log.
     public var warnings: [ConfigWarning] = []
 
@@ -71,6 +76,12 @@ public struct BridgeConfiguration: Hashable, Sendable {
             } catch {
                 throw ConfigError(file: path, line: reader.line(of: "mqtt.password_file"), key: "mqtt.password_file", message: error.message)
             }
+        }
+        if let owner = try reader.optional("mqtt.alarms_of", as: .nonEmptyString) {
+            guard let uid = UInt32(owner) ?? UserNames.uid(named: owner) else {
+                throw ConfigError(file: path, line: reader.line(of: "mqtt.alarms_of"), key: "mqtt.alarms_of", message: "no user \"\(owner)\" on this machine")
+            }
+            configuration.alarmOwner = uid
         }
         configuration.warnings = reader.unknownKeys
         return configuration

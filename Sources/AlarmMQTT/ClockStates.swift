@@ -20,6 +20,24 @@ public struct ClockStates: Hashable, Sendable {
     public var volumePercent: Int
     /// The snooze offered for new alarms, in whole minutes.
     public var snoozeMinutes: Int
+    /// The alarms the bridge shows as switches (``BridgeConfiguration/alarmOwner``'s), oldest first.
+    public var alarms: [AlarmSwitches] = []
+
+    /// One alarm's switches: whether it is on, and whether it skips its next day (weekly ones).
+    public struct AlarmSwitches: Hashable, Sendable {
+        public var id: UUID
+        public var title: String
+        public var repeats: Bool
+        public var enabled: Bool
+        public var skipped: Bool
+
+        init(_ record: AlarmRecord) {
+            (id, title, enabled, skipped) = (record.id, record.definition.presentation.alert.title, record.enabled, record.skippedDate != nil)
+            if case .relative(let relative)? = record.definition.schedule, case .weekly = relative.repeats { repeats = true } else { repeats = false }
+        }
+
+        var entity: HomeAssistantDiscovery.Alarm { .init(id: id, title: title, repeats: repeats) }
+    }
 
     public init(activity: Activity, nextAlarm: Date?, timeSource: TimeSource?, volumePercent: Int, snoozeMinutes: Int) {
         (self.activity, self.nextAlarm, self.timeSource) = (activity, nextAlarm, timeSource)
@@ -28,11 +46,16 @@ public struct ClockStates: Hashable, Sendable {
 
     /// The clock as alarmd reports it: `status` (the device's scope), every client's alarms
     /// (only their phases are used: nothing of an alarm is published) and the household settings.
-    public init(status: StatusReport, records: [AlarmRecord], settings: SettingsReport) {
+    public init(status: StatusReport, records: [AlarmRecord], settings: SettingsReport, alarmsOf owner: UInt32? = nil) {
         self.init(
             activity: Self.activity(of: records), nextAlarm: status.nextAlarm, timeSource: status.timeSource,
             volumePercent: settings.percent(decibels: settings.settings.volumeDB),
             snoozeMinutes: max(1, Int((settings.settings.snoozeSeconds / 60).rounded())))
+        if let owner {
+            alarms = records.filter { $0.owner.rawValue == owner && $0.definition.schedule != nil }
+                .sorted { ($0.createdAt, $0.sequenceNumber) < ($1.createdAt, $1.sequenceNumber) }
+                .map(AlarmSwitches.init)
+        }
     }
 
     public static func activity(of records: [AlarmRecord]) -> Activity {
@@ -57,6 +80,9 @@ public struct ClockStates: Hashable, Sendable {
             (topics.timeSource, timeSource?.rawValue ?? "None"),
             (topics.volume, String(volumePercent)),
             (topics.snooze, String(snoozeMinutes)),
-        ]
+        ] + alarms.flatMap { alarm in
+            let base = topics.alarm(alarm.id)
+            return [(base + "/enabled", alarm.enabled ? "ON" : "OFF")] + (alarm.repeats ? [(base + "/skip", alarm.skipped ? "ON" : "OFF")] : [])
+        }
     }
 }

@@ -10,14 +10,18 @@ public struct ClockIdentity: Hashable, Sendable {
     public var uniquePrefix: String
     public var name: String
     public var model: String
+    /// alarmd's version (the device's software).
     public var softwareVersion: String
+    /// The bridge's own (the discovery's origin).
+    public var bridgeVersion: String
 
-    public init(nodeID: String, machineID: String, name: String? = nil, model: String, softwareVersion: String) {
+    public init(nodeID: String, machineID: String, name: String? = nil, model: String, softwareVersion: String, bridgeVersion: String? = nil) {
         self.nodeID = Self.sanitized(nodeID)
         uniquePrefix = "alarmd_" + Self.hash(machineID)
         self.name = name ?? nodeID
         self.model = model
         self.softwareVersion = softwareVersion
+        self.bridgeVersion = bridgeVersion ?? softwareVersion
     }
 
     /// `node` with every character outside `[A-Za-z0-9_-]` made `_` (a host name's dots).
@@ -58,8 +62,7 @@ public struct BridgeTopics: Hashable, Sendable {
     public var preAlarmEvent: String { base + "/event/pre_alarm" }
     public var volume: String { base + "/volume" }
     public var snooze: String { base + "/snooze" }
-    public var light: String { base + "/light" }
-    /// `stop`, `snooze`, `volume/set`, `snooze/set`, `light/set`, `alarm/ID/enabled/set`, `alarm/ID/skip`.
+    /// `stop`, `snooze`, `volume/set`, `snooze/set`, `alarm/ID/enabled/set`, `alarm/ID/skip/set`.
     public var commands: String { base + "/cmd/#" }
     public func command(_ name: String) -> String { base + "/cmd/" + name }
     public func alarm(_ id: UUID) -> String { base + "/alarm/" + id.uuidString.lowercased() }
@@ -70,23 +73,30 @@ public struct BridgeTopics: Hashable, Sendable {
 /// device (`dev`), the origin (`o`) and the availability (`avty`, the bridge's last will) shared.
 /// Keys are Home Assistant's documented abbreviations.
 public enum HomeAssistantDiscovery {
-    /// An alarm as an entity: a switch for enabled, a button to skip the next occurrence.
+    /// An alarm as entities: a switch for enabled and, for a weekly one, a switch that skips
+    /// its next occurrence.
     public struct Alarm: Hashable, Sendable {
         public var id: UUID
         public var title: String
+        public var repeats: Bool
 
-        public init(id: UUID, title: String) {
+        public init(id: UUID, title: String, repeats: Bool = true) {
             self.id = id
             self.title = title
+            self.repeats = repeats
         }
+
+        var key: String { "alarm_" + id.uuidString.lowercased().prefix(8) }
     }
 
     public static func topic(prefix: String, identity: ClockIdentity) -> String {
         "\(prefix)/device/\(identity.nodeID)/config"
     }
 
-    /// The config's JSON, keys sorted (the same bytes for the same clock).
-    public static func payload(identity: ClockIdentity, alarms: [Alarm], hasLight: Bool) -> [UInt8] {
+    /// The config's JSON, keys sorted (the same bytes for the same clock). The components of
+    /// `removed` alarms are there with their platform alone, which is how Home Assistant is told
+    /// to remove them (the next config leaves them out).
+    public static func payload(identity: ClockIdentity, alarms: [Alarm], removed: [Alarm] = []) -> [UInt8] {
         let topics = BridgeTopics(nodeID: identity.nodeID)
         let id = identity.uniquePrefix
         var components: [String: Component] = [
@@ -110,24 +120,24 @@ public enum HomeAssistantDiscovery {
                 p: "number", name: "Snooze length", uniq_id: id + "_snooze_length", stat_t: topics.snooze,
                 cmd_t: topics.command("snooze/set"), min: 1, max: 60, unit_of_meas: "min", ent_cat: "config"),
         ]
-        if hasLight {
-            components["light"] = .init(
-                p: "light", name: "Sunrise light", uniq_id: id + "_light", stat_t: topics.light, cmd_t: topics.command("light/set"),
-                schema: "json", sup_clrm: ["brightness"])
-        }
         for alarm in alarms {
-            let key = "alarm_" + alarm.id.uuidString.lowercased().prefix(8)
-            let base = topics.alarm(alarm.id)
-            components[key + "_enabled"] = .init(
-                p: "switch", name: alarm.title + " enabled", uniq_id: id + "_" + alarm.id.uuidString.lowercased() + "_enabled",
-                stat_t: base + "/enabled", cmd_t: base + "/enabled/set")
-            components[key + "_skip"] = .init(
-                p: "button", name: "Skip " + alarm.title + " once", uniq_id: id + "_" + alarm.id.uuidString.lowercased() + "_skip",
-                cmd_t: base + "/skip")
+            let (uuid, base) = (alarm.id.uuidString.lowercased(), topics.alarm(alarm.id))
+            components[alarm.key + "_enabled"] = .init(
+                p: "switch", name: alarm.title + " enabled", uniq_id: id + "_" + uuid + "_enabled",
+                stat_t: base + "/enabled", cmd_t: topics.command("alarm/\(uuid)/enabled/set"))
+            if alarm.repeats {
+                components[alarm.key + "_skip"] = .init(
+                    p: "switch", name: alarm.title + " skips its next day", uniq_id: id + "_" + uuid + "_skip",
+                    stat_t: base + "/skip", cmd_t: topics.command("alarm/\(uuid)/skip/set"))
+            }
+        }
+        for alarm in removed {
+            components[alarm.key + "_enabled"] = .removed("switch")
+            if alarm.repeats { components[alarm.key + "_skip"] = .removed("switch") }
         }
         let config = Config(
             dev: .init(ids: [id], name: identity.name, mf: "alarmd", mdl: identity.model, sw: identity.softwareVersion),
-            o: .init(name: "alarm-mqtt", sw: identity.softwareVersion),
+            o: .init(name: "alarm-mqtt", sw: identity.bridgeVersion),
             avty: [.init(t: topics.availability)], qos: 1, cmps: components)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -162,8 +172,8 @@ public enum HomeAssistantDiscovery {
 
     struct Component: Encodable {
         var p: String
-        var name: String
-        var uniq_id: String
+        var name: String?
+        var uniq_id: String?
         var stat_t: String?
         var cmd_t: String?
         var dev_cla: String?
@@ -173,17 +183,22 @@ public enum HomeAssistantDiscovery {
         var max: Int?
         var unit_of_meas: String?
         var ent_cat: String?
-        var schema: String?
-        var sup_clrm: [String]?
 
         init(
             p: String, name: String, uniq_id: String, stat_t: String? = nil, cmd_t: String? = nil, dev_cla: String? = nil,
             ops: [String]? = nil, evt_typ: [String]? = nil, min: Int? = nil, max: Int? = nil, unit_of_meas: String? = nil,
-            ent_cat: String? = nil, schema: String? = nil, sup_clrm: [String]? = nil
+            ent_cat: String? = nil
         ) {
             (self.p, self.name, self.uniq_id, self.stat_t, self.cmd_t, self.dev_cla) = (p, name, uniq_id, stat_t, cmd_t, dev_cla)
             (self.ops, self.evt_typ, self.min, self.max, self.unit_of_meas) = (ops, evt_typ, min, max, unit_of_meas)
-            (self.ent_cat, self.schema, self.sup_clrm) = (ent_cat, schema, sup_clrm)
+            self.ent_cat = ent_cat
+        }
+
+        /// A component with its platform alone: Home Assistant removes its entity.
+        static func removed(_ platform: String) -> Component {
+            var component = Component(p: platform, name: "", uniq_id: "")
+            (component.name, component.uniq_id) = (nil, nil)
+            return component
         }
     }
 }

@@ -65,7 +65,22 @@ extension MQTTBridge {
             settings.snoozeSeconds = Double(minutes * 60)
             _ = try await device.setSettings(settings)
             return "snooze \(minutes) min"
+        case .setEnabled(let id, let on):
+            try await switchAlarm(id, on ? .enable : .disable)
+            return "\(on ? "enabled" : "disabled") \(id)"
+        case .setSkip(let id, let on):
+            try await switchAlarm(id, on ? .skip : .enable)
+            return "\(on ? "skips the next day of" : "no skip for") \(id)"
         }
+    }
+
+    /// `command` on one of the alarms the bridge shows; any other alarm is not the bridge's to touch.
+    private func switchAlarm(_ id: UUID, _ command: AlarmCommand) async throws {
+        guard let owner = configuration.alarmOwner else { throw NotDone(description: "this bridge shows no alarms ([mqtt] alarms_of)") }
+        guard try await device.alarmRecords(all: true, id: id).contains(where: { $0.owner.rawValue == owner }) else {
+            throw NotDone(description: "not one of the alarms this bridge shows")
+        }
+        try await device.perform(command, id: id, owner: owner)
     }
 
     // MARK: - Pre-alarm events

@@ -39,11 +39,12 @@ public actor MQTTBridge {
     /// Whether alarmd answered the last look; `nil` before the first.
     var alarmdReachable: Bool?
     var identity: ClockIdentity?
-    var hasLight = false
     var states: ClockStates?
     /// The payload last published on each retained topic since the broker connection began.
     var published: [String: String] = [:]
     var publishedDiscovery: [UInt8]?
+    /// The alarms the last discovery announced: one gone is removed from Home Assistant.
+    var announcedAlarms: [HomeAssistantDiscovery.Alarm] = []
     var retry: Task<Void, Never>?
     var preAlarmWait: Task<Void, Never>?
     /// The pre-alarm events sent, as the alarm's time and the offset: each is sent once.
@@ -144,9 +145,9 @@ public actor MQTTBridge {
         if alarmdReachable != true { logger.notice("Reading the clock from alarmd", metadata: ["socket": "\(configuration.socketPath)"]) }
         alarmdReachable = true
         identity = ClockIdentity(
-            nodeID: configuration.nodeID, machineID: machineID, model: status.board, softwareVersion: status.version)
-        hasLight = status.parts.contains { $0.name == "light" }
-        states = ClockStates(status: status, records: records, settings: settings)
+            nodeID: configuration.nodeID, machineID: machineID, model: status.board, softwareVersion: status.version,
+            bridgeVersion: bridgeVersion)
+        states = ClockStates(status: status, records: records, settings: settings, alarmsOf: configuration.alarmOwner)
         announceAll()
         planPreAlarms()
     }
@@ -171,9 +172,22 @@ public actor MQTTBridge {
         guard brokerConnected else { return }
         publishAvailability()
         guard alarmdReachable == true, let identity, let states else { return }
-        let discovery = HomeAssistantDiscovery.payload(identity: identity, alarms: [], hasLight: hasLight)
+        let topic = HomeAssistantDiscovery.topic(prefix: configuration.discoveryPrefix, identity: identity)
+        let alarms = states.alarms.map(\.entity)
+        let removed = announcedAlarms.filter { old in !alarms.contains { $0.id == old.id } }
+        if !removed.isEmpty {
+            // Home Assistant removes an entity whose component comes with its platform alone.
+            publish(MQTTClient.Message(topic: topic, payload: HomeAssistantDiscovery.payload(identity: identity, alarms: alarms, removed: removed)))
+            for alarm in removed {
+                for state in [topics.alarm(alarm.id) + "/enabled", topics.alarm(alarm.id) + "/skip"] where published[state] != nil {
+                    publish(MQTTClient.Message(topic: state, payload: []))  // an empty retained message deletes the broker's copy
+                    published[state] = nil
+                }
+            }
+        }
+        announcedAlarms = alarms
+        let discovery = HomeAssistantDiscovery.payload(identity: identity, alarms: alarms)
         if discovery != publishedDiscovery {
-            let topic = HomeAssistantDiscovery.topic(prefix: configuration.discoveryPrefix, identity: identity)
             publishedDiscovery = publish(MQTTClient.Message(topic: topic, payload: discovery)) ? discovery : nil
         }
         for (topic, payload) in states.messages(topics) {

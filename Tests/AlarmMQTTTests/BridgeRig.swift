@@ -36,7 +36,7 @@ final class BridgeRig: Sendable {
     let configuration: BridgeConfiguration
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
-    init(broker: TestBroker, node: String = "bedroom", preAlarm: [Duration] = []) async throws {
+    init(broker: TestBroker, node: String = "bedroom", preAlarm: [Duration] = [], alarmsOf: UInt32? = nil) async throws {
         directory = try TemporaryDirectory()
         self.node = node
         topics = BridgeTopics(nodeID: node)
@@ -66,6 +66,7 @@ final class BridgeRig: Sendable {
         var configuration = try #require(try BridgeConfiguration.read(
             file: nil, broker: "mqtt://127.0.0.1:\(broker.port)", socket: directory.path + "/control.sock", hostName: node))
         configuration.preAlarmOffsets = preAlarm
+        configuration.alarmOwner = alarmsOf
         self.configuration = configuration
         let (runtime, appliance) = (runtime, appliance)
         tasks.withLock { $0 += [Task { await runtime.run() }, Task { await appliance.run() }] }
@@ -105,6 +106,17 @@ final class BridgeRig: Sendable {
             version: "test", board: "simulated", startedAt: start, clockTrusted: true, timeZone: "UTC",
             scope: viewer == nil ? .device : .client, alarms: alarms.alarmCount, alerting: alarms.alertingCount,
             nextAlarm: alarms.nextAlarm?.dueDate, parts: [.init(name: "sound", state: "ok")], time: await runtime.currentTimeSource())
+    }
+
+    func scheduleWeekly(title: String) async throws -> Alarm.ID {
+        let id = Alarm.ID()
+        _ = try await runtime.schedule(
+            id: id,
+            definition: AlarmDefinition(
+                schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.monday, .friday]))),
+                countdownDuration: nil, presentation: AlarmPresentation(alert: .init(title: title))),
+            client: ClientID(rawValue: getuid()))
+        return id
     }
 
     func schedule(at date: Date, title: String = "Wake up") async throws -> Alarm.ID {

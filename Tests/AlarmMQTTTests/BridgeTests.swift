@@ -1,4 +1,6 @@
+import AlarmKitCore
 import AlarmMQTT
+import AlarmModel
 import AlarmSimulator
 import AlarmTestKit
 import Foundation
@@ -205,6 +207,40 @@ import Testing
         let event = await listener.next(on: rig.topics.buttonEvent)
         #expect(event?.text == #"{"event_type":"snooze"}"#)
         #expect(event?.retained == false)
+        await rig.stop()
+        broker.stop()
+    }
+
+    @Test func theAlarmsOfTheConfiguredUserAreSwitchesThatActAndAreRemovedWithTheirAlarm() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker, alarmsOf: getuid())
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+        #expect(await listener.next(on: rig.topics.state)?.text == "idle")
+        let id = try await rig.scheduleWeekly(title: "Gym")
+        let base = rig.topics.alarm(id)
+        #expect(await listener.next(on: base + "/enabled")?.text == "ON")
+        #expect(await listener.next(on: base + "/skip")?.text == "OFF")
+        let config = try Self.json(await listener.next(on: "homeassistant/device/bedroom/config") { $0.contains("Gym") })
+        let components = try #require(config["cmps"] as? [String: [String: Any]])
+        let key = "alarm_" + id.uuidString.lowercased().prefix(8)
+        #expect(components[key + "_enabled"]?["cmd_t"] as? String == rig.topics.command("alarm/\(id.uuidString.lowercased())/enabled/set"))
+
+        try listener.send(rig.topics.command("alarm/\(id.uuidString.lowercased())/skip/set"), "ON")
+        #expect(await listener.next(on: base + "/skip")?.text == "ON")
+        try listener.send(rig.topics.command("alarm/\(id.uuidString.lowercased())/enabled/set"), "OFF")
+        #expect(await listener.next(on: base + "/enabled")?.text == "OFF")
+        let other = UUID()
+        try listener.send(rig.topics.command("alarm/\(other.uuidString.lowercased())/enabled/set"), "OFF")
+        let refused = await rig.log.waitFor("MQTT command not carried out")
+        #expect(refused?.metadata["reason"] == "not one of the alarms this bridge shows")
+
+        try await rig.runtime.perform(.cancel, id: id, client: ClientID(rawValue: getuid()))
+        let removal = try Self.json(await listener.next(on: "homeassistant/device/bedroom/config") { !$0.contains("Gym") })
+        let removed = try #require(removal["cmps"] as? [String: [String: Any]])
+        #expect(removed[key + "_enabled"]?.keys.sorted() == ["p"], "removed from Home Assistant")
+        #expect(await listener.next(on: base + "/enabled")?.payload == [], "its retained state deleted")
         await rig.stop()
         broker.stop()
     }

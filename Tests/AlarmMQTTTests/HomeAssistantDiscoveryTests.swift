@@ -7,8 +7,8 @@ import Testing
 @Suite struct HomeAssistantDiscoveryTests {
     static let wake = HomeAssistantDiscovery.Alarm(id: UUID(uuidString: "5E0C41D2-0000-4000-8000-000000000001")!, title: "Wake up")
 
-    static func config(_ identity: ClockIdentity, light: Bool = true) throws -> [String: Any] {
-        let bytes = HomeAssistantDiscovery.payload(identity: identity, alarms: [wake], hasLight: light)
+    static func config(_ identity: ClockIdentity) throws -> [String: Any] {
+        let bytes = HomeAssistantDiscovery.payload(identity: identity, alarms: [wake])
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
@@ -27,7 +27,7 @@ import Testing
         #expect((config["o"] as? [String: Any])?["name"] as? String == "alarm-mqtt")
         #expect((config["avty"] as? [[String: Any]])?.first?["t"] as? String == "alarmd/bed_room/availability")
         let components = try #require(config["cmps"] as? [String: [String: Any]])
-        let platforms: Set = ["sensor", "button", "event", "switch", "number", "light"]
+        let platforms: Set = ["sensor", "button", "event", "switch", "number"]
         var ids: Set<String> = []
         for (key, component) in components {
             let platform = try #require(component["p"] as? String, "\(key) has no platform")
@@ -39,7 +39,7 @@ import Testing
             case "sensor": #expect(component["stat_t"] != nil, "\(key)")
             case "button": #expect(component["cmd_t"] != nil && component["stat_t"] == nil, "\(key)")
             case "event": #expect(component["stat_t"] != nil && (component["evt_typ"] as? [String])?.isEmpty == false, "\(key)")
-            case "switch", "number", "light": #expect(component["stat_t"] != nil && component["cmd_t"] != nil, "\(key)")
+            case "switch", "number": #expect(component["stat_t"] != nil && component["cmd_t"] != nil, "\(key)")
             default: break
             }
             for topic in [component["stat_t"], component["cmd_t"]].compactMap({ $0 as? String }) {
@@ -49,9 +49,7 @@ import Testing
         #expect(components["next_alarm"]?["dev_cla"] as? String == "timestamp")
         #expect(components["time_source"]?["ent_cat"] as? String == "diagnostic")
         #expect(components["alarm_5e0c41d2_enabled"]?["name"] as? String == "Wake up enabled")
-        #expect(components["alarm_5e0c41d2_skip"]?["cmd_t"] as? String == "alarmd/bed_room/alarm/5e0c41d2-0000-4000-8000-000000000001/skip")
-        #expect(components["light"] != nil)
-        #expect(try (Self.config(identity, light: false)["cmps"] as? [String: Any])?["light"] == nil, "no light on a board without one")
+        #expect(components["alarm_5e0c41d2_skip"]?["cmd_t"] as? String == "alarmd/bed_room/cmd/alarm/5e0c41d2-0000-4000-8000-000000000001/skip/set")
     }
 
     @Test func twoClocksOnOneBrokerShareNoIdAndNoTopic() throws {
@@ -69,8 +67,8 @@ import Testing
 
     @Test func theSameClockGivesTheSameBytesAndItsMachineIdIsNotShown() throws {
         let identity = Self.bedroom()
-        let first = HomeAssistantDiscovery.payload(identity: identity, alarms: [Self.wake], hasLight: true)
-        #expect(first == HomeAssistantDiscovery.payload(identity: identity, alarms: [Self.wake], hasLight: true))
+        let first = HomeAssistantDiscovery.payload(identity: identity, alarms: [Self.wake])
+        #expect(first == HomeAssistantDiscovery.payload(identity: identity, alarms: [Self.wake]))
         #expect(!String(decoding: first, as: UTF8.self).contains("0123456789abcdef0123456789abcdef"))
         #expect(identity.uniquePrefix.count == "alarmd_".count + 16)
     }
