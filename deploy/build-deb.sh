@@ -103,7 +103,7 @@ generate_manuals() {
     pages=$work/man-pages
     rm -rf "$pages"
     mkdir -p "$pages" "$dest"
-    for program in alarmd alarmctl alarm-web; do
+    for program in alarmd alarmctl alarm-web alarm-mqtt; do
         # generate-manual runs the tool it names; a wrapper runs it through RUNNER.
         printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$*" "$bin_dir/$program" >"$pages/$program"
         chmod 0755 "$pages/$program"
@@ -135,7 +135,7 @@ build_package() {
     esac
     UNIT_DIR=$lib/systemd/system UDEV_RULES_DIR=$lib/udev/rules.d \
         "$source_dir/deploy/install.sh" --prefix /usr --destdir "$package" --bin-dir "$bin_dir" --quiet
-    for program in alarmd alarmctl alarm-web; do
+    for program in alarmd alarmctl alarm-web alarm-mqtt; do
         "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$package/usr/bin/$program"
     done
     # shellcheck disable=SC2086 # RUNNER is words
@@ -151,6 +151,7 @@ build_package() {
     install -d -m 0755 "$package/DEBIAN"
     printf 'Source: alarmd\n\nPackage: alarmd\nArchitecture: any\n' >"$work/debian/control"
     shlibs=$(cd "$work" && dpkg-shlibdeps "$@" -O -e debian/alarmd/usr/bin/alarmd -e debian/alarmd/usr/bin/alarmctl -e debian/alarmd/usr/bin/alarm-web \
+        -e debian/alarmd/usr/bin/alarm-mqtt \
         2>"$work/dpkg-shlibdeps.log")
     # Its one warning here is about a tree layout it handles anyway.
     grep -v "binaries to analyze should already be installed" "$work/dpkg-shlibdeps.log" >&2 || true
@@ -173,9 +174,10 @@ Description: bedside alarm clock daemon for Raspberry Pi boards
  GPIO (libgpiod), a character LCD over I2C and a speaker over ALSA, as
  described by a board profile in /usr/share/alarmd/boards. alarmctl is its
  command-line client; alarm-web serves its page to phones on the home network
- (port 8080), where a browser is let in once paired at the clock's buttons.
+ (port 8080), where a browser is let in once paired at the clock's buttons;
+ alarm-mqtt (off until configured) shows the clock in Home Assistant over MQTT.
 EOF
-    echo /etc/alarmd/alarmd.toml >"$package/DEBIAN/conffiles"
+    printf '/etc/alarmd/alarmd.toml\n/etc/alarmd/alarm-mqtt.toml\n' >"$package/DEBIAN/conffiles"
 
     # The maintainer scripts handle the units as debhelper's dh_installsystemd would: enabling
     # through deb-systemd-helper (whose state file remembers an administrator's `systemctl
@@ -202,12 +204,15 @@ if [ "$1" = configure ] || [ "$1" = abort-upgrade ] || [ "$1" = abort-deconfigur
             deb-systemd-helper update-state "$unit" >/dev/null || true
         fi
     done
+    # The MQTT bridge is never enabled here: it needs a broker (/etc/alarmd/alarm-mqtt.toml).
+    deb-systemd-helper update-state alarm-mqtt.service >/dev/null || true
     if [ -d /run/systemd/system ]; then
         systemctl --system daemon-reload >/dev/null || true
         # After an upgrade the running services take the new binaries.
         if [ -n "$2" ]; then action=restart; else action=start; fi
         deb-systemd-invoke "$action" alarmd.service || echo "alarmd did not $action; see journalctl -u alarmd" >&2
         deb-systemd-invoke "$action" alarm-web.service || echo "alarm-web did not $action; see journalctl -u alarm-web" >&2
+        if [ -n "$2" ]; then deb-systemd-invoke try-restart alarm-mqtt.service || true; fi
     fi
 fi
 EOF
@@ -216,7 +221,7 @@ EOF
 set -e
 # On removal (not on upgrade: postinst restarts then) the services stop while their units exist.
 if [ -z "${DPKG_ROOT:-}" ] && [ "$1" = remove ] && [ -d /run/systemd/system ]; then
-    deb-systemd-invoke stop alarm-web.service alarmd.service >/dev/null || true
+    deb-systemd-invoke stop alarm-mqtt.service alarm-web.service alarmd.service >/dev/null || true
 fi
 EOF
     cat >"$package/DEBIAN/postrm" <<'EOF'
@@ -233,7 +238,7 @@ esac
 # nothing to start, and no init script to mask); purged, it is forgotten, unless
 # init-system-helpers went first.
 if [ "$1" = purge ] && command -v deb-systemd-helper >/dev/null; then
-    deb-systemd-helper purge alarmd.service alarm-web.service >/dev/null || true
+    deb-systemd-helper purge alarmd.service alarm-web.service alarm-mqtt.service >/dev/null || true
 fi
 # Purging deletes the alarms, the clients' records and the paired browsers; the users and
 # groups stay (Debian never removes a system user, whose IDs may still own files).
@@ -262,6 +267,7 @@ if [ $cross = 0 ]; then
     "$source_dir/deploy/swift-build-release" "$@" --product alarmd
     "$source_dir/deploy/swift-build-release" "$@" --product alarmctl
     "$source_dir/deploy/swift-build-release" "$@" --product alarm-web
+    "$source_dir/deploy/swift-build-release" "$@" --product alarm-mqtt
     build_package "$("$source_dir/deploy/swift-build-release" "$@" --show-bin-path)" "" "$version" \
         "$output/alarmd_${version}_${arch}.deb" strip ""
     exit 0
@@ -281,6 +287,7 @@ for suite in bookworm trixie; do
     "$source_dir/deploy/cross/swift-build" "$@" --product alarmd
     "$source_dir/deploy/cross/swift-build" "$@" --product alarmctl
     "$source_dir/deploy/cross/swift-build" "$@" --product alarm-web
+    "$source_dir/deploy/cross/swift-build" "$@" --product alarm-mqtt
     cross_prepare_package_database "$suite"
     DEB_HOST_ARCH=arm64 DEB_HOST_MULTIARCH=aarch64-linux-gnu DEB_HOST_GNU_TYPE=aarch64-linux-gnu \
         build_package "$scratch/build/aarch64-unknown-linux-gnu/release" "$suite" "$version" \

@@ -8,12 +8,12 @@
 #   --prefix DIR   where programs and data go (default /usr). /etc/alarmd is always /etc.
 #   --destdir DIR  stage everything under DIR instead of / (also DESTDIR=DIR); nothing on the
 #                  running system is touched then (no user, no systemctl).
-#   --bin-dir DIR  take alarmd, alarmctl and alarm-web from DIR instead of building them.
+#   --bin-dir DIR  take alarmd, alarmctl, alarm-web and alarm-mqtt from DIR instead of building them.
 #   --no-start     install and enable, but do not start or restart the service.
 #   --quiet        no notes on stderr (errors still go there).
 #
-# An existing /etc/alarmd/alarmd.toml is kept; the new default goes next to it as
-# alarmd.toml.new. deploy/build-deb.sh uses this script to stage the Debian package.
+# An existing /etc/alarmd/alarmd.toml (or alarm-mqtt.toml) is kept; the new default goes next to
+# it as alarmd.toml.new. alarm-mqtt.service is installed but not enabled (it needs a broker). deploy/build-deb.sh uses this script to stage the Debian package.
 set -eu
 
 prefix=/usr
@@ -59,9 +59,10 @@ if [ -z "$bin_dir" ]; then
     "$deploy/swift-build-release" "$@" --product alarmd
     "$deploy/swift-build-release" "$@" --product alarmctl
     "$deploy/swift-build-release" "$@" --product alarm-web
+    "$deploy/swift-build-release" "$@" --product alarm-mqtt
     bin_dir=$("$deploy/swift-build-release" "$@" --show-bin-path)
 fi
-for program in alarmd alarmctl alarm-web; do
+for program in alarmd alarmctl alarm-web alarm-mqtt; do
     [ -x "$bin_dir/$program" ] || { echo "install.sh: $bin_dir/$program is missing" >&2; exit 66; }
 done
 
@@ -72,6 +73,7 @@ doc=$prefix/share/doc/alarmd
 install -D -m 0755 "$bin_dir/alarmd" "$root$prefix/bin/alarmd"
 install -D -m 0755 "$bin_dir/alarmctl" "$root$prefix/bin/alarmctl"
 install -D -m 0755 "$bin_dir/alarm-web" "$root$prefix/bin/alarm-web"
+install -D -m 0755 "$bin_dir/alarm-mqtt" "$root$prefix/bin/alarm-mqtt"
 # The unit names the binary by path: follow the prefix.
 install -d -m 0755 "$root$unit_dir"
 sed "s|^ExecStart=/usr/bin/alarmd |ExecStart=$prefix/bin/alarmd |" "$deploy/alarmd.service" >"$root$unit_dir/alarmd.service"
@@ -79,6 +81,8 @@ chmod 0644 "$root$unit_dir/alarmd.service"
 sed -e "s|^ExecStart=/usr/bin/alarm-web |ExecStart=$prefix/bin/alarm-web |" -e "s|--files /usr/share/alarmd/web|--files $share/web|" \
     "$deploy/alarm-web.service" >"$root$unit_dir/alarm-web.service"
 chmod 0644 "$root$unit_dir/alarm-web.service"
+sed "s|^ExecStart=/usr/bin/alarm-mqtt |ExecStart=$prefix/bin/alarm-mqtt |" "$deploy/alarm-mqtt.service" >"$root$unit_dir/alarm-mqtt.service"
+chmod 0644 "$root$unit_dir/alarm-mqtt.service"
 for file in "$source_dir"/web/*; do
     install -D -m 0644 "$file" "$root$share/web/$(basename "$file")"
 done
@@ -114,6 +118,13 @@ if [ -e "$root/etc/alarmd/alarmd.toml" ] && ! cmp -s "$config" "$root/etc/alarmd
     note "kept $root/etc/alarmd/alarmd.toml; the new default is alarmd.toml.new next to it"
 else
     install -m 0644 "$config" "$root/etc/alarmd/alarmd.toml"
+fi
+
+if [ -e "$root/etc/alarmd/alarm-mqtt.toml" ] && ! cmp -s "$deploy/alarm-mqtt.toml" "$root/etc/alarmd/alarm-mqtt.toml"; then
+    install -m 0644 "$deploy/alarm-mqtt.toml" "$root/etc/alarmd/alarm-mqtt.toml.new"
+    note "kept $root/etc/alarmd/alarm-mqtt.toml; the new default is alarm-mqtt.toml.new next to it"
+else
+    install -m 0644 "$deploy/alarm-mqtt.toml" "$root/etc/alarmd/alarm-mqtt.toml"
 fi
 
 if [ -n "$root" ]; then

@@ -137,7 +137,7 @@ cross_prepare_swift_runtime() {
 # Debian's packages without running anything (--variant=extract); base-files for trixie's
 # merged-/usr links (/lib -> usr/lib), which its linker scripts go through. The .debs are kept,
 # for the package database below.
-cross_sysroot_recipe() { echo "6 $1 base-files libc6-dev libgcc-$(cross_gcc_version "$1")-dev libstdc++-$(cross_gcc_version "$1")-dev libasound2-dev libgpiod-dev libsndfile1-dev"; }
+cross_sysroot_recipe() { echo "7 $1 base-files libc6-dev libgcc-$(cross_gcc_version "$1")-dev libstdc++-$(cross_gcc_version "$1")-dev libasound2-dev libgpiod-dev libsndfile1-dev libmosquitto-dev"; }
 cross_prepare_sysroot() {  # SUITE
     local dir recipe gcc link target
     dir=$cross_targets/sysroot-$1
@@ -147,7 +147,7 @@ cross_prepare_sysroot() {  # SUITE
     rm -rf "$dir.tmp"
     gcc=$(cross_gcc_version "$1")
     mmdebstrap --quiet --variant=extract --architectures=arm64 --skip=cleanup/apt/cache \
-        --include="base-files,libc6-dev,libgcc-$gcc-dev,libstdc++-$gcc-dev,libasound2-dev,libgpiod-dev,libsndfile1-dev" \
+        --include="base-files,libc6-dev,libgcc-$gcc-dev,libstdc++-$gcc-dev,libasound2-dev,libgpiod-dev,libsndfile1-dev,libmosquitto-dev" \
         "$1" "$dir.tmp" "$(cross_mirror)" >&2
     # Absolute symlinks (bookworm's libm.so -> /lib/aarch64-linux-gnu/libm.so.6) would point at
     # the build machine's own libraries; the linker then silently takes libm.a instead.
