@@ -299,6 +299,31 @@ judge_household_sound() {
     verdict household-sound "added as $(cat "$dir/stat.txt"), rang +$(ms "$(jv .first_sound "$dir/sound.json") - $s") ms at $(jv .frequency_hz "$dir/sound.json") Hz; deleting it while ringing: $(grep -o 'is the sound of "[^"]*"' "$dir/delete-ringing.txt"); after STOP deleted"
 }
 
+# --- mqtt: the packaged bridge against mosquitto in the guest ---------------------------------------
+
+judge_mqtt() {
+    local dir=$1 s first alerting idle offline
+    load_facts "$dir"
+    s=$f_alarm_at
+    expect "alarm-mqtt did not start: $(tr '\n' ' ' <"$dir/enable.txt") $(tail -c 300 "$dir/alarm-mqtt-journal.txt")" \
+        grep -q ' alarmd/vm/availability online$' "$dir/messages.txt"
+    expect "no discovery on homeassistant/device/vm/config" grep -q ' homeassistant/device/vm/config {' "$dir/messages.txt"
+    analyse sound sound "$dir/audio" --after "$(calc "$s - 0.5")" --before "$f_stop_sent"
+    first=$(jv .first_sound "$dir/sound.json")
+    alerting=$(awk -v s="$s" '$2 == "alarmd/vm/state" && $3 == "alerting" && $1 > s - 1 { print $1; exit }' "$dir/messages.txt")
+    idle=$(awk -v t="$f_stop_sent" '$2 == "alarmd/vm/state" && $3 == "idle" && $1 > t { print $1; exit }' "$dir/messages.txt")
+    offline=$(awk -v t="$f_killed" '$2 == "alarmd/vm/availability" && $3 == "offline" && $1 > t { print $1; exit }' "$dir/messages.txt")
+    expect "no sound within 1 s of its time (first sound $first, due $s)" awk -v f="$first" -v s="$s" 'BEGIN { exit !(f != "null" && f - s > -0.05 && f - s < 1) }'
+    expect "the alerting state did not reach the subscriber within a second of the sound (sound $first, message ${alerting:-none})" \
+        awk -v a="${alerting:-0}" -v f="$first" 'BEGIN { exit !(a > 0 && a - f < 1) }'
+    expect "STOP sent to the broker did not silence the alarm (no idle state after it)" test -n "$idle"
+    expect "the command was not logged with its topic" grep -q 'MQTT command.*alarmd/vm/cmd/stop' "$dir/alarm-mqtt-journal.txt"
+    jexpect "with the bridge killed the second alarm did not ring ($(jv .alerting "$dir/status-killed.json") alerting)" "$dir/status-killed.json" '.alerting == 1'
+    jexpect "STOP on the clock did not silence it with the bridge gone" "$dir/status-after.json" '.alerting == 0'
+    expect "the broker did not say the clock went offline (the will)" test -n "$offline"
+    verdict mqtt "alerting on the broker $(ms "${alerting:-0} - $first") ms after the sound (+$(ms "$first - $s") ms), idle $(ms "${idle:-0} - $f_stop_sent") ms after STOP from the broker; bridge killed: rang on, STOP worked, offline $(ms "${offline:-0} - $f_killed") ms later"
+}
+
 # --- sunrise: the light's duty cycle rises before the alarm on a real kernel's PWM ------------------
 
 judge_sunrise() {
@@ -719,6 +744,7 @@ judge_ready() {
         main/clock) judge_clock "$results/main/clock" ;;
         main/corrupt-sound) judge_corrupt_sound "$results/main/corrupt-sound" ;;
         main/household-sound) judge_household_sound "$results/main/household-sound" ;;
+        main/mqtt) judge_mqtt "$results/main/mqtt" ;;
         main/sunrise) judge_sunrise "$results/main/sunrise" ;;
         main/measurements) judge_measurements "$results/main/measurements" ;;
         main/watchdog) judge_watchdog "$results/main/watchdog" ;;
