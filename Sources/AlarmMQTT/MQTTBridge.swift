@@ -90,6 +90,10 @@ public actor MQTTBridge {
             }
             group.addTask {
                 for await change in changes { feed.yield(change.button.map { .buttonPressed($0) } ?? .deviceChanged) }
+                // alarmd ends the stream at once for a client that is not an administrator.
+                if !Task.isCancelled {
+                    self.logger.error("alarmd sends no changes: alarm-mqtt must be an administrator (the alarmd-admin group); states are not kept up to date")
+                }
             }
             group.addTask { await self.process(inputs) }
         }
