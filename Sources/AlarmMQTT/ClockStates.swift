@@ -74,15 +74,16 @@ public struct ClockStates: Hashable, Sendable {
     /// Topic and payload of every state, in a fixed order. A timestamp sensor takes ISO 8601
     /// with its offset, and `None` for no value (Home Assistant's "unknown").
     public func messages(_ topics: BridgeTopics) -> [(topic: String, payload: String)] {
-        [
-            (topics.state, activity.rawValue),
-            (topics.nextAlarm, nextAlarm.map { ISO8601.format($0, in: .utc) } ?? "None"),
-            (topics.timeSource, timeSource?.rawValue ?? "None"),
-            (topics.volume, String(volumePercent)),
-            (topics.snooze, String(snoozeMinutes)),
-        ] + alarms.flatMap { alarm in
+        let next: String = nextAlarm.map { ISO8601.format($0, in: .utc) } ?? "None"
+        var messages: [(topic: String, payload: String)] = [
+            (topics.state, activity.rawValue), (topics.nextAlarm, next), (topics.timeSource, timeSource?.rawValue ?? "None"),
+            (topics.volume, String(volumePercent)), (topics.snooze, String(snoozeMinutes)),
+        ]
+        for alarm in alarms {
             let base = topics.alarm(alarm.id)
-            return [(base + "/enabled", alarm.enabled ? "ON" : "OFF")] + (alarm.repeats ? [(base + "/skip", alarm.skipped ? "ON" : "OFF")] : [])
+            messages.append((base + "/enabled", alarm.enabled ? "ON" : "OFF"))
+            if alarm.repeats { messages.append((base + "/skip", alarm.skipped ? "ON" : "OFF")) }
         }
+        return messages
     }
 }
