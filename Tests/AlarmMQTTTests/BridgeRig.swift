@@ -36,7 +36,9 @@ final class BridgeRig: Sendable {
     let configuration: BridgeConfiguration
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
-    init(broker: TestBroker, node: String = "bedroom", preAlarm: [Duration] = [], alarmsOf: UInt32? = nil) async throws {
+    init(
+        broker: TestBroker, node: String = "bedroom", preAlarm: [Duration] = [], alarmsOf: UInt32? = nil, configurationFile: String? = nil
+    ) async throws {
         directory = try TemporaryDirectory()
         self.node = node
         topics = BridgeTopics(nodeID: node)
@@ -64,7 +66,8 @@ final class BridgeRig: Sendable {
             logger: quiet, clock: clock)
         try server.start()
         var configuration = try #require(try BridgeConfiguration.read(
-            file: nil, broker: "mqtt://127.0.0.1:\(broker.port)", socket: directory.path + "/control.sock", hostName: node))
+            file: configurationFile, broker: configurationFile == nil ? "mqtt://127.0.0.1:\(broker.port)" : nil,
+            socket: directory.path + "/control.sock", hostName: node))
         configuration.preAlarmOffsets = preAlarm
         configuration.alarmOwner = alarmsOf
         self.configuration = configuration
@@ -76,6 +79,7 @@ final class BridgeRig: Sendable {
     func startBridge(machineID: String = "0123456789abcdef0123456789abcdef", maximumBackoff: Duration = .seconds(1)) throws {
         var options = MQTTClient.Configuration(
             host: configuration.broker.host, port: configuration.broker.port, clientID: configuration.clientID,
+            username: configuration.username, password: configuration.password, caFile: configuration.caFile,
             will: MQTTBridge.will(for: configuration))
         options.maximumBackoff = maximumBackoff
         let bridge = MQTTBridge(
@@ -140,8 +144,9 @@ actor BrokerListener {
     /// How many of each topic's messages ``next(on:accepting:)`` has returned or passed over.
     private var read: [String: Int] = [:]
 
-    init(_ broker: TestBroker, id: String = "listener") async throws {
-        client = try MQTTClient(.init(host: "127.0.0.1", port: Int(broker.port), clientID: id))
+    init(_ broker: TestBroker, id: String = "listener", username: String? = nil, password: String? = nil, caFile: String? = nil) async throws {
+        client = try MQTTClient(.init(
+            host: "127.0.0.1", port: Int(broker.port), clientID: id, username: username, password: password, caFile: caFile))
         try client.subscribe("alarmd/#")
         try client.subscribe("homeassistant/#")
         var iterator = client.events().makeAsyncIterator()

@@ -244,4 +244,40 @@ import Testing
         await rig.stop()
         broker.stop()
     }
+
+    /// As a household configures it: TLS verified with its own authority, a login whose
+    /// password is in a file only the group may read.
+    @Test func overTLSWithALoginFromAPasswordFileTheClockIsAnnounced() async throws {
+        let keys = try TemporaryDirectory()
+        try await MQTTClientTests.certificates(in: keys.path)
+        let tool = try #require(TestBroker.program("bin/mosquitto_passwd"), "no mosquitto_passwd: run deploy/install-build-deps")
+        let made = try await ChildProcess.run(tool, ["-b", "-c", keys.path + "/passwords", "clock", "s3cret pw"])
+        try #require(made.exitStatus == 0, "mosquitto_passwd: \(made.standardError)")
+        let broker = try TestBroker(settings: """
+            allow_anonymous false
+            password_file \(keys.path)/passwords
+            cafile \(keys.path)/ca.crt
+            certfile \(keys.path)/server.crt
+            keyfile \(keys.path)/server.key
+            """)
+        try await broker.start()
+        try TestFiles.write(Array("s3cret pw\n".utf8), to: keys.path + "/mqtt-password")
+        chmod(keys.path + "/mqtt-password", 0o640)
+        let file = keys.path + "/alarm-mqtt.toml"
+        try TestFiles.write(Array("""
+            [mqtt]
+            broker = "mqtts://127.0.0.1:\(broker.port)"
+            ca_file = "\(keys.path)/ca.crt"
+            username = "clock"
+            password_file = "\(keys.path)/mqtt-password"
+            node_id = "bedroom"
+            """.utf8), to: file)
+        let rig = try await BridgeRig(broker: broker, configurationFile: file)
+        let listener = try await BrokerListener(broker, username: "clock", password: "s3cret pw", caFile: keys.path + "/ca.crt")
+        try rig.startBridge()
+        #expect(await listener.next(on: "homeassistant/device/bedroom/config") != nil)
+        #expect(await listener.next(on: rig.topics.state)?.text == "idle")
+        await rig.stop()
+        broker.stop()
+    }
 }
