@@ -13,7 +13,7 @@
 #   --quiet        no notes on stderr (errors still go there).
 #
 # An existing /etc/alarmd/alarmd.toml (or alarm-mqtt.toml) is kept; the new default goes next to
-# it as alarmd.toml.new. alarm-mqtt.service is installed but not enabled (it needs a broker). deploy/build-deb.sh uses this script to stage the Debian package.
+# it as alarmd.toml.new (alarm-mqtt.toml.new). alarm-mqtt.service is installed but not enabled (it needs a broker). deploy/build-deb.sh uses this script to stage the Debian package.
 set -eu
 
 prefix=/usr
@@ -145,6 +145,7 @@ if [ -d /run/systemd/system ]; then
     if [ "$start" = yes ]; then
         systemctl restart alarmd.service || echo "install.sh: alarmd did not start; see journalctl -u alarmd" >&2
         systemctl restart alarm-web.service || echo "install.sh: alarm-web did not start; see journalctl -u alarm-web" >&2
+        systemctl try-restart alarm-mqtt.service || echo "install.sh: alarm-mqtt did not restart; see journalctl -u alarm-mqtt" >&2
     fi
 else
     note "systemd is not running here; alarmd starts at the next boot"

@@ -62,6 +62,7 @@ public final class ControlClient: Sendable {
         var reconnecting: Task<Void, Never>?
         var closed = false
         var channelSerial = 0
+        var lossWatchers: [Int: AsyncStream<Void>.Continuation] = [:]
     }
 
     public let connector: Connector
@@ -89,18 +90,20 @@ public final class ControlClient: Sendable {
 
     /// Closes the connection and ends every stream; requests fail from now on.
     public func close() {
-        let (channel, reconnecting, connecting, subscriptions) = state.withLock { state in
+        let (channel, reconnecting, connecting, subscriptions, watchers) = state.withLock { state in
             state.closed = true
             defer {
                 state.channel = nil
                 state.subscriptions = [:]
+                state.lossWatchers = [:]
             }
-            return (state.channel, state.reconnecting, state.connecting, Array(state.subscriptions.values))
+            return (state.channel, state.reconnecting, state.connecting, Array(state.subscriptions.values), Array(state.lossWatchers.values))
         }
         reconnecting?.cancel()
         connecting?.cancel()
         channel?.close()
         subscriptions.forEach { $0.finish() }
+        watchers.forEach { $0.finish() }
     }
 
     // MARK: - Requests
@@ -202,8 +205,10 @@ public final class ControlClient: Sendable {
         stream(.subscribeIntents, of: AlarmIntentDelivery.self)
     }
 
-    /// A ``DeviceChange`` after every change of any client's alarms or of the device's state,
-    /// across reconnections (none is replayed: read what you show once the stream has started).
+    /// A ``DeviceChange`` with the current revision at once, then after every change of any
+    /// client's alarms or of the device's state and every press of its buttons, across
+    /// reconnections (each new connection starts with the revision then: read what you show
+    /// whenever one comes).
     /// Administrators only; for another client the stream ends at once.
     public func deviceChanges() -> AsyncStream<DeviceChange> {
         stream(.subscribeDevice, of: DeviceChange.self)
@@ -350,9 +355,28 @@ public final class ControlClient: Sendable {
             if let channel = state.channel, channel.isClosed {
                 state.channel = nil
                 state.hello = nil
+                if !state.closed { state.lossWatchers.values.forEach { $0.yield() } }
             }
         }
         reconnectIfNeeded()
+    }
+
+    /// An element each time the connection to alarmd is lost from now on (alarmd stopped or
+    /// restarted); the client connects again by itself at the next request or for its streams.
+    public func connectionLosses() -> AsyncStream<Void> {
+        let (losses, continuation) = AsyncStream.makeStream(of: Void.self)
+        let key = state.withLock { state -> Int? in
+            guard !state.closed else { return nil }
+            state.nextSubscription += 1
+            state.lossWatchers[state.nextSubscription] = continuation
+            return state.nextSubscription
+        }
+        guard let key else {
+            continuation.finish()
+            return losses
+        }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.lossWatchers.removeValue(forKey: key) } }
+        return losses
     }
 
     /// Starts the reconnection loop if streams are waiting and nothing is connected or connecting.

@@ -87,7 +87,11 @@ extension ControlSession {
             try session.subscribe(request, session.runtime.intents.deliveries(for: session.intentRecipient), event: ControlEventName.intent)
         }
         handlers.serve(.subscribeDevice) { session, request, _, _ in
-            let changes = Self.deviceChanges(session.runtime.deviceSnapshots(), presses: session.server.configuration.buttonPresses?())
+            // Subscribed first, then the revision now: the subscriber reads the device at once,
+            // and nothing that changes in between is missed.
+            let snapshots = session.runtime.deviceSnapshots()
+            let current = await session.runtime.deviceRevision
+            let changes = Self.deviceChanges(snapshots, presses: session.server.configuration.buttonPresses?(), startingAt: current)
             return try session.subscribe(request, changes, event: ControlEventName.device)
         }
         handlers.serve(.unsubscribe) { session, _, parameters, _ in
@@ -200,14 +204,18 @@ extension ControlSession {
 }
 
 extension ControlSession {
-    /// The engine's changes and the clock's button presses, as one stream of ``DeviceChange``s;
-    /// a press carries the latest change's revision.
-    static func deviceChanges(_ snapshots: AsyncStream<DeviceSnapshot>, presses: AsyncStream<String>?) -> AsyncStream<DeviceChange> {
+    /// The revision now, then the engine's changes and the clock's button presses, as one
+    /// stream of ``DeviceChange``s; a press carries the latest change's revision.
+    static func deviceChanges(
+        _ snapshots: AsyncStream<DeviceSnapshot>, presses: AsyncStream<String>?, startingAt current: UInt64
+    ) -> AsyncStream<DeviceChange> {
         let (changes, continuation) = AsyncStream.makeStream(of: DeviceChange.self)
         final class LatestRevision: Sendable {
-            let value = Atomic<UInt64>(0)
+            let value: Atomic<UInt64>
+            init(_ start: UInt64) { value = Atomic(start) }
         }
-        let revision = LatestRevision()
+        let revision = LatestRevision(current)
+        continuation.yield(DeviceChange(revision: current))
         let fromEngine = Task {
             for await snapshot in snapshots {
                 revision.value.max(snapshot.revision, ordering: .relaxed)

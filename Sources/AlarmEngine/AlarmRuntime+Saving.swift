@@ -80,6 +80,9 @@ extension AlarmRuntime {
         return snapshot
     }
 
+    /// The device's revision now: what a new subscriber of its changes starts from.
+    public var deviceRevision: UInt64 { revision }
+
     /// Tells the device, and the device's subscribers (the phone page, the MQTT bridge), that
     /// something it shows changed though no alarm did: the store's health, the time source, the
     /// household's settings.

@@ -50,7 +50,7 @@ public enum BridgeCommand: Hashable, Sendable {
         case "volume/set":
             return .setVolume(percent: try number(text, in: 0...100, "volume"))
         case "snooze/set":
-            return .setSnooze(minutes: try number(text, in: 1...60, "snooze length"))
+            return .setSnooze(minutes: try number(text, in: 1...1440, "snooze length"))
         case let other:
             let parts = other.split(separator: "/", omittingEmptySubsequences: false)
             if parts.count == 4, parts[0] == "alarm", parts[3] == "set", let id = UUID(uuidString: String(parts[1])), parts[2] == "enabled" || parts[2] == "skip" {
@@ -81,8 +81,9 @@ public enum BridgeCommand: Hashable, Sendable {
         return whole
     }
 
-    /// `text` for a log line: control characters as `?`, at most 40 characters.
-    static func printable(_ text: String) -> String {
-        String(String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) }).prefix(40))
+    /// `text` for a log line: control characters as `?`, at most `limit` characters (a topic
+    /// naming an alarm is about 70).
+    static func printable(_ text: String, limit: Int = 40) -> String {
+        String(String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) }).prefix(limit))
     }
 }

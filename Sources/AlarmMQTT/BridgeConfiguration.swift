@@ -12,10 +12,10 @@ import TOMLConfig
 /// broker = "mqtts://homeassistant.local"   # mqtt:// (1883) or mqtts:// (TLS, 8883)
 /// ca_file = "/etc/ssl/certs/ca-certificates.crt"
 /// username = "alarmd"
-/// password_file = "/etc/alarmd/mqtt-password"   # root:alarmd 0640, never logged
+/// password_file = "/etc/alarmd/mqtt-password"   # root:alarm-mqtt 0640, never logged
 /// discovery_prefix = "homeassistant"
 /// node_id = "bedroom"                           # default: the host name
-/// pre_alarm = ["20m", "5m"]                     # events this long before each alarm
+/// pre_alarm = ["20m", "5m"]                     # events this long before the next alarm
 /// alarms_of = "alarm-web"                       # whose alarms get switches (none by default)
 /// ```
 ///
@@ -29,7 +29,7 @@ public struct BridgeConfiguration: Hashable, Sendable {
     public var discoveryPrefix: String
     public var nodeID: String
     public var socketPath: String
-    /// How long before each alarm a `pre_alarm` event is sent (1 minute to 12 hours each).
+    /// How long before the next alarm a `pre_alarm` event is sent (1 minute to 12 hours each).
     public var preAlarmOffsets: [Duration] = []
     /// Whose alarms the bridge shows as switches and acts on (`alarms_of`, a user's name or uid:
     /// `alarm-web` for the alarms set on the phone page); `nil`: no one's.
@@ -94,7 +94,7 @@ public struct BridgeConfiguration: Hashable, Sendable {
             throw .init("\(path) cannot be read: \(String(cString: strerror(errno)))")
         }
         guard status.st_mode & 0o007 == 0 else {
-            throw .init("\(path) may be read by anyone: make it root:alarmd 0640 (chown root:alarmd; chmod 0640)")
+            throw .init("\(path) may be read by anyone: make it root:alarm-mqtt 0640 (chown root:alarm-mqtt; chmod 0640)")
         }
         let text: String
         do {

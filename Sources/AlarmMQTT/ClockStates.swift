@@ -45,7 +45,8 @@ public struct ClockStates: Hashable, Sendable {
     }
 
     /// The clock as alarmd reports it: `status` (the device's scope), every client's alarms
-    /// (only their phases are used: nothing of an alarm is published) and the household settings.
+    /// (only their phases count, except the alarms of `owner`, whose switches are published)
+    /// and the household settings.
     public init(status: StatusReport, records: [AlarmRecord], settings: SettingsReport, alarmsOf owner: UInt32? = nil) {
         self.init(
             activity: Self.activity(of: records), nextAlarm: status.nextAlarm, timeSource: status.timeSource,

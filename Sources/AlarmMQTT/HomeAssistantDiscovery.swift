@@ -79,11 +79,14 @@ public enum HomeAssistantDiscovery {
         public var id: UUID
         public var title: String
         public var repeats: Bool
+        /// Whether it has the enabled switch (every alarm does; a removal may name the skip alone).
+        public var enabled: Bool
 
-        public init(id: UUID, title: String, repeats: Bool = true) {
+        public init(id: UUID, title: String, repeats: Bool = true, enabled: Bool = true) {
             self.id = id
             self.title = title
             self.repeats = repeats
+            self.enabled = enabled
         }
 
         var key: String { "alarm_" + id.uuidString.lowercased().prefix(8) }
@@ -118,7 +121,7 @@ public enum HomeAssistantDiscovery {
                 min: 0, max: 100, unit_of_meas: "%", ent_cat: "config"),
             "snooze_length": .init(
                 p: "number", name: "Snooze length", uniq_id: id + "_snooze_length", stat_t: topics.snooze,
-                cmd_t: topics.command("snooze/set"), min: 1, max: 60, unit_of_meas: "min", ent_cat: "config"),
+                cmd_t: topics.command("snooze/set"), min: 1, max: 1440, unit_of_meas: "min", ent_cat: "config"),
         ]
         for alarm in alarms {
             let (uuid, base) = (alarm.id.uuidString.lowercased(), topics.alarm(alarm.id))
@@ -132,7 +135,7 @@ public enum HomeAssistantDiscovery {
             }
         }
         for alarm in removed {
-            components[alarm.key + "_enabled"] = .removed("switch")
+            if alarm.enabled { components[alarm.key + "_enabled"] = .removed("switch") }
             if alarm.repeats { components[alarm.key + "_skip"] = .removed("switch") }
         }
         let config = Config(

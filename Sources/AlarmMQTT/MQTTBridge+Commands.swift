@@ -21,7 +21,7 @@ extension MQTTBridge {
             }
             return
         }
-        let topic = BridgeCommand.printable(message.topic)
+        let topic = BridgeCommand.printable(message.topic, limit: 160)
         let command: BridgeCommand
         do {
             command = try BridgeCommand.parse(message, topics: topics)
@@ -66,21 +66,28 @@ extension MQTTBridge {
             _ = try await device.setSettings(settings)
             return "snooze \(minutes) min"
         case .setEnabled(let id, let on):
-            try await switchAlarm(id, on ? .enable : .disable)
+            let record = try await shownAlarm(id)
+            // `enable` also undoes a skip: only an alarm that is off is switched on.
+            guard on != record.enabled else { return "\(id) already \(on ? "enabled" : "disabled")" }
+            try await device.perform(on ? .enable : .disable, id: id, owner: record.owner.rawValue)
             return "\(on ? "enabled" : "disabled") \(id)"
         case .setSkip(let id, let on):
-            try await switchAlarm(id, on ? .skip : .enable)
+            let record = try await shownAlarm(id)
+            // Undone with `enable`, which would also switch on an alarm that is off: only a skip is undone.
+            guard on != (record.skippedDate != nil) else { return "\(id) \(on ? "already skips" : "skips no") day" }
+            guard on || record.enabled else { throw NotDone(description: "the alarm is off: switching off its skip would switch it on") }
+            try await device.perform(on ? .skip : .enable, id: id, owner: record.owner.rawValue)
             return "\(on ? "skips the next day of" : "no skip for") \(id)"
         }
     }
 
-    /// `command` on one of the alarms the bridge shows; any other alarm is not the bridge's to touch.
-    private func switchAlarm(_ id: UUID, _ command: AlarmCommand) async throws {
+    /// One of the alarms the bridge shows; any other alarm is not the bridge's to touch.
+    private func shownAlarm(_ id: UUID) async throws -> AlarmRecord {
         guard let owner = configuration.alarmOwner else { throw NotDone(description: "this bridge shows no alarms ([mqtt] alarms_of)") }
-        guard try await device.alarmRecords(all: true, id: id).contains(where: { $0.owner.rawValue == owner }) else {
+        guard let record = try await device.alarmRecords(all: true, id: id).first(where: { $0.owner.rawValue == owner }) else {
             throw NotDone(description: "not one of the alarms this bridge shows")
         }
-        try await device.perform(command, id: id, owner: owner)
+        return record
     }
 
     // MARK: - Pre-alarm events
@@ -109,11 +116,26 @@ extension MQTTBridge {
         }
     }
 
+    /// Whether a pre-alarm moment `at` may still be sent at `now`: within a minute of it (a
+    /// clock set far past it, an NTP step after a power cut, would send it at the wrong time)
+    /// and before its alarm.
+    static func isOnTime(_ at: Date, alarmAt: Date, now: Date) -> Bool {
+        now >= at && now < at.addingTimeInterval(Self.preAlarmLateness) && now < alarmAt
+    }
+
+    /// How late a pre-alarm event may be sent.
+    static var preAlarmLateness: TimeInterval { 60 }
+
     /// Sends the event for `offset` before the alarm at `alarmAt` if that is still the next alarm.
     func sendPreAlarm(offset: Duration, alarmAt: Date) {
         guard states?.nextAlarm == alarmAt else { return }
         sentPreAlarms = sentPreAlarms.filter { $0.alarmAt >= clock.now.addingTimeInterval(-86_400) }
         sentPreAlarms.insert(PreAlarm(alarmAt: alarmAt, offset: offset))
+        guard Self.isOnTime(alarmAt.addingTimeInterval(-offset.timeInterval), alarmAt: alarmAt, now: clock.now) else {
+            logger.info("Pre-alarm event not sent: its moment passed (the clock was set)", metadata: ["alarm": "\(alarmAt)"])
+            planPreAlarms()
+            return
+        }
         let minutes = Int((offset.timeInterval / 60).rounded())
         if sendEvent(topics.preAlarmEvent, PreAlarmEvent(minutes: minutes, alarm: ISO8601.format(alarmAt, in: .utc))) {
             logger.info("Pre-alarm event sent", metadata: ["minutes": "\(minutes)", "alarm": "\(alarmAt)"])

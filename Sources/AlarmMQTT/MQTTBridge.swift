@@ -17,6 +17,8 @@ public actor MQTTBridge {
         case mqtt(MQTTClient.Event)
         /// alarmd reported a change (or the bridge starts, or retries an alarmd it could not reach).
         case deviceChanged
+        /// The connection to alarmd was lost (alarmd stopped or restarted).
+        case alarmdLost
         /// A button of the clock was pressed (`stop`, `snooze`).
         case buttonPressed(String)
         /// A pre-alarm offset before the alarm due at `alarmAt` has come.
@@ -36,6 +38,8 @@ public actor MQTTBridge {
 
     var feed: AsyncStream<Input>.Continuation?
     var brokerConnected = false
+    /// Why the last attempt to connect failed, so that a failure that repeats is logged once.
+    var lastBrokerFailure: String?
     /// Whether alarmd answered the last look; `nil` before the first.
     var alarmdReachable: Bool?
     var identity: ClockIdentity?
@@ -81,7 +85,7 @@ public actor MQTTBridge {
                 logger.error("Cannot subscribe", metadata: ["topic": "\(topic)", "error": "\(error)"])
             }
         }
-        let (events, changes) = (mqtt.events(), device.deviceChanges())
+        let (events, changes, losses) = (mqtt.events(), device.deviceChanges(), device.connectionLosses())
         mqtt.start()
         feed.yield(.deviceChanged)
         await withDiscardingTaskGroup { group in
@@ -90,10 +94,9 @@ public actor MQTTBridge {
             }
             group.addTask {
                 for await change in changes { feed.yield(change.button.map { .buttonPressed($0) } ?? .deviceChanged) }
-                // alarmd ends the stream at once for a client that is not an administrator.
-                if !Task.isCancelled {
-                    self.logger.error("alarmd sends no changes: alarm-mqtt must be an administrator (the alarmd-admin group); states are not kept up to date")
-                }
+            }
+            group.addTask {
+                for await _ in losses { feed.yield(.alarmdLost) }
             }
             group.addTask { await self.process(inputs) }
         }
@@ -112,8 +115,16 @@ public actor MQTTBridge {
                 forgetPublished()
                 announceAll()
             case .mqtt(.disconnected(let why)):
-                if brokerConnected { logger.warning("Lost the broker; connecting again", metadata: ["reason": "\(why)"]) }
+                if brokerConnected {
+                    logger.warning("Lost the broker; connecting again", metadata: ["reason": "\(why)"])
+                } else if why != lastBrokerFailure {
+                    // A wrong password, a certificate, an unreachable host: said once, and again when it changes.
+                    logger.warning("Cannot connect to the broker; trying again", metadata: ["broker": "\(configuration.broker)", "reason": "\(why)"])
+                }
+                lastBrokerFailure = why
                 brokerConnected = false
+            case .alarmdLost:
+                alarmdUnreachable("the connection to alarmd was lost")
             case .mqtt(.message(let message)):
                 await received(message)
             case .deviceChanged:
@@ -137,13 +148,14 @@ public actor MQTTBridge {
             async let recordsAnswer = device.alarmRecords(all: true)
             async let settingsAnswer = device.settings()
             (status, records, settings) = try await (statusAnswer, recordsAnswer, settingsAnswer)
-        } catch {
+        } catch let error as ControlError where error.code == .forbidden {
             if alarmdReachable != false {
-                logger.warning("alarmd does not answer; the clock shows as unavailable until it does", metadata: ["error": "\(error)"])
+                logger.error("alarmd refuses to show the clock: alarm-mqtt must be an administrator (the alarmd-admin group)", metadata: ["error": "\(error)"])
             }
-            alarmdReachable = false
-            publishAvailability()
-            scheduleRetry()
+            alarmdUnreachable(nil)
+            return
+        } catch {
+            alarmdUnreachable("\(error)")
             return
         }
         if alarmdReachable != true { logger.notice("Reading the clock from alarmd", metadata: ["socket": "\(configuration.socketPath)"]) }
@@ -154,6 +166,17 @@ public actor MQTTBridge {
         states = ClockStates(status: status, records: records, settings: settings, alarmsOf: configuration.alarmOwner)
         announceAll()
         planPreAlarms()
+    }
+
+    /// alarmd cannot be read (`why`, logged once; `nil`: already said): the clock shows as
+    /// unavailable, and alarmd is read again after ``retryInterval``.
+    private func alarmdUnreachable(_ why: String?) {
+        if let why, alarmdReachable != false {
+            logger.warning("alarmd does not answer; the clock shows as unavailable until it does", metadata: ["error": "\(why)"])
+        }
+        alarmdReachable = false
+        publishAvailability()
+        scheduleRetry()
     }
 
     private func scheduleRetry() {
@@ -178,12 +201,17 @@ public actor MQTTBridge {
         guard alarmdReachable == true, let identity, let states else { return }
         let topic = HomeAssistantDiscovery.topic(prefix: configuration.discoveryPrefix, identity: identity)
         let alarms = states.alarms.map(\.entity)
-        let removed = announcedAlarms.filter { old in !alarms.contains { $0.id == old.id } }
+        // A component gone (its alarm deleted, or no longer weekly): Home Assistant removes an
+        // entity whose component comes with its platform alone; its retained state is deleted.
+        let removed = announcedAlarms.compactMap { old -> HomeAssistantDiscovery.Alarm? in
+            guard let now = alarms.first(where: { $0.id == old.id }) else { return old }
+            return old.repeats && !now.repeats ? HomeAssistantDiscovery.Alarm(id: old.id, title: old.title, repeats: true, enabled: false) : nil
+        }
         if !removed.isEmpty {
-            // Home Assistant removes an entity whose component comes with its platform alone.
-            publish(MQTTClient.Message(topic: topic, payload: HomeAssistantDiscovery.payload(identity: identity, alarms: alarms, removed: removed)))
+            guard publish(MQTTClient.Message(topic: topic, payload: HomeAssistantDiscovery.payload(identity: identity, alarms: alarms, removed: removed))) else { return }
             for alarm in removed {
-                for state in [topics.alarm(alarm.id) + "/enabled", topics.alarm(alarm.id) + "/skip"] where published[state] != nil {
+                let states = (alarm.enabled ? [topics.alarm(alarm.id) + "/enabled"] : []) + (alarm.repeats ? [topics.alarm(alarm.id) + "/skip"] : [])
+                for state in states {
                     publish(MQTTClient.Message(topic: state, payload: []))  // an empty retained message deletes the broker's copy
                     published[state] = nil
                 }

@@ -20,11 +20,13 @@ struct AlarmMQTTCommand: AsyncParsableCommand {
         abstract: "Show the alarm clock on an MQTT broker and take the household's commands from it.",
         discussion: """
             The clock appears in Home Assistant by itself (MQTT discovery): its state, the next \
-            alarm, the time source, STOP and SNOOZE buttons, the volume and snooze length, and \
-            events before each alarm at the times [mqtt] pre_alarm lists. Every change reaches \
-            the broker as it happens; idle, only MQTT's keep-alive is sent. From the broker it \
-            takes STOP, SNOOZE, the volume and the snooze length, never anything that creates or \
-            reads an alarm. It reaches alarmd through its control socket as an administrator \
+            alarm, the time source, STOP and SNOOZE buttons and presses, the volume and snooze \
+            length, events before the next alarm at the times [mqtt] pre_alarm lists, and \
+            switches (on, skips its next day) for the alarms of the user [mqtt] alarms_of names. \
+            Every change reaches the broker as it happens; idle, only MQTT's keep-alive is sent. \
+            From the broker it takes STOP, SNOOZE, the volume, the snooze length and those \
+            switches (whoever may publish to alarmd/NODE/cmd/# may do all of these: restrict it \
+            on the broker), never anything that creates an alarm. It reaches alarmd through its control socket as an administrator \
             (the alarmd-admin group); if it stops, alarms still ring. Off until a broker is \
             configured (--broker, or [mqtt] broker in the configuration file).
             """,
@@ -32,7 +34,8 @@ struct AlarmMQTTCommand: AsyncParsableCommand {
     )
 
     static let defaultConfiguration = "/etc/alarmd/alarm-mqtt.toml"
-    /// `EX_CONFIG`: the unit does not restart a bridge that has nothing to do.
+    /// `EX_CONFIG`: the unit does not restart a bridge that has nothing to do or a configuration
+    /// that is wrong (the journal says why).
     static let notConfigured: Int32 = 78
 
     @Option(help: ArgumentHelp("The broker: mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (TLS); over the file's.", valueName: "URL"))
@@ -58,7 +61,9 @@ struct AlarmMQTTCommand: AsyncParsableCommand {
         do {
             read = try BridgeConfiguration.read(file: file, broker: broker, socket: socket, hostName: Self.hostName())
         } catch {
-            throw ValidationError("\(error)")
+            // EX_CONFIG, as for no broker: the unit does not start it again until someone fixes it.
+            logger.error("The configuration is wrong; alarm-mqtt does not start", metadata: ["error": "\(error)"])
+            throw ExitCode(Self.notConfigured)
         }
         guard let configuration = read else {
             logger.notice("No broker configured ([mqtt] broker in \(file ?? Self.defaultConfiguration), or --broker): nothing to do")
@@ -74,7 +79,8 @@ struct AlarmMQTTCommand: AsyncParsableCommand {
             options.keepAlive = 60
             mqtt = try MQTTClient(options)
         } catch {
-            throw ValidationError("\(error)")
+            logger.error("The broker's settings are refused; alarm-mqtt does not start", metadata: ["error": "\(error)"])
+            throw ExitCode(Self.notConfigured)
         }
         let device = ControlClient(path: configuration.socketPath)
         let bridge = MQTTBridge(

@@ -26,7 +26,7 @@ import Testing
 
     @Test(arguments: [
         ("stop", "press"), ("stop", "ON"), ("volume/set", "101"), ("volume/set", "-1"), ("volume/set", "50.5"), ("volume/set", "nan"),
-        ("volume/set", "inf"), ("snooze/set", "0"), ("snooze/set", "61"), ("snooze/set", ""), ("schedule", "{}"), ("alarm/x/delete", "PRESS"),
+        ("volume/set", "inf"), ("snooze/set", "0"), ("snooze/set", "1441"), ("snooze/set", ""), ("schedule", "{}"), ("alarm/x/delete", "PRESS"),
         ("alarm/5e0c41d2-0000-4000-8000-000000000001/enabled/set", "on"), ("alarm/5e0c41d2-0000-4000-8000-000000000001/delete", "PRESS"),
         ("alarm/not-a-uuid/enabled/set", "ON"),
     ])

@@ -29,7 +29,8 @@ final class BridgeRig: Sendable {
     let appliance: Appliance
     let audio = FakeAudioOutput()
     let buttons: FakeButtonInput
-    let server: ControlServer
+    private let servers: Mutex<[ControlServer]>
+    var server: ControlServer { servers.withLock { $0.last! } }
     let log = LogLines()
     let node: String
     let topics: BridgeTopics
@@ -51,19 +52,8 @@ final class BridgeRig: Sendable {
             runtime: runtime,
             hardware: ApplianceHardware(buttons: buttons, indicator: FakeIndicator(hasColor: false), audio: audio, display: FakeCharacterDisplay()),
             clock: clock, logger: quiet)
-        var serverConfiguration = ControlServer.Configuration(socketPath: directory.path + "/control.sock")
-        serverConfiguration.buttonPresses = DaemonOperations.buttonPressNames(of: appliance)
-        server = ControlServer(
-            configuration: serverConfiguration, runtime: runtime,
-            handlers: DaemonOperations.handlers(
-                runtime: runtime, appliance: appliance,
-                settings: HouseholdSettingsFile(directory: directory.path, defaults: HouseholdSettings(DaemonConfiguration()), logger: quiet),
-                sounds: SoundLibrary(
-                    packagedDirectory: directory.path + "/sounds", householdDirectory: directory.path + "/household-sounds",
-                    reservedFreeBytes: 0, logger: quiet
-                ) { [appliance] names, generation in await appliance.householdSoundsChanged(names, generation: generation) },
-                status: { [runtime] viewer in await Self.status(runtime, viewer) }, board: nil),
-            logger: quiet, clock: clock)
+        let server = Self.makeServer(directory: directory.path, runtime: runtime, appliance: appliance, clock: clock)
+        servers = Mutex([server])
         try server.start()
         var configuration = try #require(try BridgeConfiguration.read(
             file: configurationFile, broker: configurationFile == nil ? "mqtt://127.0.0.1:\(broker.port)" : nil,
@@ -73,6 +63,36 @@ final class BridgeRig: Sendable {
         self.configuration = configuration
         let (runtime, appliance) = (runtime, appliance)
         tasks.withLock { $0 += [Task { await runtime.run() }, Task { await appliance.run() }] }
+    }
+
+    /// alarmd's control socket, as the daemon serves it.
+    static func makeServer(directory: String, runtime: AlarmRuntime, appliance: Appliance, clock: ManualWallClock) -> ControlServer {
+        let quiet = Logger(label: "bridge-test", factory: { _ in SwiftLogNoOpLogHandler() })
+        var configuration = ControlServer.Configuration(socketPath: directory + "/control.sock")
+        configuration.buttonPresses = DaemonOperations.buttonPressNames(of: appliance)
+        return ControlServer(
+            configuration: configuration, runtime: runtime,
+            handlers: DaemonOperations.handlers(
+                runtime: runtime, appliance: appliance,
+                settings: HouseholdSettingsFile(directory: directory, defaults: HouseholdSettings(DaemonConfiguration()), logger: quiet),
+                sounds: SoundLibrary(
+                    packagedDirectory: directory + "/sounds", householdDirectory: directory + "/household-sounds",
+                    reservedFreeBytes: 0, logger: quiet
+                ) { [appliance] names, generation in await appliance.householdSoundsChanged(names, generation: generation) },
+                status: { [runtime] viewer in await Self.status(runtime, viewer) }, board: nil),
+            logger: quiet, clock: clock)
+    }
+
+    /// alarmd's socket goes away, as when alarmd stops.
+    func stopServer() async {
+        await server.stop()
+    }
+
+    /// alarmd's socket is served again, as by a restarted alarmd (on the same engine).
+    func startServer() throws {
+        let server = Self.makeServer(directory: directory.path, runtime: runtime, appliance: appliance, clock: clock)
+        servers.withLock { $0.append(server) }
+        try server.start()
     }
 
     /// Starts the bridge (a new one each time, as systemd would), hashing `machineID`.
@@ -203,8 +223,13 @@ final class LogLines: Sendable {
 
     /// The first line (logged before or after the call) whose message is `message`.
     func waitFor(_ message: String, where matching: @Sendable (Line) -> Bool = { _ in true }) async -> Line? {
-        if let line = lines.withLock({ $0.first { $0.message == message && matching($0) } }) { return line }
-        for await line in stream where line.message == message && matching(line) { return line }
+        await waitFor { $0.message == message && matching($0) }
+    }
+
+    /// The first line (logged before or after the call) that `matching` accepts.
+    func waitFor(where matching: @Sendable (Line) -> Bool) async -> Line? {
+        if let line = lines.withLock({ $0.first(where: matching) }) { return line }
+        for await line in stream where matching(line) { return line }
         return nil
     }
 

@@ -231,9 +231,16 @@ import Testing
         #expect(await listener.next(on: base + "/skip")?.text == "ON")
         try listener.send(rig.topics.command("alarm/\(id.uuidString.lowercased())/enabled/set"), "OFF")
         #expect(await listener.next(on: base + "/enabled")?.text == "OFF")
+        // Home Assistant sends a switch's command whatever it shows: OFF for the skip of an alarm
+        // that is off must not switch the alarm on (`enable` is how a skip is undone).
+        try listener.send(rig.topics.command("alarm/\(id.uuidString.lowercased())/skip/set"), "OFF")
+        let skipTopic = rig.topics.command("alarm/\(id.uuidString.lowercased())/skip/set")
+        let answered = await rig.log.waitFor { $0.metadata["topic"] == skipTopic && $0.metadata["done"]?.contains("skips the next day") != true }
+        #expect(answered != nil)
+        #expect(await rig.runtime.record(for: AlarmKey(owner: ClientID(rawValue: getuid()), id: id))?.enabled == false)
         let other = UUID()
         try listener.send(rig.topics.command("alarm/\(other.uuidString.lowercased())/enabled/set"), "OFF")
-        let refused = await rig.log.waitFor("MQTT command not carried out")
+        let refused = await rig.log.waitFor("MQTT command not carried out") { $0.metadata["topic"]?.contains(other.uuidString.lowercased()) == true }
         #expect(refused?.metadata["reason"] == "not one of the alarms this bridge shows")
 
         try await rig.runtime.perform(.cancel, id: id, client: ClientID(rawValue: getuid()))
@@ -277,6 +284,25 @@ import Testing
         try rig.startBridge()
         #expect(await listener.next(on: "homeassistant/device/bedroom/config") != nil)
         #expect(await listener.next(on: rig.topics.state)?.text == "idle")
+        await rig.stop()
+        broker.stop()
+    }
+
+    @Test func alarmdGoneMakesTheClockUnavailableAndBackItIsReadAgain() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker)
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+        #expect(await listener.next(on: rig.topics.availability)?.text == "online")
+        #expect(await listener.next(on: rig.topics.nextAlarm)?.text == "None")
+        await rig.stopServer()
+        #expect(await listener.next(on: rig.topics.availability)?.text == "offline")
+        // Changed while the bridge could not read it: read again once alarmd answers.
+        _ = try await rig.schedule(at: BridgeRig.start.addingTimeInterval(600))
+        try rig.startServer()
+        #expect(await listener.next(on: rig.topics.availability)?.text == "online")
+        #expect(await listener.next(on: rig.topics.nextAlarm)?.text == "2026-11-18T11:16:40+00:00")
         await rig.stop()
         broker.stop()
     }
