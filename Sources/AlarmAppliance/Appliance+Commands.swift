@@ -36,6 +36,8 @@ extension Appliance {
         case .setLight(let output):
             guard let light = hardware.light else { return }
             try await drive("light") { try await light.setOutput(output) }
+            // What the lamp shows is the device's state: its subscribers (the MQTT bridge) follow it.
+            await runtime.publishDeviceSnapshot()
         case .drawDisplay(let update):
             try await drive("display") { try await draw(update) }
         case .forgetDisplayContents:

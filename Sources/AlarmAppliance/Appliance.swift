@@ -176,6 +176,19 @@ public actor Appliance {
         await refresh()
     }
 
+    /// Turns the sunrise light on by hand at `output` (0 to 1), or off (`nil`), as a bedside
+    /// lamp: until it is turned off, an alarm rings, or STOP is pressed with nothing ringing; a
+    /// sunrise brighter than it shows through. `false` on a clock without a light.
+    public func setLight(byHand output: Double?) async -> Bool {
+        guard hasLight else { return false }
+        core.setLightByHand(output)
+        await refresh()
+        return true
+    }
+
+    /// What the sunrise light shows now, 0 to 1; `nil` without a light or while unknown.
+    public var lightOutput: Double? { core.lightOutput }
+
     /// Every press of a button from now on, after the appliance acted on it (a STOP that
     /// silences has silenced): what the household's automations may follow (alarm-mqtt's
     /// button events). Each call returns a new stream.

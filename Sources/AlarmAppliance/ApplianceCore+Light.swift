@@ -14,6 +14,10 @@ struct LightState: Hashable, Sendable {
     var heldBy: AlarmKey?
     /// After that alarm, kept on until then (``ApplianceSettings/LightAfterStop/on``).
     var keptUntil: Date?
+    /// Turned on by hand (a household's automation, through alarm-mqtt): this output until it is
+    /// turned off, an alarm rings, or STOP is pressed with nothing ringing. A sunrise brighter
+    /// than it shows through.
+    var byHand: Double?
 }
 
 extension ApplianceCore {
@@ -44,6 +48,7 @@ extension ApplianceCore {
         if let holder {
             light.heldBy = holder.key
             light.keptUntil = nil
+            light.byHand = nil
         } else if light.heldBy != nil {
             // The alarm was stopped or rang out.
             light.heldBy = nil
@@ -63,6 +68,12 @@ extension ApplianceCore {
     private func lightTarget(in snapshot: DeviceSnapshot) -> (output: Double, nextChange: Date?) {
         if light.heldBy != nil { return (1, nil) }
         if let until = light.keptUntil { return (1, until) }
+        let sunrise = sunriseTarget(in: snapshot)
+        return (max(sunrise.output, light.byHand ?? 0), sunrise.nextChange)
+    }
+
+    /// The brightest sunrise under way, and when it next changes by itself.
+    private func sunriseTarget(in snapshot: DeviceSnapshot) -> (output: Double, nextChange: Date?) {
         var targets: [(record: AlarmRecord, due: Date)] = snapshot.nextAlarm.map { [($0.record, $0.dueDate)] } ?? []
         for record in snapshot.countdowns {
             if case .countdown(let countdown) = record.phase, countdown.kind == .preAlert { targets.append((record, countdown.fireDate)) }
@@ -107,10 +118,20 @@ extension ApplianceCore {
     /// A STOP with nothing ringing turns off a light left on after the alarm: `true` if it was on
     /// (kept until after `now`).
     mutating func turnOffKeptLight(at now: Date) -> Bool {
-        guard let until = light.keptUntil else { return false }
+        let byHand = light.byHand != nil
+        light.byHand = nil
+        guard let until = light.keptUntil else { return byHand }
         light.keptUntil = nil
-        return now < until
+        return now < until || byHand
     }
+
+    /// Turns the light on by hand at `output` (0 to 1), or off (`nil`); quantized as the sunrise is.
+    mutating func setLightByHand(_ output: Double?) {
+        light.byHand = output.map { Self.quantized(min(max($0, 0), 1)) }.flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// What the lamp shows now (0 to 1); `nil` without a light, or while unknown.
+    var lightOutput: Double? { hasLight ? light.shown : nil }
 
     /// How a `setLight` went.
     mutating func recordLight(_ outcome: PartOutcome, output: Double, at moment: ApplianceMoment) -> [PartCommand] {

@@ -170,6 +170,11 @@ extension ControlClient {
         try await call(.requestPairing, PairingParameters(name: name, code: code))
     }
 
+    /// Turns the sunrise light on by hand at `output` (0 to 1), or off (`nil`) (administrators only).
+    public func setLight(output: Double?) async throws {
+        _ = try await call(.setLight, SetLightParameters(output: output))
+    }
+
     /// Has the running daemon check its parts (administrators only), in the order asked.
     public func selfTest(_ parameters: SelfTestParameters) async throws -> SelfTestReport {
         try await call(.selfTest, parameters)

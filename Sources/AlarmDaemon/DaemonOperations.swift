@@ -136,6 +136,16 @@ public enum DaemonOperations {
             }
             return NullAnswer()
         }
+        // The sunrise light as a bedside lamp, turned on or off by hand (the MQTT bridge).
+        handlers.register(.setLight) { call, parameters in
+            if let output = parameters.output, !(output.isFinite && (0...1).contains(output)) {
+                throw ControlRequestError(id: call.request.id, .malformed, "\"output\" must be from 0 to 1, or null for off")
+            }
+            guard await appliance.setLight(byHand: parameters.output) else {
+                throw ControlError(.refused, "this clock has no sunrise light")
+            }
+            return NullAnswer()
+        }
         // The phone page (alarm-web, an administrator) asks the person at the clock whether a
         // browser may use it. The answer comes within ApplianceSettings.authorizationTimeout.
         handlers.register(.requestPairing) { call, parameters in

@@ -11,6 +11,8 @@ public enum BridgeCommand: Hashable, Sendable {
     case setVolume(percent: Int)
     /// The snooze offered for new alarms, in minutes.
     case setSnooze(minutes: Int)
+    /// The sunrise light on by hand at this output (0 to 1), or off (`nil`).
+    case setLight(Double?)
     /// One of the alarms the bridge shows on (`enable`) or off (`disable`).
     case setEnabled(UUID, Bool)
     /// One of them skips its next day (`skip`), or not (`enable`, which undoes a skip).
@@ -51,13 +53,33 @@ public enum BridgeCommand: Hashable, Sendable {
             return .setVolume(percent: try number(text, in: 0...100, "volume"))
         case "snooze/set":
             return .setSnooze(minutes: try number(text, in: 1...1440, "snooze length"))
+        case "light/set":
+            return .setLight(try light(text))
         case let other:
             let parts = other.split(separator: "/", omittingEmptySubsequences: false)
             if parts.count == 4, parts[0] == "alarm", parts[3] == "set", let id = UUID(uuidString: String(parts[1])), parts[2] == "enabled" || parts[2] == "skip" {
                 let on = try onOff(text)
                 return parts[2] == "enabled" ? .setEnabled(id, on) : .setSkip(id, on)
             }
-            throw Refusal("no command \"\(Self.printable(other))\" (stop, snooze, volume/set, snooze/set, alarm/ID/enabled/set, alarm/ID/skip/set)")
+            throw Refusal("no command \"\(Self.printable(other))\" (stop, snooze, volume/set, snooze/set, light/set, alarm/ID/enabled/set, alarm/ID/skip/set)")
+        }
+    }
+
+    /// Home Assistant's JSON light command: `{"state": "ON", "brightness": 0-255}` (brightness
+    /// left out: full) or `{"state": "OFF"}`; its other fields (a transition) are not used.
+    private static func light(_ text: String) throws(Refusal) -> Double? {
+        struct Command: Decodable {
+            var state: String
+            var brightness: Int?
+        }
+        guard let command = try? JSONDecoder().decode(Command.self, from: Data(text.utf8)) else {
+            throw Refusal("a light takes {\"state\": \"ON\", \"brightness\": 0-255} or {\"state\": \"OFF\"}, not \"\(printable(text))\"")
+        }
+        switch (command.state, command.brightness) {
+        case ("OFF", _): return nil
+        case ("ON", nil): return 1
+        case ("ON", let brightness?) where (0...255).contains(brightness): return brightness == 0 ? nil : Double(brightness) / 255
+        default: throw Refusal("a light's state is ON or OFF and its brightness 0 to 255, not \"\(printable(text))\"")
         }
     }
 

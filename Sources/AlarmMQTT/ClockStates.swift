@@ -20,6 +20,8 @@ public struct ClockStates: Hashable, Sendable {
     public var volumePercent: Int
     /// The snooze offered for new alarms, in whole minutes.
     public var snoozeMinutes: Int
+    /// What the sunrise light shows (0 to 1); `nil` on a clock without one (or while unknown).
+    public var light: Double?
     /// The alarms the bridge shows as switches (``BridgeConfiguration/alarmOwner``'s), oldest first.
     public var alarms: [AlarmSwitches] = []
 
@@ -52,6 +54,7 @@ public struct ClockStates: Hashable, Sendable {
             activity: Self.activity(of: records), nextAlarm: status.nextAlarm, timeSource: status.timeSource,
             volumePercent: settings.percent(decibels: settings.settings.volumeDB),
             snoozeMinutes: max(1, Int((settings.settings.snoozeSeconds / 60).rounded())))
+        light = status.light
         if let owner {
             alarms = records.filter { $0.owner.rawValue == owner && $0.definition.schedule != nil }
                 .sorted { ($0.createdAt, $0.sequenceNumber) < ($1.createdAt, $1.sequenceNumber) }
@@ -80,6 +83,11 @@ public struct ClockStates: Hashable, Sendable {
             (topics.state, activity.rawValue), (topics.nextAlarm, next), (topics.timeSource, timeSource?.rawValue ?? "None"),
             (topics.volume, String(volumePercent)), (topics.snooze, String(snoozeMinutes)),
         ]
+        if let light {
+            // Home Assistant's JSON light: brightness 0-255.
+            let brightness = Int((light * 255).rounded())
+            messages.append((topics.light, brightness > 0 ? #"{"brightness":\#(brightness),"state":"ON"}"# : #"{"state":"OFF"}"#))
+        }
         for alarm in alarms {
             let base = topics.alarm(alarm.id)
             messages.append((base + "/enabled", alarm.enabled ? "ON" : "OFF"))

@@ -62,7 +62,8 @@ public struct BridgeTopics: Hashable, Sendable {
     public var preAlarmEvent: String { base + "/event/pre_alarm" }
     public var volume: String { base + "/volume" }
     public var snooze: String { base + "/snooze" }
-    /// `stop`, `snooze`, `volume/set`, `snooze/set`, `alarm/ID/enabled/set`, `alarm/ID/skip/set`.
+    public var light: String { base + "/light" }
+    /// `stop`, `snooze`, `volume/set`, `snooze/set`, `light/set`, `alarm/ID/enabled/set`, `alarm/ID/skip/set`.
     public var commands: String { base + "/cmd/#" }
     public func command(_ name: String) -> String { base + "/cmd/" + name }
     public func alarm(_ id: UUID) -> String { base + "/alarm/" + id.uuidString.lowercased() }
@@ -99,7 +100,7 @@ public enum HomeAssistantDiscovery {
     /// The config's JSON, keys sorted (the same bytes for the same clock). The components of
     /// `removed` alarms are there with their platform alone, which is how Home Assistant is told
     /// to remove them (the next config leaves them out).
-    public static func payload(identity: ClockIdentity, alarms: [Alarm], removed: [Alarm] = []) -> [UInt8] {
+    public static func payload(identity: ClockIdentity, alarms: [Alarm], removed: [Alarm] = [], hasLight: Bool = false) -> [UInt8] {
         let topics = BridgeTopics(nodeID: identity.nodeID)
         let id = identity.uniquePrefix
         var components: [String: Component] = [
@@ -123,6 +124,11 @@ public enum HomeAssistantDiscovery {
                 p: "number", name: "Snooze length", uniq_id: id + "_snooze_length", stat_t: topics.snooze,
                 cmd_t: topics.command("snooze/set"), min: 1, max: 1440, unit_of_meas: "min", ent_cat: "config"),
         ]
+        if hasLight {
+            components["light"] = .init(
+                p: "light", name: "Sunrise light", uniq_id: id + "_light", stat_t: topics.light, cmd_t: topics.command("light/set"),
+                schema: "json", sup_clrm: ["brightness"])
+        }
         for alarm in alarms {
             let (uuid, base) = (alarm.id.uuidString.lowercased(), topics.alarm(alarm.id))
             components[alarm.key + "_enabled"] = .init(
@@ -186,15 +192,17 @@ public enum HomeAssistantDiscovery {
         var max: Int?
         var unit_of_meas: String?
         var ent_cat: String?
+        var schema: String?
+        var sup_clrm: [String]?
 
         init(
             p: String, name: String, uniq_id: String, stat_t: String? = nil, cmd_t: String? = nil, dev_cla: String? = nil,
             ops: [String]? = nil, evt_typ: [String]? = nil, min: Int? = nil, max: Int? = nil, unit_of_meas: String? = nil,
-            ent_cat: String? = nil
+            ent_cat: String? = nil, schema: String? = nil, sup_clrm: [String]? = nil
         ) {
             (self.p, self.name, self.uniq_id, self.stat_t, self.cmd_t, self.dev_cla) = (p, name, uniq_id, stat_t, cmd_t, dev_cla)
             (self.ops, self.evt_typ, self.min, self.max, self.unit_of_meas) = (ops, evt_typ, min, max, unit_of_meas)
-            self.ent_cat = ent_cat
+            (self.ent_cat, self.schema, self.sup_clrm) = (ent_cat, schema, sup_clrm)
         }
 
         /// A component with its platform alone: Home Assistant removes its entity.

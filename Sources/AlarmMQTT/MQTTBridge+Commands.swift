@@ -65,6 +65,9 @@ extension MQTTBridge {
             settings.snoozeSeconds = Double(minutes * 60)
             _ = try await device.setSettings(settings)
             return "snooze \(minutes) min"
+        case .setLight(let output):
+            try await device.setLight(output: output)
+            return output.map { "light on at \(Int(($0 * 100).rounded())) %" } ?? "light off"
         case .setEnabled(let id, let on):
             let record = try await shownAlarm(id)
             // `enable` also undoes a skip: only an alarm that is off is switched on.

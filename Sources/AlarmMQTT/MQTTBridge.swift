@@ -4,6 +4,7 @@ import AlarmProtocol
 import AlarmTime
 import FoundationEssentials
 import Logging
+import Synchronization
 
 /// The clock on an MQTT broker: a client of alarmd's control socket on one side, of the broker
 /// on the other. It announces the clock to Home Assistant (device discovery), publishes its
@@ -37,12 +38,21 @@ public actor MQTTBridge {
     let retryInterval: Duration
 
     var feed: AsyncStream<Input>.Continuation?
+    /// How many `.deviceChanged` wait in the feed: a burst of changes (a script setting twenty
+    /// alarms) is read once, by the last of them.
+    let pendingLooks = PendingLooks()
+
+    final class PendingLooks: Sendable {
+        let count = Atomic<Int>(0)
+    }
     var brokerConnected = false
     /// Why the last attempt to connect failed, so that a failure that repeats is logged once.
     var lastBrokerFailure: String?
     /// Whether alarmd answered the last look; `nil` before the first.
     var alarmdReachable: Bool?
     var identity: ClockIdentity?
+    /// Whether the clock has a sunrise light (a `light` part in its status).
+    var hasLight = false
     var states: ClockStates?
     /// The payload last published on each retained topic since the broker connection began.
     var published: [String: String] = [:]
@@ -87,13 +97,15 @@ public actor MQTTBridge {
         }
         let (events, changes, losses) = (mqtt.events(), device.deviceChanges(), device.connectionLosses())
         mqtt.start()
-        feed.yield(.deviceChanged)
+        requestLook(feed)
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await event in events { feed.yield(.mqtt(event)) }
             }
             group.addTask {
-                for await change in changes { feed.yield(change.button.map { .buttonPressed($0) } ?? .deviceChanged) }
+                for await change in changes {
+                    if let button = change.button { feed.yield(.buttonPressed(button)) } else { self.requestLook(feed) }
+                }
             }
             group.addTask {
                 for await _ in losses { feed.yield(.alarmdLost) }
@@ -128,7 +140,8 @@ public actor MQTTBridge {
             case .mqtt(.message(let message)):
                 await received(message)
             case .deviceChanged:
-                await lookAtClock()
+                // Only the last of several waiting changes reads alarmd: it sees them all.
+                if pendingLooks.count.subtract(1, ordering: .relaxed).newValue == 0 { await lookAtClock() }
             case .buttonPressed(let button):
                 sendEvent(topics.buttonEvent, ["event_type": button])
             case .preAlarm(let offset, let alarmAt):
@@ -163,6 +176,7 @@ public actor MQTTBridge {
         identity = ClockIdentity(
             nodeID: configuration.nodeID, machineID: machineID, model: status.board, softwareVersion: status.version,
             bridgeVersion: bridgeVersion)
+        hasLight = status.parts.contains { $0.name == "light" }
         states = ClockStates(status: status, records: records, settings: settings, alarmsOf: configuration.alarmOwner)
         announceAll()
         planPreAlarms()
@@ -190,7 +204,13 @@ public actor MQTTBridge {
 
     private func retryDue() {
         retry = nil
-        feed?.yield(.deviceChanged)
+        if let feed { requestLook(feed) }
+    }
+
+    /// Asks the loop to read alarmd again.
+    nonisolated func requestLook(_ feed: AsyncStream<Input>.Continuation) {
+        pendingLooks.count.add(1, ordering: .relaxed)
+        feed.yield(.deviceChanged)
     }
 
     /// Availability, discovery and every state, each only if it differs from what the broker
@@ -208,7 +228,8 @@ public actor MQTTBridge {
             return old.repeats && !now.repeats ? HomeAssistantDiscovery.Alarm(id: old.id, title: old.title, repeats: true, enabled: false) : nil
         }
         if !removed.isEmpty {
-            guard publish(MQTTClient.Message(topic: topic, payload: HomeAssistantDiscovery.payload(identity: identity, alarms: alarms, removed: removed))) else { return }
+            let removal = HomeAssistantDiscovery.payload(identity: identity, alarms: alarms, removed: removed, hasLight: hasLight)
+            guard publish(MQTTClient.Message(topic: topic, payload: removal)) else { return }
             for alarm in removed {
                 let states = (alarm.enabled ? [topics.alarm(alarm.id) + "/enabled"] : []) + (alarm.repeats ? [topics.alarm(alarm.id) + "/skip"] : [])
                 for state in states {
@@ -218,7 +239,7 @@ public actor MQTTBridge {
             }
         }
         announcedAlarms = alarms
-        let discovery = HomeAssistantDiscovery.payload(identity: identity, alarms: alarms)
+        let discovery = HomeAssistantDiscovery.payload(identity: identity, alarms: alarms, hasLight: hasLight)
         if discovery != publishedDiscovery {
             publishedDiscovery = publish(MQTTClient.Message(topic: topic, payload: discovery)) ? discovery : nil
         }

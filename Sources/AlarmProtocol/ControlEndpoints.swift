@@ -117,6 +117,10 @@ extension ControlEndpoint where Parameters == SetTimeParameters, Answer == SetTi
     public static var setTime: Self { .init(.setTime) }
 }
 
+extension ControlEndpoint where Parameters == SetLightParameters, Answer == NullAnswer {
+    public static var setLight: Self { .init(.setLight) }
+}
+
 extension ControlOperation {
     /// The operation of a command on an alarm (each is named by its raw value).
     public init(_ command: AlarmCommand) {

@@ -40,6 +40,7 @@ import FoundationEssentials
 /// | `requestPairing` (administrators) | ``PairingParameters`` | ``PairingReply`` |
 /// | `selfTest` (administrators) | ``SelfTestParameters`` | ``SelfTestReport`` |
 /// | `setTime` (administrators) | ``SetTimeParameters`` | ``SetTimeReport`` |
+/// | `setLight` (administrators) | ``SetLightParameters`` | `null` |
 ///
 /// To add an operation: a case here (and its arm in ``endpoint``, and in
 /// ``requiresAdministrator`` if it is for administrators), its parameter and answer types with
@@ -55,7 +56,7 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
     case authorizationState, requestAuthorization
     case allAlarms, authorizations, setAuthorization
     case status, history, alarmRecords, settings, setSettings, trySound, deviceAction, sounds, requestPairing, selfTest
-    case setTime, soundFiles, uploadSound, deleteSound
+    case setTime, soundFiles, uploadSound, deleteSound, setLight
 
     /// The `op` field.
     public var name: String { rawValue }
@@ -68,7 +69,7 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
     public var requiresAdministrator: Bool {
         switch self {
         case .subscribeDevice, .allAlarms, .authorizations, .setAuthorization,
-            .setSettings, .trySound, .deviceAction, .requestPairing, .selfTest, .setTime, .uploadSound, .deleteSound:
+            .setSettings, .trySound, .deviceAction, .requestPairing, .selfTest, .setTime, .uploadSound, .deleteSound, .setLight:
             true
         default:
             false
@@ -107,6 +108,7 @@ public enum ControlOperation: String, CaseIterable, Hashable, Sendable {
         case .requestPairing: ControlEndpoint.requestPairing
         case .selfTest: ControlEndpoint.selfTest
         case .setTime: ControlEndpoint.setTime
+        case .setLight: ControlEndpoint.setLight
         case .soundFiles: ControlEndpoint.soundFiles
         case .uploadSound: ControlEndpoint.uploadSound
         case .deleteSound: ControlEndpoint.deleteSound

@@ -240,3 +240,14 @@ public struct SetTimeReport: Codable, Hashable, Sendable {
         self.timeSource = timeSource
     }
 }
+
+/// `setLight`'s parameters: the sunrise light turned on by hand at `output` (0 to 1), or off
+/// (`null` or 0), as a bedside lamp: until it is turned off, an alarm rings, or STOP is pressed
+/// with nothing ringing. `refused` on a clock without a light.
+public struct SetLightParameters: Codable, Hashable, Sendable {
+    public var output: Double?
+
+    public init(output: Double?) {
+        self.output = output
+    }
+}

@@ -45,11 +45,14 @@ public struct StatusReport: Codable, Hashable, Sendable {
     /// When the scheduled alarm due first rings.
     public var nextAlarm: Date?
     public var parts: [Part]
+    /// What the sunrise light shows now, 0 to 1 (`nil`: no light, or not known yet).
+    public var light: Double?
 
     public init(
         version: String, board: String, startedAt: Date, clockTrusted: Bool, timeZone: String, scope: Scope,
-        alarms: Int, alerting: Int, nextAlarm: Date?, parts: [Part], time: TimeSourceStatus? = nil
+        alarms: Int, alerting: Int, nextAlarm: Date?, parts: [Part], time: TimeSourceStatus? = nil, light: Double? = nil
     ) {
+        self.light = light
         self.timeSource = time?.source
         self.timeConfirmedAt = time?.confirmedAt
         self.version = version

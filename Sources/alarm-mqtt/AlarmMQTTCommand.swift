@@ -21,11 +21,11 @@ struct AlarmMQTTCommand: AsyncParsableCommand {
         discussion: """
             The clock appears in Home Assistant by itself (MQTT discovery): its state, the next \
             alarm, the time source, STOP and SNOOZE buttons and presses, the volume and snooze \
-            length, events before the next alarm at the times [mqtt] pre_alarm lists, and \
+            length, the sunrise light, events before the next alarm at the times [mqtt] pre_alarm lists, and \
             switches (on, skips its next day) for the alarms of the user [mqtt] alarms_of names. \
             Every change reaches the broker as it happens; idle, only MQTT's keep-alive is sent. \
-            From the broker it takes STOP, SNOOZE, the volume, the snooze length and those \
-            switches (whoever may publish to alarmd/NODE/cmd/# may do all of these: restrict it \
+            From the broker it takes STOP, SNOOZE, the volume, the snooze length, the light and \
+            those switches (whoever may publish to alarmd/NODE/cmd/# may do all of these: restrict it \
             on the broker), never anything that creates an alarm. It reaches alarmd through its control socket as an administrator \
             (the alarmd-admin group); if it stops, alarms still ring. Off until a broker is \
             configured (--broker, or [mqtt] broker in the configuration file).

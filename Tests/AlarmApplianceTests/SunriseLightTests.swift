@@ -85,6 +85,31 @@ import Testing
         }
     }
 
+    /// The light as a bedside lamp, turned on by hand (the household's automation): a brighter
+    /// sunrise shows through, the alarm takes it over, STOP with nothing ringing turns it off.
+    @Test func aLightTurnedOnByHandStaysUntilStopAndGivesWayToTheSunriseAndTheAlarm() async throws {
+        let rig = try await ApplianceRig(now: Scene.monday(6, 0), settings: Self.settings(lead: 30), withLight: true)
+        let light = try #require(rig.light)
+        #expect(await rig.appliance.setLight(byHand: 0.3))
+        #expect(light.output == 0.3)
+        #expect(await rig.appliance.lightOutput == 0.3)
+        await rig.tap(.stop)
+        #expect(light.output == 0, "STOP with nothing ringing turns it off")
+
+        #expect(await rig.appliance.setLight(byHand: 0.3))
+        try await rig.schedule(Scene.alarm(7, 0))
+        await rig.advance(to: Scene.monday(6, 45))
+        #expect(light.output == 0.3, "dimmer than the lamp: the sunrise does not darken it")
+        await rig.advance(to: Scene.monday(6, 58))
+        #expect(light.output > 0.8, "brighter than the lamp: the sunrise shows through")
+        try await rig.advanceToNextDeadline()
+        #expect(light.output == 1)
+        await rig.tap(.stop)
+        #expect(light.output == 0, "the alarm took the light over: off after it, not back to the lamp")
+        #expect(await rig.appliance.setLight(byHand: nil))
+        #expect(light.output == 0)
+    }
+
     @Test func aLightLeftOnGoesOffAfterTheHouseholdsTime() async throws {
         var settings = Self.settings(lead: 5, afterStop: .on)
         settings.lightKeptOn = .seconds(45 * 60)

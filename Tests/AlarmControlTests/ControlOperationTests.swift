@@ -20,7 +20,7 @@ struct ControlOperationTests {
         let administrators = ControlOperation.allCases.filter(\.requiresAdministrator).map(\.name)
         #expect(Set(administrators) == [
             "subscribeDevice", "allAlarms", "authorizations", "setAuthorization",
-            "setSettings", "trySound", "deviceAction", "requestPairing", "selfTest", "setTime", "uploadSound", "deleteSound",
+            "setSettings", "trySound", "deviceAction", "requestPairing", "selfTest", "setTime", "uploadSound", "deleteSound", "setLight",
         ])
     }
 

@@ -19,6 +19,9 @@ import Testing
         #expect(try parse("volume/set", "75") == .setVolume(percent: 75))
         #expect(try parse("volume/set", " 40.0\n") == .setVolume(percent: 40))
         #expect(try parse("snooze/set", "10") == .setSnooze(minutes: 10))
+        #expect(try parse("light/set", #"{"state":"ON","brightness":51}"#) == .setLight(0.2))
+        #expect(try parse("light/set", #"{"state":"ON"}"#) == .setLight(1))
+        #expect(try parse("light/set", #"{"state":"OFF","transition":2}"#) == .setLight(nil))
         let id = UUID()
         #expect(try parse("alarm/\(id.uuidString.lowercased())/enabled/set", "OFF") == .setEnabled(id, false))
         #expect(try parse("alarm/\(id.uuidString)/skip/set", "ON") == .setSkip(id, true))
@@ -28,7 +31,8 @@ import Testing
         ("stop", "press"), ("stop", "ON"), ("volume/set", "101"), ("volume/set", "-1"), ("volume/set", "50.5"), ("volume/set", "nan"),
         ("volume/set", "inf"), ("snooze/set", "0"), ("snooze/set", "1441"), ("snooze/set", ""), ("schedule", "{}"), ("alarm/x/delete", "PRESS"),
         ("alarm/5e0c41d2-0000-4000-8000-000000000001/enabled/set", "on"), ("alarm/5e0c41d2-0000-4000-8000-000000000001/delete", "PRESS"),
-        ("alarm/not-a-uuid/enabled/set", "ON"),
+        ("alarm/not-a-uuid/enabled/set", "ON"), ("light/set", "ON"), ("light/set", #"{"state":"ON","brightness":256}"#),
+        ("light/set", #"{"state":"DIM"}"#),
     ])
     func anythingElseIsRefusedSayingWhy(topic: String, payload: String) {
         #expect(throws: BridgeCommand.Refusal.self) { try parse(topic, payload) }

@@ -29,6 +29,8 @@ final class BridgeRig: Sendable {
     let appliance: Appliance
     let audio = FakeAudioOutput()
     let buttons: FakeButtonInput
+    /// The sunrise light, on a rig made `withLight`.
+    let light = FakeLight()
     private let servers: Mutex<[ControlServer]>
     var server: ControlServer { servers.withLock { $0.last! } }
     let log = LogLines()
@@ -38,7 +40,8 @@ final class BridgeRig: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     init(
-        broker: TestBroker, node: String = "bedroom", preAlarm: [Duration] = [], alarmsOf: UInt32? = nil, configurationFile: String? = nil
+        broker: TestBroker, node: String = "bedroom", preAlarm: [Duration] = [], alarmsOf: UInt32? = nil, configurationFile: String? = nil,
+        withLight: Bool = false
     ) async throws {
         directory = try TemporaryDirectory()
         self.node = node
@@ -50,7 +53,9 @@ final class BridgeRig: Sendable {
         buttons = FakeButtonInput(clock: clock)
         appliance = Appliance(
             runtime: runtime,
-            hardware: ApplianceHardware(buttons: buttons, indicator: FakeIndicator(hasColor: false), audio: audio, display: FakeCharacterDisplay()),
+            hardware: ApplianceHardware(
+                buttons: buttons, indicator: FakeIndicator(hasColor: false), audio: audio, display: FakeCharacterDisplay(),
+                light: withLight ? light : nil),
             clock: clock, logger: quiet)
         let server = Self.makeServer(directory: directory.path, runtime: runtime, appliance: appliance, clock: clock)
         servers = Mutex([server])
@@ -79,7 +84,7 @@ final class BridgeRig: Sendable {
                     packagedDirectory: directory + "/sounds", householdDirectory: directory + "/household-sounds",
                     reservedFreeBytes: 0, logger: quiet
                 ) { [appliance] names, generation in await appliance.householdSoundsChanged(names, generation: generation) },
-                status: { [runtime] viewer in await Self.status(runtime, viewer) }, board: nil),
+                status: { [runtime, appliance] viewer in await Self.status(runtime, appliance, viewer) }, board: nil),
             logger: quiet, clock: clock)
     }
 
@@ -124,12 +129,14 @@ final class BridgeRig: Sendable {
     }
 
     /// `status` as alarmd's daemon reports it, for a board of fakes that all work.
-    static func status(_ runtime: AlarmRuntime, _ viewer: ClientID?) async -> StatusReport {
+    static func status(_ runtime: AlarmRuntime, _ appliance: Appliance, _ viewer: ClientID?) async -> StatusReport {
         let alarms = await runtime.alarmSummary(for: viewer)
+        let parts: [StatusReport.Part] = [.init(name: "sound", state: "ok")] + (appliance.hasLight ? [.init(name: "light", state: "ok")] : [])
         return StatusReport(
             version: "test", board: "simulated", startedAt: start, clockTrusted: true, timeZone: "UTC",
             scope: viewer == nil ? .device : .client, alarms: alarms.alarmCount, alerting: alarms.alertingCount,
-            nextAlarm: alarms.nextAlarm?.dueDate, parts: [.init(name: "sound", state: "ok")], time: await runtime.currentTimeSource())
+            nextAlarm: alarms.nextAlarm?.dueDate, parts: parts, time: await runtime.currentTimeSource(),
+            light: await appliance.lightOutput)
     }
 
     func scheduleWeekly(title: String) async throws -> Alarm.ID {

@@ -306,4 +306,24 @@ import Testing
         await rig.stop()
         broker.stop()
     }
+
+    @Test func theSunriseLightIsAHomeAssistantLightTurnedOnAndOffFromTheBroker() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker, withLight: true)
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+        let config = try Self.json(await listener.next(on: "homeassistant/device/bedroom/config"))
+        let light = try #require((config["cmps"] as? [String: [String: Any]])?["light"])
+        #expect(light["schema"] as? String == "json" && light["cmd_t"] as? String == rig.topics.command("light/set"))
+        #expect(await listener.next(on: rig.topics.light)?.text == #"{"state":"OFF"}"#)
+        try listener.send(rig.topics.command("light/set"), #"{"state":"ON","brightness":128}"#)
+        #expect(await listener.next(on: rig.topics.light)?.text == #"{"brightness":128,"state":"ON"}"#)
+        #expect(abs(rig.light.output - 0.502) < 0.001, "the lamp itself")
+        try listener.send(rig.topics.command("light/set"), #"{"state":"OFF"}"#)
+        #expect(await listener.next(on: rig.topics.light)?.text == #"{"state":"OFF"}"#)
+        #expect(rig.light.output == 0)
+        await rig.stop()
+        broker.stop()
+    }
 }
