@@ -42,6 +42,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 { [ "$(id -u)" = 0 ] && echo "user root"; printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$port"; } >"$work/broker.conf"
 "$broker" -c "$work/broker.conf" 2>"$work/broker.log" &
 pids="$pids $!"
+for _ in $(seq 100); do grep -q ' running' "$work/broker.log" && break; sleep 0.1; done
 socket=$work/control.sock
 "$bin/alarmd" run --board simulated --config /dev/null --socket "$socket" --state-dir "$work/state" --log-level warning \
     2>"$work/alarmd.log" &
