@@ -35,9 +35,11 @@ extension Appliance {
             try await drive("led") { try await hardware.indicator.show(pattern) }
         case .setLight(let output):
             guard let light = hardware.light else { return }
+            let before = core.lightOutput
             try await drive("light") { try await light.setOutput(output) }
-            // What the lamp shows is the device's state: its subscribers (the MQTT bridge) follow it.
-            await runtime.publishDeviceSnapshot()
+            // What the lamp shows is the device's state: its subscribers (the MQTT bridge, the
+            // page) follow it on and off and in tenths, not every step of a sunrise.
+            if Self.lightTenths(before) != Self.lightTenths(output) { await runtime.publishDeviceSnapshot() }
         case .drawDisplay(let update):
             try await drive("display") { try await draw(update) }
         case .forgetDisplayContents:
@@ -58,6 +60,12 @@ extension Appliance {
     }
 
     /// Runs one call into a part's driver, its error as the HAL's.
+    /// An output in tenths, rounded up (so any light at all is not off); `-1` for off or unknown.
+    static func lightTenths(_ output: Double?) -> Int {
+        guard let output, output > 0 else { return -1 }
+        return Int((output * 10).rounded(.up))
+    }
+
     private func drive(_ device: String, _ call: () async throws -> Void) async throws(HardwareError) {
         do {
             try await call()

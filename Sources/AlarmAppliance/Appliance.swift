@@ -183,6 +183,8 @@ public actor Appliance {
         guard hasLight else { return false }
         core.setLightByHand(output)
         await refresh()
+        // Set by hand, every change is reported, not only tenths.
+        await runtime.publishDeviceSnapshot()
         return true
     }
 
