@@ -86,3 +86,12 @@ public struct JournalLogHandler: LogHandler {
         return "\"" + value.replacing("\"", with: "\\\"") + "\""
     }
 }
+
+extension Logger {
+    /// A program's logger for the journal: every entry through ``JournalLogHandler``, from `level` up.
+    public static func journal(_ label: String, level: Logger.Level, output: JournalOutput = .standardError) -> Logger {
+        var logger = Logger(label: label, factory: { JournalLogHandler(label: $0, output: output) })
+        logger.logLevel = level
+        return logger
+    }
+}

@@ -51,11 +51,7 @@ struct AlarmMQTTCommand: AsyncParsableCommand {
     var logLevel: Logger.Level = .info
 
     func run() async throws {
-        let logger = {
-            var logger = Logger(label: "alarm-mqtt", factory: { JournalLogHandler(label: $0, output: .standardError) })
-            logger.logLevel = logLevel
-            return logger
-        }()
+        let logger = Logger.journal("alarm-mqtt", level: logLevel)
         let file = config ?? (access(Self.defaultConfiguration, F_OK) == 0 ? Self.defaultConfiguration : nil)
         let read: BridgeConfiguration?
         do {

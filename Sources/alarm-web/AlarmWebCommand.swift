@@ -61,11 +61,7 @@ struct AlarmWebCommand: AsyncParsableCommand {
     var logLevel: Logger.Level = .info
 
     func run() async throws {
-        let logger = {
-            var logger = Logger(label: "alarm-web", factory: { JournalLogHandler(label: $0, output: .standardError) })
-            logger.logLevel = logLevel
-            return logger
-        }()
+        let logger = Logger.journal("alarm-web", level: logLevel)
         guard access(filesDirectory + "/index.html", R_OK) == 0 else {
             throw ValidationError("no page in \(filesDirectory) (index.html is missing); pass --files DIR")
         }

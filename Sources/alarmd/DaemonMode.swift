@@ -171,9 +171,7 @@ struct DaemonMode {
     // MARK: - Pieces
 
     static func logger(level: Logger.Level, output: JournalOutput) -> Logger {
-        var logger = Logger(label: "alarmd", factory: { JournalLogHandler(label: $0, output: output) })
-        logger.logLevel = level
-        return logger
+        Logger.journal("alarmd", level: level, output: output)
     }
 
     static func notifier(logger: Logger) -> SystemdNotifier {

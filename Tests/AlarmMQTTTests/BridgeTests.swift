@@ -15,12 +15,20 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
     }
 
-    @Test func theClockIsAnnouncedAndItsStatesFollowTheEngine() async throws {
+    /// A broker started, a clock on it (`make`), a listener on the broker, and the bridge started.
+    static func running(
+        _ make: (TestBroker) async throws -> BridgeRig = { try await BridgeRig(broker: $0) }
+    ) async throws -> (broker: TestBroker, rig: BridgeRig, listener: BrokerListener) {
         let broker = try TestBroker()
         try await broker.start()
-        let rig = try await BridgeRig(broker: broker)
+        let rig = try await make(broker)
         let listener = try await BrokerListener(broker)
         try rig.startBridge()
+        return (broker, rig, listener)
+    }
+
+    @Test func theClockIsAnnouncedAndItsStatesFollowTheEngine() async throws {
+        let (broker, rig, listener) = try await Self.running()
 
         let discovery = try Self.json(await listener.next(on: "homeassistant/device/bedroom/config"))
         #expect(Set(discovery.keys) == ["dev", "o", "avty", "qos", "cmps"])
@@ -44,11 +52,7 @@ import Testing
     }
 
     @Test func stopFromTheBrokerSilencesTheAlertAndIsLoggedWithItsTopic() async throws {
-        let broker = try TestBroker()
-        try await broker.start()
-        let rig = try await BridgeRig(broker: broker)
-        let listener = try await BrokerListener(broker)
-        try rig.startBridge()
+        let (broker, rig, listener) = try await Self.running()
         #expect(await listener.next(on: rig.topics.state)?.text == "idle")
         let due = BridgeRig.start.addingTimeInterval(60)
         _ = try await rig.schedule(at: due)
@@ -96,11 +100,7 @@ import Testing
     }
 
     @Test func theVolumeAndSnoozeLengthAreSetFromTheBrokerAndPublishedBack() async throws {
-        let broker = try TestBroker()
-        try await broker.start()
-        let rig = try await BridgeRig(broker: broker)
-        let listener = try await BrokerListener(broker)
-        try rig.startBridge()
+        let (broker, rig, listener) = try await Self.running()
         #expect(await listener.next(on: rig.topics.snooze)?.text == "9")
         try listener.send(rig.topics.command("snooze/set"), "5")
         #expect(await listener.next(on: rig.topics.snooze)?.text == "5")
@@ -132,11 +132,7 @@ import Testing
     }
 
     @Test func aStoppedBridgeSaysTheClockIsUnavailableAndTheAlarmStillRings() async throws {
-        let broker = try TestBroker()
-        try await broker.start()
-        let rig = try await BridgeRig(broker: broker)
-        let listener = try await BrokerListener(broker)
-        try rig.startBridge()
+        let (broker, rig, listener) = try await Self.running()
         #expect(await listener.next(on: rig.topics.availability)?.text == "online")
         await rig.stopBridge()
         #expect(await listener.next(on: rig.topics.availability)?.text == "offline")
@@ -196,11 +192,7 @@ import Testing
     }
 
     @Test func aPressOfTheClocksButtonsReachesTheEventTopic() async throws {
-        let broker = try TestBroker()
-        try await broker.start()
-        let rig = try await BridgeRig(broker: broker)
-        let listener = try await BrokerListener(broker)
-        try rig.startBridge()
+        let (broker, rig, listener) = try await Self.running()
         #expect(await listener.next(on: rig.topics.state)?.text == "idle")
         rig.buttons.press(.snooze)
         rig.buttons.release(.snooze)
@@ -289,11 +281,7 @@ import Testing
     }
 
     @Test func alarmdGoneMakesTheClockUnavailableAndBackItIsReadAgain() async throws {
-        let broker = try TestBroker()
-        try await broker.start()
-        let rig = try await BridgeRig(broker: broker)
-        let listener = try await BrokerListener(broker)
-        try rig.startBridge()
+        let (broker, rig, listener) = try await Self.running()
         #expect(await listener.next(on: rig.topics.availability)?.text == "online")
         #expect(await listener.next(on: rig.topics.nextAlarm)?.text == "None")
         await rig.stopServer()
@@ -308,11 +296,7 @@ import Testing
     }
 
     @Test func theSunriseLightIsAHomeAssistantLightTurnedOnAndOffFromTheBroker() async throws {
-        let broker = try TestBroker()
-        try await broker.start()
-        let rig = try await BridgeRig(broker: broker, withLight: true)
-        let listener = try await BrokerListener(broker)
-        try rig.startBridge()
+        let (broker, rig, listener) = try await Self.running { try await BridgeRig(broker: $0, withLight: true) }
         let config = try Self.json(await listener.next(on: "homeassistant/device/bedroom/config"))
         let light = try #require((config["cmps"] as? [String: [String: Any]])?["light"])
         #expect(light["schema"] as? String == "json" && light["cmd_t"] as? String == rig.topics.command("light/set"))
