@@ -62,11 +62,19 @@ public struct AlarmSummary: Hashable, Sendable {
     public var alertingCount: Int
     /// The scheduled alarm due first, if any is determined.
     public var nextAlarm: UpcomingAlarm?
+    /// When the scheduled alarms are due, soonest first, each instant once (alarms due together
+    /// share it), at most ``upcomingLimit`` of them.
+    public var upcoming: [Date]
 
-    public init(alarmCount: Int, alertingCount: Int, nextAlarm: UpcomingAlarm?) {
+    /// How many due instants ``upcoming`` carries: a household's mornings, not every alarm of a
+    /// long list.
+    public static let upcomingLimit = 16
+
+    public init(alarmCount: Int, alertingCount: Int, nextAlarm: UpcomingAlarm?, upcoming: [Date] = []) {
         self.alarmCount = alarmCount
         self.alertingCount = alertingCount
         self.nextAlarm = nextAlarm
+        self.upcoming = upcoming
     }
 }
 
@@ -98,26 +106,28 @@ extension AlarmScheduler {
     /// `owner`'s alarms, or every client's for `nil` (what the device itself shows). Linear in the
     /// number of alarms counted.
     public func summary(of owner: ClientID?) -> AlarmSummary {
-        guard let owner else {
-            return AlarmSummary(
-                alarmCount: records.count, alertingCount: alertingOrder.count, nextAlarm: nextAlarm(among: records.values))
-        }
-        let owned = records.keys.filter { $0.owner == owner }.compactMap { records[$0] }
-        let alerting = owned.count(where: \.phase.isAlerting)
-        return AlarmSummary(alarmCount: owned.count, alertingCount: alerting, nextAlarm: nextAlarm(among: owned))
+        let counted = owner.map { owner in records.keys.filter { $0.owner == owner }.compactMap { records[$0] } } ?? Array(records.values)
+        let alerting = owner == nil ? alertingOrder.count : counted.count(where: \.phase.isAlerting)
+        let due = scheduledAlarms(among: counted)
+        let upcoming = Set(due.map(\.dueDate)).sorted().prefix(AlarmSummary.upcomingLimit)
+        return AlarmSummary(alarmCount: counted.count, alertingCount: alerting, nextAlarm: Self.first(due), upcoming: Array(upcoming))
     }
 
     /// The scheduled alarm due first among `records`; of alarms due together, the one scheduled first.
     private func nextAlarm(among records: some Sequence<AlarmRecord>) -> UpcomingAlarm? {
-        var next: UpcomingAlarm?
-        for record in records {
+        Self.first(scheduledAlarms(among: records))
+    }
+
+    private static func first(_ due: [UpcomingAlarm]) -> UpcomingAlarm? {
+        due.min { $0.dueDate != $1.dueDate ? $0.dueDate < $1.dueDate : creationOrder($0.record, $1.record) }
+    }
+
+    /// Every alarm of `records` waiting for a determined occurrence, with when it is due.
+    private func scheduledAlarms(among records: some Sequence<AlarmRecord>) -> [UpcomingAlarm] {
+        records.compactMap { record in
             // A held occurrence waits for the clock to come back: it is not what rings next.
-            guard case .scheduled(let occurrence?) = record.phase, record.held?.occurrence != occurrence else { continue }
-            let due = dueDate(of: occurrence, for: record.definition)
-            if next.map({ due < $0.dueDate || (due == $0.dueDate && Self.creationOrder(record, $0.record)) }) ?? true {
-                next = UpcomingAlarm(record: record, dueDate: due)
-            }
+            guard case .scheduled(let occurrence?) = record.phase, record.held?.occurrence != occurrence else { return nil }
+            return UpcomingAlarm(record: record, dueDate: dueDate(of: occurrence, for: record.definition))
         }
-        return next
     }
 }

@@ -15,6 +15,9 @@ public struct ClockStates: Hashable, Sendable {
     public var activity: Activity
     /// When the next alarm rings; `nil`: none is set.
     public var nextAlarm: Date?
+    /// When the scheduled alarms ring, soonest first (not published: the pre-alarm events are
+    /// planned from it).
+    public var upcoming: [Date] = []
     public var timeSource: TimeSource?
     /// The household's volume, in percent of the clock's volume scale.
     public var volumePercent: Int
@@ -55,6 +58,8 @@ public struct ClockStates: Hashable, Sendable {
             volumePercent: settings.percent(decibels: settings.settings.volumeDB),
             snoozeMinutes: max(1, Int((settings.settings.snoozeSeconds / 60).rounded())))
         light = status.light
+        // A daemon that does not list them has told the next one.
+        upcoming = status.upcomingAlarms ?? (status.nextAlarm.map { [$0] } ?? [])
         if let owner {
             alarms = records.filter { $0.owner.rawValue == owner && $0.definition.schedule != nil }
                 .sorted { ($0.createdAt, $0.sequenceNumber) < ($1.createdAt, $1.sequenceNumber) }

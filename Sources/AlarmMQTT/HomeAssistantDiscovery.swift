@@ -17,7 +17,7 @@ public struct ClockIdentity: Hashable, Sendable {
 
     public init(nodeID: String, machineID: String, name: String? = nil, model: String, softwareVersion: String, bridgeVersion: String? = nil) {
         self.nodeID = Self.sanitized(nodeID)
-        uniquePrefix = "alarmd_" + Self.hash(machineID)
+        uniquePrefix = Self.uniquePrefix(machineID: machineID)
         self.name = name ?? nodeID
         self.model = model
         self.softwareVersion = softwareVersion
@@ -31,6 +31,11 @@ public struct ClockIdentity: Hashable, Sendable {
                 ? Character(scalar) : "_"
         }
         return kept.isEmpty ? "alarmd" : String(kept)
+    }
+
+    /// The prefix of the unique ids of the clock on the machine `machineID`.
+    public static func uniquePrefix(machineID: String) -> String {
+        "alarmd_" + hash(machineID)
     }
 
     /// 64-bit FNV-1a of the machine id salted with this program's name, as 16 hex digits.
@@ -93,8 +98,8 @@ public enum HomeAssistantDiscovery {
         var key: String { "alarm_" + id.uuidString.lowercased().prefix(8) }
     }
 
-    public static func topic(prefix: String, identity: ClockIdentity) -> String {
-        "\(prefix)/device/\(identity.nodeID)/config"
+    public static func topic(prefix: String, nodeID: String) -> String {
+        "\(prefix)/device/\(nodeID)/config"
     }
 
     /// The config's JSON, keys sorted (the same bytes for the same clock). The components of
@@ -151,6 +156,31 @@ public enum HomeAssistantDiscovery {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array((try? encoder.encode(config)) ?? Data("{}".utf8))
+    }
+
+    /// The alarms a config on the broker announces as switches, when it is this clock's (its
+    /// device identifier is `uniquePrefix`); `nil` for another device's config or a payload that
+    /// is not one. The titles are not read: what is known is enough to remove them.
+    public static func announcedAlarms(in payload: [UInt8], uniquePrefix: String, topics: BridgeTopics) -> [Alarm]? {
+        struct Announced: Decodable {
+            struct Device: Decodable { var ids: [String]? }
+            struct Component: Decodable { var stat_t: String? }
+            var dev: Device?
+            var cmps: [String: Component]?
+        }
+        guard let config = try? JSONDecoder().decode(Announced.self, from: Data(payload)),
+            config.dev?.ids?.contains(uniquePrefix) == true
+        else { return nil }
+        var alarms: [UUID: Alarm] = [:]
+        let prefix = topics.base + "/alarm/"
+        for state in (config.cmps ?? [:]).values.compactMap(\.stat_t) where state.hasPrefix(prefix) {
+            let parts = state.dropFirst(prefix.count).split(separator: "/")
+            guard parts.count == 2, let id = UUID(uuidString: String(parts[0])), ["enabled", "skip"].contains(parts[1]) else { continue }
+            var alarm = alarms[id] ?? Alarm(id: id, title: "", repeats: false, enabled: false)
+            if parts[1] == "enabled" { alarm.enabled = true } else { alarm.repeats = true }
+            alarms[id] = alarm
+        }
+        return alarms.values.sorted { $0.id.uuidString < $1.id.uuidString }
     }
 
     // Home Assistant's abbreviations (mqtt.markdown, "Supported abbreviations"), as the keys.

@@ -11,8 +11,13 @@ extension MQTTBridge {
         var description: String
     }
 
-    /// A message on a topic the bridge subscribed to: Home Assistant starting, or a command.
+    /// A message on a topic the bridge subscribed to: Home Assistant starting, the clock's own
+    /// discovery config, or a command.
     func received(_ message: MQTTClient.Message) async {
+        if message.topic == discoveryTopic {
+            discoveryReceived(message.payload)
+            return
+        }
         if message.topic == configuration.discoveryPrefix + "/status" {
             if message.text == "online", !message.retained {
                 logger.info("Home Assistant started; announcing the clock again")
@@ -35,6 +40,20 @@ extension MQTTBridge {
         } catch {
             logger.warning("MQTT command not carried out", metadata: ["topic": "\(topic)", "reason": "\(error)"])
         }
+    }
+
+    /// A config on the clock's discovery topic: the broker's retained one when the bridge
+    /// connects (from an earlier run, perhaps naming alarms deleted since, or another user's
+    /// before `alarms_of` changed), or the echo of its own. The alarms it names that the clock
+    /// does not show are removed from Home Assistant once alarmd has been read.
+    func discoveryReceived(_ payload: [UInt8]) {
+        let prefix = ClockIdentity.uniquePrefix(machineID: machineID)
+        guard let named = HomeAssistantDiscovery.announcedAlarms(in: payload, uniquePrefix: prefix, topics: topics) else { return }
+        let known = Set(announcedAlarms.map(\.id))
+        let unknown = named.filter { !known.contains($0.id) }
+        guard !unknown.isEmpty else { return }
+        announcedAlarms += unknown
+        announceAll()
     }
 
     /// Carries out `command` as the clock's own buttons and settings would; returns what it did.
@@ -95,17 +114,22 @@ extension MQTTBridge {
 
     // MARK: - Pre-alarm events
 
-    /// Waits for the next pre-alarm moment of the next alarm (the household's offsets before it),
-    /// from now on: a moment already past is not sent late.
+    /// Waits for the first pre-alarm moment to come (the household's offsets before each
+    /// upcoming alarm). A moment that came while the bridge ran and was not sent (a change from
+    /// alarmd re-planned at that very instant) is sent at once while it is on time; one from
+    /// before the bridge started is not sent.
     func planPreAlarms() {
         preAlarmWait?.cancel()
         preAlarmWait = nil
-        guard let alarmAt = states?.nextAlarm else { return }
         let now = clock.now
-        let due = configuration.preAlarmOffsets
-            .map { (offset: $0, at: alarmAt.addingTimeInterval(-$0.timeInterval)) }
-            .filter { $0.at > now && !sentPreAlarms.contains(PreAlarm(alarmAt: alarmAt, offset: $0.offset)) }
-            .min { $0.at < $1.at }
+        let due = (states?.upcoming ?? []).flatMap { alarmAt in
+            configuration.preAlarmOffsets.map { (offset: $0, alarmAt: alarmAt, at: alarmAt.addingTimeInterval(-$0.timeInterval)) }
+        }
+        .filter { moment in
+            guard !sentPreAlarms.contains(PreAlarm(alarmAt: moment.alarmAt, offset: moment.offset)) else { return false }
+            return moment.at > now || (moment.at > startedAt && Self.isOnTime(moment.at, alarmAt: moment.alarmAt, now: now))
+        }
+        .min { $0.at < $1.at }
         guard let due else { return }
         let (clock, feed) = (clock, feed)
         preAlarmWait = Task {
@@ -115,7 +139,7 @@ extension MQTTBridge {
                 if clock.now >= due.at { break }
             }
             guard !Task.isCancelled else { return }
-            feed?.yield(.preAlarm(offset: due.offset, alarmAt: alarmAt))
+            feed?.yield(.preAlarm(offset: due.offset, alarmAt: due.alarmAt))
         }
     }
 
@@ -129,9 +153,9 @@ extension MQTTBridge {
     /// How late a pre-alarm event may be sent.
     static var preAlarmLateness: TimeInterval { 60 }
 
-    /// Sends the event for `offset` before the alarm at `alarmAt` if that is still the next alarm.
+    /// Sends the event for `offset` before the alarm at `alarmAt` if an alarm is still due then.
     func sendPreAlarm(offset: Duration, alarmAt: Date) {
-        guard states?.nextAlarm == alarmAt else { return }
+        guard states?.upcoming.contains(alarmAt) == true else { return }
         sentPreAlarms = sentPreAlarms.filter { $0.alarmAt >= clock.now.addingTimeInterval(-86_400) }
         sentPreAlarms.insert(PreAlarm(alarmAt: alarmAt, offset: offset))
         guard Self.isOnTime(alarmAt.addingTimeInterval(-offset.timeInterval), alarmAt: alarmAt, now: clock.now) else {

@@ -33,6 +33,8 @@ public actor MQTTBridge {
     let clock: any WallClock
     let logger: Logger
     let machineID: String
+    /// When the bridge was made: pre-alarm moments before it are not its to send.
+    let startedAt: Date
     let bridgeVersion: String
     /// How long after a failed look at alarmd it looks again.
     let retryInterval: Duration
@@ -77,6 +79,12 @@ public actor MQTTBridge {
         topics = BridgeTopics(nodeID: configuration.nodeID)
         (self.mqtt, self.device, self.clock, self.logger) = (mqtt, device, clock, logger)
         (self.machineID, self.bridgeVersion, self.retryInterval) = (machineID, bridgeVersion, retryInterval)
+        startedAt = clock.now
+    }
+
+    /// Where the clock's device config is (Home Assistant's device discovery).
+    var discoveryTopic: String {
+        HomeAssistantDiscovery.topic(prefix: configuration.discoveryPrefix, nodeID: configuration.nodeID)
     }
 
     /// The broker's last will for a bridge on `configuration`: the clock unavailable.
@@ -88,7 +96,9 @@ public actor MQTTBridge {
     public func run() async {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         self.feed = feed
-        for topic in [topics.commands, configuration.discoveryPrefix + "/status"] {
+        // Its own discovery topic too: the config an earlier run left there names the alarms
+        // Home Assistant still shows, some perhaps deleted while the bridge was not running.
+        for topic in [topics.commands, configuration.discoveryPrefix + "/status", discoveryTopic] {
             do {
                 try mqtt.subscribe(topic)
             } catch {
@@ -219,7 +229,7 @@ public actor MQTTBridge {
         guard brokerConnected else { return }
         publishAvailability()
         guard alarmdReachable == true, let identity, let states else { return }
-        let topic = HomeAssistantDiscovery.topic(prefix: configuration.discoveryPrefix, identity: identity)
+        let topic = discoveryTopic
         let alarms = states.alarms.map(\.entity)
         // A component gone (its alarm deleted, or no longer weekly): Home Assistant removes an
         // entity whose component comes with its platform alone; its retained state is deleted.
@@ -230,6 +240,7 @@ public actor MQTTBridge {
         if !removed.isEmpty {
             let removal = HomeAssistantDiscovery.payload(identity: identity, alarms: alarms, removed: removed, hasLight: hasLight)
             guard publish(MQTTClient.Message(topic: topic, payload: removal)) else { return }
+            publishedDiscovery = nil  // the config without them follows, retained in place of the removal
             for alarm in removed {
                 let states = (alarm.enabled ? [topics.alarm(alarm.id) + "/enabled"] : []) + (alarm.repeats ? [topics.alarm(alarm.id) + "/skip"] : [])
                 for state in states {

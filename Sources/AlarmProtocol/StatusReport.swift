@@ -44,15 +44,20 @@ public struct StatusReport: Codable, Hashable, Sendable {
     public var alerting: Int
     /// When the scheduled alarm due first rings.
     public var nextAlarm: Date?
+    /// When the scheduled alarms ring, soonest first, each instant once, at most 16 (`nil` from
+    /// a daemon that does not say): the MQTT bridge's pre-alarm events are planned from these.
+    public var upcomingAlarms: [Date]?
     public var parts: [Part]
     /// What the sunrise light shows now, 0 to 1 (`nil`: no light, or not known yet).
     public var light: Double?
 
     public init(
         version: String, board: String, startedAt: Date, clockTrusted: Bool, timeZone: String, scope: Scope,
-        alarms: Int, alerting: Int, nextAlarm: Date?, parts: [Part], time: TimeSourceStatus? = nil, light: Double? = nil
+        alarms: Int, alerting: Int, nextAlarm: Date?, parts: [Part], time: TimeSourceStatus? = nil, light: Double? = nil,
+        upcomingAlarms: [Date]? = nil
     ) {
         self.light = light
+        self.upcomingAlarms = upcomingAlarms
         self.timeSource = time?.source
         self.timeConfirmedAt = time?.confirmedAt
         self.version = version

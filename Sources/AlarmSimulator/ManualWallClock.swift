@@ -27,7 +27,8 @@ public final class ManualWallClock: WallClock, Sendable {
         var monotonic: Duration = .seconds(1_000)
         var nextSleeperID: UInt64 = 0
         var sleepers: [Sleeper] = []
-        var sleeperWaiters: [(ready: @Sendable ([Date]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWaiterID: UInt64 = 0
+        var sleeperWaiters: [(id: UInt64, ready: @Sendable ([Date]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
         /// Removes and returns the waiters whose condition now holds.
         mutating func readyWaiters() -> [CheckedContinuation<Void, Never>] {
@@ -123,14 +124,28 @@ public final class ManualWallClock: WallClock, Sendable {
         await waitUntil { $0.contains(deadline) }
     }
 
+    /// Returns once `ready` holds, or when the task is cancelled (a test's time limit ends a
+    /// wait for a sleeper that never comes, rather than hanging the run).
     private func waitUntil(_ ready: @escaping @Sendable ([Date]) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let alreadyReady = state.withLock { state in
-                if ready(state.sleepers.map(\.deadline)) { return true }
-                state.sleeperWaiters.append((ready, continuation))
-                return false
+        let id = state.withLock { state in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let alreadyReady = state.withLock { state in
+                    if ready(state.sleepers.map(\.deadline)) || Task.isCancelled { return true }
+                    state.sleeperWaiters.append((id, ready, continuation))
+                    return false
+                }
+                if alreadyReady { continuation.resume() }
             }
-            if alreadyReady { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.sleeperWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleeperWaiters.remove(at: index).continuation
+            }
+            waiter?.resume()
         }
     }
 }

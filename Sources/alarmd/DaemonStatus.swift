@@ -53,7 +53,7 @@ struct DaemonStatus: Sendable {
             version: AlarmdVersion.current, board: boardName, startedAt: startedAt,
             clockTrusted: clockTrusted, timeZone: timeZone.identifier, scope: viewer == nil ? .device : .client,
             alarms: alarms.alarmCount, alerting: alarms.alertingCount, nextAlarm: alarms.nextAlarm?.dueDate, parts: parts,
-            time: await runtime.currentTimeSource(), light: await appliance.lightOutput)
+            time: await runtime.currentTimeSource(), light: await appliance.lightOutput, upcomingAlarms: alarms.upcoming)
     }
 
     /// The store: a fault while it cannot be read or saves fail (with the errno a person searches

@@ -150,6 +150,24 @@ import Testing
         #expect(scheduler.summary(of: ClientID(rawValue: 4242)) == AlarmSummary(alarmCount: 0, alertingCount: 0, nextAlarm: nil))
     }
 
+    @Test func theUpcomingInstantsAreEveryScheduledAlarmsSoonestFirstEachOnce() throws {
+        var scheduler = Fixture.scheduler()
+        _ = try scheduler.add(Fixture.alarm(8, 0), now: sunday)
+        _ = try scheduler.add(Fixture.alarm(6, 30), now: sunday)
+        _ = try scheduler.schedule(id: Alarm.ID(), owner: Fixture.stranger, definition: Fixture.alarm(6, 30), now: sunday)
+        _ = try scheduler.schedule(id: Alarm.ID(), owner: Fixture.stranger, definition: Fixture.alarm(7, 0), now: sunday)
+        let times = ["2026-11-23T06:30:00+01:00", "2026-11-23T07:00:00+01:00", "2026-11-23T08:00:00+01:00"].map(Fixture.at)
+        #expect(scheduler.summary(of: nil).upcoming == times)
+        #expect(scheduler.summary(of: Fixture.owner).upcoming == [times[0], times[2]], "a client's own alarms only")
+        // Ringing, it is no longer upcoming.
+        _ = scheduler.evaluate(now: times[0])
+        #expect(scheduler.summary(of: nil).upcoming == [times[1], times[2]])
+        for hour in 9..<(10 + AlarmSummary.upcomingLimit) {
+            _ = try scheduler.add(Fixture.alarm(hour % 24, 0), now: times[0])
+        }
+        #expect(scheduler.summary(of: nil).upcoming.count == AlarmSummary.upcomingLimit)
+    }
+
     // MARK: Clock jumps
 
     @Test func aBackwardJumpAfterAnAlarmRangDoesNotRingItAgain() throws {

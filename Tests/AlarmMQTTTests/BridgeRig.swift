@@ -136,7 +136,7 @@ final class BridgeRig: Sendable {
             version: "test", board: "simulated", startedAt: start, clockTrusted: true, timeZone: "UTC",
             scope: viewer == nil ? .device : .client, alarms: alarms.alarmCount, alerting: alarms.alertingCount,
             nextAlarm: alarms.nextAlarm?.dueDate, parts: parts, time: await runtime.currentTimeSource(),
-            light: await appliance.lightOutput)
+            light: await appliance.lightOutput, upcomingAlarms: alarms.upcoming)
     }
 
     func scheduleWeekly(title: String) async throws -> Alarm.ID {

@@ -3,6 +3,7 @@ import AlarmMQTT
 import AlarmModel
 import AlarmSimulator
 import AlarmTestKit
+import AlarmTime
 import Foundation
 import Glibc
 import Testing
@@ -170,23 +171,28 @@ import Testing
         broker.stop()
     }
 
-    @Test func aPreAlarmEventIsSentAtEachOffsetTheHouseholdChose() async throws {
+    /// Two alarms ten minutes apart, offsets of 20 and 5 minutes: every event of both, in the
+    /// order of their moments (the second alarm's 20 comes before the first's 5).
+    @Test func aPreAlarmEventIsSentAtEachOffsetTheHouseholdChoseBeforeEachAlarm() async throws {
         let broker = try TestBroker()
         try await broker.start()
         let rig = try await BridgeRig(broker: broker, preAlarm: [.seconds(20 * 60), .seconds(5 * 60)])
         let listener = try await BrokerListener(broker)
         try rig.startBridge()
-        let due = BridgeRig.start.addingTimeInterval(3600)
-        _ = try await rig.schedule(at: due)
+        let first = BridgeRig.start.addingTimeInterval(3600)
+        let second = first.addingTimeInterval(10 * 60)
+        _ = try await rig.schedule(at: first)
+        _ = try await rig.schedule(at: second)
         #expect(await listener.next(on: rig.topics.nextAlarm) { $0 != "None" } != nil)
-        await rig.clock.waitForSleeper(until: due.addingTimeInterval(-20 * 60))
-        rig.clock.advance(to: due.addingTimeInterval(-20 * 60))
-        let twenty = try Self.json(await listener.next(on: rig.topics.preAlarmEvent))
-        #expect(twenty["event_type"] as? String == "pre_alarm")
-        #expect(twenty["minutes"] as? Int == 20)
-        await rig.clock.waitForSleeper(until: due.addingTimeInterval(-5 * 60))
-        rig.clock.advance(to: due.addingTimeInterval(-5 * 60))
-        #expect(try Self.json(await listener.next(on: rig.topics.preAlarmEvent))["minutes"] as? Int == 5)
+        for (alarm, minutes) in [(first, 20), (second, 20), (first, 5)] {
+            let moment = alarm.addingTimeInterval(-Double(minutes) * 60)
+            await rig.clock.waitForSleeper(until: moment)
+            rig.clock.advance(to: moment)
+            let event = try Self.json(await listener.next(on: rig.topics.preAlarmEvent))
+            #expect(event["event_type"] as? String == "pre_alarm")
+            #expect(event["minutes"] as? Int == minutes)
+            #expect(event["alarm"] as? String == ISO8601.format(alarm, in: .utc))
+        }
         await rig.stop()
         broker.stop()
     }
@@ -240,6 +246,32 @@ import Testing
         let removed = try #require(removal["cmps"] as? [String: [String: Any]])
         #expect(removed[key + "_enabled"]?.keys.sorted() == ["p"], "removed from Home Assistant")
         #expect(await listener.next(on: base + "/enabled")?.payload == [], "its retained state deleted")
+        await rig.stop()
+        broker.stop()
+    }
+
+    /// The config an earlier run left retained on the broker names the alarms Home Assistant
+    /// still shows: one deleted while the bridge was not running is removed when it starts again.
+    @Test func anAlarmDeletedWhileTheBridgeWasStoppedIsRemovedWhenItStartsAgain() async throws {
+        let broker = try TestBroker()
+        try await broker.start()
+        let rig = try await BridgeRig(broker: broker, alarmsOf: getuid())
+        let listener = try await BrokerListener(broker)
+        try rig.startBridge()
+        let id = try await rig.scheduleWeekly(title: "Gym")
+        let key = "alarm_" + id.uuidString.lowercased().prefix(8)
+        #expect(await listener.next(on: rig.topics.alarm(id) + "/enabled")?.text == "ON")
+        await rig.stopBridge()
+        #expect(await listener.next(on: rig.topics.availability) { $0 == "offline" } != nil)
+        try await rig.runtime.perform(.cancel, id: id, client: ClientID(rawValue: getuid()))
+
+        try rig.startBridge()
+        let configTopic = "homeassistant/device/bedroom/config"
+        let removal = try Self.json(await listener.next(on: configTopic) { $0.contains(#""\#(key)_enabled":{"p":"switch"}"#) })
+        let removed = try #require(removal["cmps"] as? [String: [String: Any]])
+        #expect(removed[key + "_skip"]?.keys.sorted() == ["p"], "the skip switch removed as well")
+        #expect(await listener.next(on: rig.topics.alarm(id) + "/enabled") { $0.isEmpty } != nil, "its retained state deleted")
+        #expect(await listener.next(on: configTopic) { !$0.contains(key) } != nil, "then the config without it, retained")
         await rig.stop()
         broker.stop()
     }

@@ -19,7 +19,7 @@ import Testing
     @Test func theConfigHasTheKeysHomeAssistantDocumentsForDeviceDiscovery() throws {
         let identity = Self.bedroom()
         #expect(identity.nodeID == "bed_room")
-        #expect(HomeAssistantDiscovery.topic(prefix: "homeassistant", identity: identity) == "homeassistant/device/bed_room/config")
+        #expect(HomeAssistantDiscovery.topic(prefix: "homeassistant", nodeID: identity.nodeID) == "homeassistant/device/bed_room/config")
         let config = try Self.config(identity)
         #expect(Set(config.keys) == ["dev", "o", "avty", "qos", "cmps"])
         let device = try #require(config["dev"] as? [String: Any])
@@ -61,8 +61,24 @@ import Testing
             return Set(components.values.flatMap { [$0["uniq_id"], $0["stat_t"], $0["cmd_t"]].compactMap { $0 as? String } })
         }
         #expect(strings(try Self.config(bedroom)).isDisjoint(with: strings(try Self.config(kitchen))))
-        #expect(HomeAssistantDiscovery.topic(prefix: "homeassistant", identity: bedroom)
-            != HomeAssistantDiscovery.topic(prefix: "homeassistant", identity: kitchen))
+        #expect(HomeAssistantDiscovery.topic(prefix: "homeassistant", nodeID: bedroom.nodeID)
+            != HomeAssistantDiscovery.topic(prefix: "homeassistant", nodeID: kitchen.nodeID))
+    }
+
+    @Test func theAlarmsAnEarlierConfigAnnouncedAreReadBackOnlyFromThisClocksOwn() throws {
+        let identity = Self.bedroom()
+        let once = HomeAssistantDiscovery.Alarm(id: UUID(uuidString: "6E0C41D2-0000-4000-8000-000000000002")!, title: "Once", repeats: false)
+        let gone = HomeAssistantDiscovery.Alarm(id: UUID(uuidString: "7E0C41D2-0000-4000-8000-000000000003")!, title: "Gone")
+        let payload = HomeAssistantDiscovery.payload(identity: identity, alarms: [Self.wake, once], removed: [gone])
+        let topics = BridgeTopics(nodeID: identity.nodeID)
+        let read = try #require(HomeAssistantDiscovery.announcedAlarms(in: payload, uniquePrefix: identity.uniquePrefix, topics: topics))
+        // Titles are not read back; a removed alarm (its platform alone) is not announced.
+        #expect(read.map(\.id) == [Self.wake.id, once.id])
+        #expect(read.map(\.repeats) == [true, false] && read.allSatisfy(\.enabled))
+        let kitchen = ClockIdentity(nodeID: "bed.room", machineID: "fedcba9876543210fedcba9876543210", model: "Pi", softwareVersion: "1.0")
+        #expect(HomeAssistantDiscovery.announcedAlarms(in: payload, uniquePrefix: kitchen.uniquePrefix, topics: topics) == nil)
+        #expect(HomeAssistantDiscovery.announcedAlarms(in: Array("not json".utf8), uniquePrefix: identity.uniquePrefix, topics: topics) == nil)
+        #expect(HomeAssistantDiscovery.announcedAlarms(in: [], uniquePrefix: identity.uniquePrefix, topics: topics) == nil)
     }
 
     @Test func theSameClockGivesTheSameBytesAndItsMachineIdIsNotShown() throws {
