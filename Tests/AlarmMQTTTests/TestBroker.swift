@@ -11,10 +11,16 @@ import LinuxSupport
 /// `deploy/install-build-deps` unpacks into `~/.cache/alarmd/mosquitto` (installing the package
 /// would start a broker on the machine).
 final class TestBroker: @unchecked Sendable {
-    // @unchecked: `pid` changes only in start() and stop(), which a test calls in turn.
+    // @unchecked: `pid`, `port` and `hasRun` change only in start() and stop(), which a test
+    // calls in turn, before any client is given the port.
     let directory: TemporaryDirectory
-    let port: UInt16
+    /// Below the kernel's ephemeral range (32768 up by default), from which every outgoing
+    /// connection takes its source port: a port there could be taken by a client between its
+    /// choice and the broker's bind, or while a test has the broker stopped.
+    private(set) var port: UInt16
+    private let settings: String
     private var pid: pid_t = 0
+    private var hasRun = false
 
     static var executable: String? { program("sbin/mosquitto") }
 
@@ -27,7 +33,11 @@ final class TestBroker: @unchecked Sendable {
 
     init(settings: String = "allow_anonymous true") throws {
         directory = try TemporaryDirectory()
+        self.settings = settings
         port = try Self.freePort()
+    }
+
+    private func writeConfiguration() throws {
         // `user root`: run as root (CI), mosquitto would otherwise become the `mosquitto` user
         // before reading the password file in this root-only directory.
         let user = getuid() == 0 ? "user root\n" : ""
@@ -44,8 +54,23 @@ final class TestBroker: @unchecked Sendable {
         }
     }
 
-    /// Starts the broker and waits until its log says it runs (or it exits).
+    /// Starts the broker and waits until its log says it runs (or it exits). The first start
+    /// moves to another port if another test's listener took this one; a restart keeps it.
     func start() async throws {
+        for attempt in 1... {
+            try writeConfiguration()
+            let log = try await launch()
+            if log.contains(" running") {
+                hasRun = true
+                return
+            }
+            guard !hasRun, attempt < 10, log.contains("Address already in use") else { throw BrokerError("mosquitto did not start: \(log)") }
+            port = try Self.freePort()
+        }
+    }
+
+    /// Spawns the broker; returns its log up to the line saying it runs, or all of it if it exits.
+    private func launch() async throws -> String {
         guard let executable = Self.executable else {
             throw BrokerError( "no mosquitto broker: run deploy/install-build-deps")
         }
@@ -77,7 +102,12 @@ final class TestBroker: @unchecked Sendable {
             while read(reader, &chunk, chunk.count) > 0 {}
             close(reader)
         }
-        guard log.contains(" running") else { throw BrokerError( "mosquitto did not start: \(log)") }
+        if !log.contains(" running") {
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            pid = 0
+        }
+        return log
     }
 
     /// Stops the broker and waits for it: SIGKILL, as a broker that loses its power goes (the
@@ -90,22 +120,26 @@ final class TestBroker: @unchecked Sendable {
         pid = 0
     }
 
-    /// A port nothing listens on now: the kernel's choice for a socket bound to port 0.
+    /// A port below the ephemeral range that nothing listens on now.
     static func freePort() throws -> UInt16 {
+        for _ in 0..<100 {
+            let port = UInt16.random(in: 20_000..<32_768)
+            if try canBind(port) { return port }
+        }
+        throw BrokerError("no free port between 20000 and 32767")
+    }
+
+    private static func canBind(_ port: UInt16) throws -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw BrokerError( "socket: errno \(errno)") }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
-            }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard bound else { throw BrokerError( "bind: errno \(errno)") }
-        return UInt16(bigEndian: address.sin_port)
     }
 }
 
