@@ -302,7 +302,7 @@ judge_household_sound() {
 # --- mqtt: the packaged bridge against mosquitto in the guest ---------------------------------------
 
 judge_mqtt() {
-    local dir=$1 s first alerting idle offline
+    local dir=$1 s first alerting idle offline lit dark
     load_facts "$dir"
     s=$f_alarm_at
     expect "alarm-mqtt did not start: $(tr '\n' ' ' <"$dir/enable.txt") $(tail -c 300 "$dir/alarm-mqtt-journal.txt")" \
@@ -321,7 +321,13 @@ judge_mqtt() {
     jexpect "with the bridge killed the second alarm did not ring ($(jv .alerting "$dir/status-killed.json") alerting)" "$dir/status-killed.json" '.alerting == 1'
     jexpect "STOP on the clock did not silence it with the bridge gone" "$dir/status-after.json" '.alerting == 0'
     expect "the broker did not say the clock went offline (the will)" test -n "$offline"
-    verdict mqtt "alerting on the broker $(ms "${alerting:-0} - $first") ms after the sound (+$(ms "$first - $s") ms), idle $(ms "${idle:-0} - $f_stop_sent") ms after STOP from the broker; bridge killed: rang on, STOP worked, offline $(ms "${offline:-0} - $f_killed") ms later"
+    lit=$(<"$dir/duty-on.txt") dark=$(<"$dir/duty-off.txt")
+    expect "the light switched on from the broker did not light the PWM channel (duty cycle $lit)" \
+        awk -v d="$lit" 'BEGIN { exit !(d ~ /^[0-9]+$/ && d > 0) }'
+    expect "the light switched off from the broker left the PWM channel at $dark" test "$dark" = 0
+    expect "the light's state did not come back ON, then OFF, on the broker" \
+        awk '$2 == "alarmd/vm/light" && $3 ~ /"state":"ON"/ { on = 1 } on && $2 == "alarmd/vm/light" && $3 == "{\"state\":\"OFF\"}" { off = 1 } END { exit !off }' "$dir/messages.txt"
+    verdict mqtt "alerting on the broker $(ms "${alerting:-0} - $first") ms after the sound (+$(ms "$first - $s") ms), idle $(ms "${idle:-0} - $f_stop_sent") ms after STOP from the broker; light on at half: duty $lit ns, off: $dark; bridge killed: rang on, STOP worked, offline $(ms "${offline:-0} - $f_killed") ms later"
 }
 
 # --- sunrise: the light's duty cycle rises before the alarm on a real kernel's PWM ------------------
