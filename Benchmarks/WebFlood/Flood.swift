@@ -82,7 +82,11 @@ struct Target: Sendable {
                 if length == nil, status != nil, status! >= 400 { return status }
             }
             var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, seconds * 1000) > 0 else { return nil }
+            let polled = poll(&ready, 1, seconds * 1000)
+            // The SIGTERM that ends the flood interrupts the phone's request in flight: poll is
+            // never restarted, and that request would count as unanswered.
+            if polled < 0 && errno == EINTR { continue }
+            guard polled > 0 else { return nil }
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
