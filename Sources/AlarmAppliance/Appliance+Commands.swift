@@ -59,13 +59,13 @@ extension Appliance {
         }
     }
 
-    /// Runs one call into a part's driver, its error as the HAL's.
     /// An output in tenths, rounded up (so any light at all is not off); `-1` for off or unknown.
     static func lightTenths(_ output: Double?) -> Int {
         guard let output, output > 0 else { return -1 }
         return Int((output * 10).rounded(.up))
     }
 
+    /// Runs one call into a part's driver, its error as the HAL's.
     private func drive(_ device: String, _ call: () async throws -> Void) async throws(HardwareError) {
         do {
             try await call()

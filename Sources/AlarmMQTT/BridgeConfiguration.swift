@@ -15,7 +15,7 @@ import TOMLConfig
 /// password_file = "/etc/alarmd/mqtt-password"   # root:alarm-mqtt 0640, never logged
 /// discovery_prefix = "homeassistant"
 /// node_id = "bedroom"                           # default: the host name
-/// pre_alarm = ["20m", "5m"]                     # events this long before the next alarm
+/// pre_alarm = ["20m", "5m"]                     # events this long before each alarm
 /// alarms_of = "alarm-web"                       # whose alarms get switches (none by default)
 /// ```
 ///
@@ -29,7 +29,7 @@ public struct BridgeConfiguration: Hashable, Sendable {
     public var discoveryPrefix: String
     public var nodeID: String
     public var socketPath: String
-    /// How long before the next alarm a `pre_alarm` event is sent (1 minute to 12 hours each).
+    /// How long before each alarm a `pre_alarm` event is sent (1 minute to 12 hours each).
     public var preAlarmOffsets: [Duration] = []
     /// Whose alarms the bridge shows as switches and acts on (`alarms_of`, a user's name or uid:
     /// `alarm-web` for the alarms set on the phone page); `nil`: no one's.

@@ -21,7 +21,7 @@ struct AlarmMQTTCommand: AsyncParsableCommand {
         discussion: """
             The clock appears in Home Assistant by itself (MQTT discovery): its state, the next \
             alarm, the time source, STOP and SNOOZE buttons and presses, the volume and snooze \
-            length, the sunrise light, events before the next alarm at the times [mqtt] pre_alarm lists, and \
+            length, the sunrise light, events before each alarm at the times [mqtt] pre_alarm lists, and \
             switches (on, skips its next day) for the alarms of the user [mqtt] alarms_of names. \
             Every change reaches the broker as it happens; idle, only MQTT's keep-alive is sent. \
             From the broker it takes STOP, SNOOZE, the volume, the snooze length, the light and \

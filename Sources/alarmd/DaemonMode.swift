@@ -38,7 +38,7 @@ struct DaemonMode {
     func run() async throws {
         let output = JournalOutput.standardError
         let (configuration, profile) = try loadConfiguration(output: output)
-        let logger = Self.logger(level: configuration.logLevel, output: output)
+        let logger = Logger.journal("alarmd", level: configuration.logLevel, output: output)
         let notifier = Self.notifier(logger: logger)
 
         // The state directory (systemd's StateDirectory= makes it) is the store's to make and
@@ -88,7 +88,7 @@ struct DaemonMode {
 
     /// The configuration and the board profile, all checked before any hardware is opened.
     private func loadConfiguration(output: JournalOutput) throws -> (DaemonConfiguration, BoardProfile) {
-        let bootstrapLogger = Self.logger(level: options.level, output: output)
+        let bootstrapLogger = Logger.journal("alarmd", level: options.level, output: output)
         do {
             var loaded = try DaemonConfiguration.load(path: options.config)
             try loaded.configuration.apply(DaemonConfiguration.Overrides(
@@ -169,10 +169,6 @@ struct DaemonMode {
     }
 
     // MARK: - Pieces
-
-    static func logger(level: Logger.Level, output: JournalOutput) -> Logger {
-        Logger.journal("alarmd", level: level, output: output)
-    }
 
     static func notifier(logger: Logger) -> SystemdNotifier {
         do {

@@ -174,11 +174,7 @@ import Testing
     /// Two alarms ten minutes apart, offsets of 20 and 5 minutes: every event of both, in the
     /// order of their moments (the second alarm's 20 comes before the first's 5).
     @Test func aPreAlarmEventIsSentAtEachOffsetTheHouseholdChoseBeforeEachAlarm() async throws {
-        let broker = try TestBroker()
-        try await broker.start()
-        let rig = try await BridgeRig(broker: broker, preAlarm: [.seconds(20 * 60), .seconds(5 * 60)])
-        let listener = try await BrokerListener(broker)
-        try rig.startBridge()
+        let (broker, rig, listener) = try await Self.running { try await BridgeRig(broker: $0, preAlarm: [.seconds(20 * 60), .seconds(5 * 60)]) }
         let first = BridgeRig.start.addingTimeInterval(3600)
         let second = first.addingTimeInterval(10 * 60)
         _ = try await rig.schedule(at: first)
@@ -210,11 +206,7 @@ import Testing
     }
 
     @Test func theAlarmsOfTheConfiguredUserAreSwitchesThatActAndAreRemovedWithTheirAlarm() async throws {
-        let broker = try TestBroker()
-        try await broker.start()
-        let rig = try await BridgeRig(broker: broker, alarmsOf: getuid())
-        let listener = try await BrokerListener(broker)
-        try rig.startBridge()
+        let (broker, rig, listener) = try await Self.running { try await BridgeRig(broker: $0, alarmsOf: getuid()) }
         #expect(await listener.next(on: rig.topics.state)?.text == "idle")
         let id = try await rig.scheduleWeekly(title: "Gym")
         let base = rig.topics.alarm(id)
@@ -253,11 +245,7 @@ import Testing
     /// The config an earlier run left retained on the broker names the alarms Home Assistant
     /// still shows: one deleted while the bridge was not running is removed when it starts again.
     @Test func anAlarmDeletedWhileTheBridgeWasStoppedIsRemovedWhenItStartsAgain() async throws {
-        let broker = try TestBroker()
-        try await broker.start()
-        let rig = try await BridgeRig(broker: broker, alarmsOf: getuid())
-        let listener = try await BrokerListener(broker)
-        try rig.startBridge()
+        let (broker, rig, listener) = try await Self.running { try await BridgeRig(broker: $0, alarmsOf: getuid()) }
         let id = try await rig.scheduleWeekly(title: "Gym")
         let key = "alarm_" + id.uuidString.lowercased().prefix(8)
         #expect(await listener.next(on: rig.topics.alarm(id) + "/enabled")?.text == "ON")
